@@ -1,0 +1,184 @@
+"""SGLang: how each release range builds and loads an EAGLE-3 drafter.
+
+Read from the PyPI wheels' source (0.4.6.post5 … 0.5.23); see shared research sglang.md §1–3.
+Key facts: unknown checkpoint names are skipped silently, missing parameters are never reported,
+and the decoder is `midlayer.*` up to 0.5.11 and `layers.N.*` from 0.5.12.
+"""
+
+from __future__ import annotations
+
+from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
+from .spec import Derive, Dispatch, DraftClass, Era, Field, Param, Raise, Step
+
+F = "sglang/srt/models/llama_eagle3.py"
+KIMI = "sglang/srt/models/kimi_k25_eagle3.py"
+WORKER = "sglang/srt/speculative/eagle_worker_v2.py (init_lm_head); eagle_worker.py before 0.5.16"
+
+DRAFT_VOCAB_REQUIRED = (
+    "AttributeError: 'LlamaConfig' object has no attribute 'draft_vocab_size' "
+    "(SGLang reads config.draft_vocab_size as a plain attribute; write it, null means full vocab)"
+)
+
+COMMON_FIELDS = LLAMA_FIELDS + (Field("Vd_raw", ("draft_vocab_size",), required=DRAFT_VOCAB_REQUIRED, keep_null=True),)
+COMMON_DERIVE = LLAMA_DERIVE + (
+    Derive("Vd", "Vd_raw if Vd_raw is not None else V"),
+    # 0.5.2+: draft_vocab_size null and untied head -> load_lm_head_from_target
+    Derive("head_from_target", "Vd_raw is None and not tie"),
+)
+
+DROP_VOCAB = (
+    Step("buffer", "d2t", "hot_token_id", why="d2t becomes hot_token_id = d2t + arange", cite=f"{F} load_weights"),
+    Step("drop", "t2d", why="SGLang never uses t2d", cite=f"{F} load_weights"),
+)
+
+SKIP_MSG = "no such parameter: skipped silently (SGLang logs nothing)"
+
+
+def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite_versions: str) -> DraftClass:
+    return DraftClass(
+        name="LlamaForCausalLMEagle3",
+        file=f"{F} @ {cite_versions}",
+        fields=COMMON_FIELDS + (Field("bias", ("bias",), fc_bias == "True"),),
+        derive=COMMON_DERIVE + (Derive("n_aux", "3"),),  # fc width hard-coded as target_hidden_size * 3
+        params=eagle3_io("Ht*n_aux", fc_bias="bias") + llama_decoder("model.midlayer.", per_layer=False),
+        loader=DROP_VOCAB + STACK_LLAMA + (Step("prefix_if_not_param", "model.", cite=f"{F} load_weights"),),
+        unknown="skip",
+        unknown_message=SKIP_MSG,
+        raises=(
+            Raise("L != 1", "ValueError: EAGLE3 currently only supports 1 layer", f"{F} LlamaForCausalLMEagle3.__init__ ({cite_versions})"),
+        ),
+        share_embed="'target' if Ht == H else 'own'",
+        share_head="'target' if head_from_target else 'own'" if head_from_target else "'own'",
+        share_cite=f"{WORKER}: set_embed replaces the draft embedding unless target_hidden_size differs; "
+        "set_embed_and_head when load_lm_head_from_target",
+        notes=(f"decoder parameters are model.midlayer.* ({name_suffix})",),
+    )
+
+
+LAYERS_CLASS = DraftClass(
+    name="LlamaForCausalLMEagle3",
+    file=f"{F} @ 0.5.12, 0.5.16, 0.5.20, 0.5.23",
+    fields=COMMON_FIELDS
+    + (
+        Field("bias", ("bias",), False),
+        Field("n_aux", ("num_aux_hidden_states", "len:eagle_config.eagle_aux_hidden_state_layer_ids"), 3),
+    ),
+    derive=COMMON_DERIVE,
+    params=eagle3_io("Ht*n_aux", fc_bias="bias") + llama_decoder("model.layers.{i}.", per_layer=True),
+    loader=(
+        Step("substr", "midlayer", "layers.0", cite=f"{F} load_weights (legacy rename, 0.5.12+)"),
+        Step("substr", "aux_norm_low", "fc_norm.0", cite=f"{F} load_weights"),
+        Step("substr", "aux_norm_mid", "fc_norm.1", cite=f"{F} load_weights"),
+        Step("substr", "aux_norm_high", "fc_norm.2", cite=f"{F} load_weights"),
+    )
+    + DROP_VOCAB
+    + STACK_LLAMA
+    + (Step("prefix_if_not_param", "model.", cite=f"{F} load_weights"),),
+    unknown="skip",
+    unknown_message=SKIP_MSG,
+    share_embed="'target' if Ht == H else 'own'",
+    share_head="'target' if head_from_target else 'own'",
+    share_cite=f"{WORKER}: set_embed / set_embed_and_head",
+)
+
+MLA = "Eagle3DeepseekV2ForCausalLM"
+KIMI_CLASS = DraftClass(
+    name=MLA,
+    file=f"{KIMI} @ 0.5.12 … 0.5.23",
+    fields=COMMON_FIELDS
+    + (
+        Field("n_aux", ("len:eagle_config.eagle_aux_hidden_state_layer_ids", "len:eagle_aux_hidden_state_layer_ids"), 3),
+        Field("q_lora", ("q_lora_rank",), required="KeyError: q_lora_rank (the MLA drafter needs it)"),
+        Field("kv_lora", ("kv_lora_rank",), 512),
+        Field("nope", ("qk_nope_head_dim",), 128),
+        Field("rope", ("qk_rope_head_dim",), 64),
+        Field("vhd", ("v_head_dim",), 128),
+    ),
+    derive=COMMON_DERIVE,
+    params=(
+        Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+        Param("model.fc.weight", ("H", "Ht*n_aux"), role="fc"),
+        Param(
+            "model.midlayer.self_attn.fused_qkv_a_proj_with_mqa.weight",
+            shards=(("q_a", ("q_lora", "2*H")), ("kv_a", ("kv_lora+rope", "2*H"))),
+            role="decoder",
+        ),
+        Param("model.midlayer.self_attn.q_a_layernorm.weight", ("q_lora",), role="decoder"),
+        Param("model.midlayer.self_attn.q_b_proj.weight", ("nh*(nope+rope)", "q_lora"), role="decoder"),
+        Param("model.midlayer.self_attn.kv_a_layernorm.weight", ("kv_lora",), role="decoder"),
+        Param("model.midlayer.self_attn.kv_b_proj.weight", ("nh*(nope+vhd)", "kv_lora"), role="decoder"),
+        Param("model.midlayer.self_attn.o_proj.weight", ("H", "nh*vhd"), role="decoder"),
+        Param("model.midlayer.mlp.gate_up_proj.weight", shards=(("0", ("I", "H")), ("1", ("I", "H"))), role="decoder"),
+        Param("model.midlayer.mlp.down_proj.weight", ("H", "I"), role="decoder"),
+        Param("model.midlayer.input_layernorm.weight", ("H",), role="decoder"),
+        Param("model.midlayer.hidden_norm.weight", ("H",), role="decoder"),
+        Param("model.midlayer.post_attention_layernorm.weight", ("H",), role="decoder"),
+        Param("model.fc_norm.{j}.weight", ("Ht",), when="fc_norm", role="fc"),
+        Param("model.norm.weight", ("H",), role="norm"),
+        Param("lm_head.weight", ("Vd", "H"), when="not tie", share="head", role="head"),
+    ),
+    loader=DROP_VOCAB
+    + (
+        Step("regex", r"^layers\.0\.", "midlayer.", cite=f"{KIMI} load_weights"),
+        Step("prefix", "model.", "lm_head", cite=f"{KIMI} load_weights"),
+        Step("stack", ".gate_proj", ".gate_up_proj", "0"),
+        Step("stack", ".up_proj", ".gate_up_proj", "1"),
+        Step("stack", ".q_a_proj", ".fused_qkv_a_proj_with_mqa", "q_a", cite=f"{KIMI} load_weights (cached, then concatenated)"),
+        Step("stack", ".kv_a_proj_with_mqa", ".fused_qkv_a_proj_with_mqa", "kv_a"),
+    ),
+    unknown="warn",
+    unknown_message="logged as a warning ('Eagle3 MLA: skipping unexpected weight {name}') and skipped",
+    raises=(Raise("L != 1", "ValueError: Eagle3 MLA drafter supports only 1 layer", f"{KIMI} __init__"),),
+    share_embed="'target' if Ht == H else 'own'",
+    share_head="'target' if head_from_target else 'own'",
+    share_cite=WORKER,
+)
+
+_DISPATCH_CITE = "SGLang dispatches on architectures[0] via EntryClass; no speculators support (sglang.md §5)"
+
+ERAS = (
+    Era(
+        "sglang",
+        "0.4.6 midlayer (fc with bias)",
+        "0.4.6",
+        "0.4.9",
+        ("0.4.6.post5",),
+        Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
+        {"LlamaForCausalLMEagle3": _midlayer_class("0.4.6.post5: fc bias=True", "True", False, "0.4.6.post5")},
+        notes=("fc is nn.Linear(target_hidden_size*3, hidden_size) with PyTorch's default bias=True",),
+    ),
+    Era(
+        "sglang",
+        "0.4.9–0.5.1 midlayer",
+        "0.4.9.post6",
+        "0.5.1",
+        ("0.4.9.post6",),
+        Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
+        {"LlamaForCausalLMEagle3": _midlayer_class("0.4.9.post6", "False", False, "0.4.9.post6")},
+        notes=("no load_lm_head_from_target yet: the drafter must ship lm_head",),
+    ),
+    Era(
+        "sglang",
+        "0.5.2–0.5.11 midlayer",
+        "0.5.2",
+        "0.5.11",
+        ("0.5.2", "0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
+        Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
+        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.2–0.5.11", "False", True, "0.5.2 … 0.5.11")},
+    ),
+    Era(
+        "sglang",
+        "0.5.12+ layers",
+        "0.5.12",
+        None,
+        ("0.5.12", "0.5.16", "0.5.20", "0.5.23"),
+        Dispatch(
+            "sglang",
+            {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3", MLA: MLA},
+            "LlamaForCausalLMEagle3",
+            cite=_DISPATCH_CITE,
+        ),
+        {"LlamaForCausalLMEagle3": LAYERS_CLASS, MLA: KIMI_CLASS},
+        notes=("midlayer.* and layers.N.* both load; multi-layer drafters supported",),
+    ),
+)

@@ -1,0 +1,360 @@
+"""Interpret an engine table against a checkpoint: which class, which parameters, and the fate of
+every checkpoint tensor and every engine parameter. Nothing engine-specific lives here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ..checkpoint.reader import Checkpoint
+from ..layouts.canonical import flat_config
+from .expr import ExprError, evaluate
+from .spec import DraftClass, Era, Param, Step
+
+# tensor fates
+LOADED = "loaded"
+DROPPED = "dropped"  # unknown to the engine, skipped
+UNUSED = "unused"  # consumed on purpose (t2d, …)
+BUFFER = "buffer"  # fills non-parameter state (hot_token_id)
+OVERWRITTEN = "overwritten"  # loaded, then replaced by the target's
+RAISES = "raises"  # the engine raises on this name
+MISMATCHED = "mismatched"
+
+# parameter fates
+P_LOADED = "loaded"
+P_MISSING = "missing"  # random / initial value
+P_PARTIAL = "partial"  # some shards of a fused parameter unfilled
+P_SHARED = "shared-from-target"
+P_OWN_UNLESS_EQUAL = "own-unless-equal"  # engine compares with the target's at load
+P_HARMLESS = "initial-value"  # unfilled but its initial value is right for this config
+
+
+@dataclass
+class TensorFate:
+    name: str
+    status: str
+    engine_name: str | None = None
+    shard: str | None = None
+    reason: str = ""
+
+
+@dataclass
+class ParamFate:
+    name: str
+    shape: tuple | None
+    status: str
+    role: str
+    filled_by: list[str] = field(default_factory=list)
+    missing_shards: list[str] = field(default_factory=list)
+    note: str = ""
+
+
+@dataclass
+class LoadReport:
+    engine: str
+    version: str
+    era: Era
+    cls: DraftClass
+    dispatched: bool
+    dispatch_message: str | None
+    config_view: str  # which config the class read
+    ns: dict
+    tensors: list[TensorFate]
+    params: list[ParamFate]
+    errors: list[str]  # what the engine raises
+    mismatched: list[dict]
+    assumptions: list[str]
+
+    @property
+    def dropped(self) -> list[str]:
+        return [t.name for t in self.tensors if t.status in (DROPPED, UNUSED, OVERWRITTEN)]
+
+    @property
+    def missing(self) -> list[str]:
+        out = []
+        for p in self.params:
+            if p.status == P_MISSING:
+                out.append(p.name)
+            elif p.status == P_PARTIAL:
+                out.extend(f"{p.name}[{s}]" for s in p.missing_shards)
+        return out
+
+
+def _lookup(cfg: dict, path: str):
+    """Key path lookup; returns (present, value). `len:` takes the length of a list."""
+    want_len = path.startswith("len:")
+    if want_len:
+        path = path[4:]
+    cur = cfg
+    for part in path.split("."):
+        if isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        elif isinstance(cur, list) and part.isdigit() and int(part) < len(cur):
+            cur = cur[int(part)]
+        else:
+            return False, None
+    if want_len:
+        return (True, len(cur)) if isinstance(cur, list) else (False, None)
+    return True, cur
+
+
+def _resolve_fields(cls: DraftClass, cfg: dict, has: dict) -> tuple[dict, list[str]]:
+    ns: dict = dict(has)
+    errors: list[str] = []
+    for f in cls.fields:
+        value, found = f.default, False
+        for src in f.sources:
+            present, v = _lookup(cfg, src)
+            if present and (v is not None or f.keep_null):
+                value, found = v, True
+                break
+        if not found and f.required:
+            errors.append(f.required)
+        ns[f.name] = value
+    for d in cls.derive:
+        try:
+            ns[d.name] = evaluate(d.expr, ns)
+        except (ExprError, TypeError, ZeroDivisionError):
+            ns[d.name] = None
+    return ns, errors
+
+
+def _shape(exprs: tuple[str, ...], ns: dict) -> tuple | None:
+    try:
+        out = tuple(evaluate(e, ns) for e in exprs)
+    except (ExprError, TypeError, ZeroDivisionError):
+        return None
+    return None if any(type(x) is not int for x in out) else out
+
+
+def _when(expr: str, ns: dict) -> bool:
+    try:
+        return bool(evaluate(expr, ns))
+    except (ExprError, TypeError, ZeroDivisionError):
+        return False
+
+
+def expand_params(cls: DraftClass, ns: dict) -> list[tuple[str, Param, dict]]:
+    """The class's concrete parameter names for this config, with the namespace each shape uses."""
+    out = []
+    layers = ns.get("L") if isinstance(ns.get("L"), int) and 0 < ns.get("L") < 4096 else 1
+    n_aux = ns.get("n_aux") if isinstance(ns.get("n_aux"), int) and 0 < ns.get("n_aux") < 4096 else 3
+    for p in cls.params:
+        idx_i = range(layers) if p.per_layer else [0]
+        for i in idx_i:
+            idx_j = range(n_aux) if "{j}" in p.name else [0]
+            for j in idx_j:
+                local = {**ns, "i": i, "j": j}
+                if _when(p.when, local):
+                    out.append((p.name.format(i=i, j=j), p, local))
+    return out
+
+
+def _apply_steps(name: str, steps: tuple[Step, ...], params: dict, ns: dict) -> tuple[str, str | None, str | None, Step | None]:
+    """Run one checkpoint name through the loader's pipeline.
+
+    Returns (final name, shard, terminal op or None, the step that decided)."""
+    shard = None
+    for st in steps:
+        if not _when(st.when, ns):
+            continue
+        if st.op == "drop" and st.a in name:
+            return name, None, "drop", st
+        if st.op == "buffer" and st.a in name:
+            return st.b, None, "buffer", st
+        if st.op == "rename_if" and st.a in name:
+            return st.b, None, None, st
+        if st.op == "substr" and st.a in name:
+            name = name.replace(st.a, st.b)
+        elif st.op == "regex":
+            name = re.sub(st.a, st.b, name)
+        elif st.op == "prefix" and st.b not in name:
+            name = st.a + name
+        elif st.op == "prefix_if_not_param" and name not in params:
+            name = st.a + name
+        elif st.op == "stack" and st.a in name and shard is None:
+            name, shard = name.replace(st.a, st.b), st.c
+    return name, shard, None, None
+
+
+def _unknown_component(name: str, params: dict) -> tuple[str, str]:
+    """vLLM-style: the first path component no module has, and the module it was looked up in."""
+    module, rest = ("LlamaModel", name[len("model.") :]) if name.startswith("model.") else ("Eagle3LlamaForCausalLM", name)
+    base = "model." if module == "LlamaModel" else ""
+    parts = rest.split(".")
+    for k in range(1, len(parts) + 1):
+        prefix = base + ".".join(parts[:k])
+        if not any(p == prefix or p.startswith(prefix + ".") for p in params):
+            start = k - 1
+            # ModuleList children are reported with their parent ("layers.1")
+            if start > 0 and parts[k - 1].isdigit():
+                return ".".join(parts[start - 1 : k]), module
+            return parts[k - 1], module
+    return parts[-1], module
+
+
+def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict, str, list[str]]:
+    """Which class this engine version builds for `config`, and the config view it reads.
+
+    When the engine cannot dispatch, we still simulate with its EAGLE-3 class over our flat view
+    of the config, so the next problem shows in the same run (and say so)."""
+    d = era.dispatch
+    assumptions: list[str] = []
+    fallback = era.classes[d.fallback]
+    is_spec = "speculators_config" in config or "transformer_layer_config" in config
+    archs = config.get("architectures") if isinstance(config.get("architectures"), list) else []
+    arch = archs[0] if archs and isinstance(archs[0], str) else None
+
+    if is_spec:
+        if not d.speculators:
+            msg = (
+                f"{era.engine} {era.name} cannot read a speculators-format config "
+                f"(architectures={archs}, speculators_config): it dispatches on architectures[0] and knows no {arch!r}"
+            )
+            if d.style == "sglang":
+                msg = f"ValueError: Model architectures {archs} are not supported (SGLang has no speculators-config support)"
+            assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
+            return fallback, False, msg, flat_config(config), "flattened (assumed)", assumptions
+        missing = [p for p in d.speculators_required if not _lookup(config, p)[0]]
+        if missing:
+            msg = f"ValueError: Invalid speculators config structure: missing {', '.join(missing)}"
+            assumptions.append(f"simulated with {fallback.name} over the flattened config")
+            return fallback, False, msg, flat_config(config), "flattened (assumed)", assumptions
+        tlc = config.get("transformer_layer_config") or {}
+        mt = tlc.get("model_type") if isinstance(tlc, dict) else None
+        target_arch = d.speculators_arch_by_model_type.get(mt)
+        view = flat_config(config)
+        for k, v in d.speculators_defaults.items():
+            if view.get(k) is None:
+                view[k] = v
+        if target_arch is None:
+            msg = f"ValueError: Unsupported model_type {mt!r} for Eagle3 speculator"
+            assumptions.append(f"simulated with {fallback.name}")
+            return fallback, False, msg, view, "speculators → flat (translated)", assumptions
+        cls_name = d.registry.get(target_arch, target_arch)
+        if cls_name not in era.classes:
+            assumptions.append(f"{target_arch} is not modelled; simulated with {fallback.name}")
+            return fallback, True, None, view, "speculators → flat (translated)", assumptions
+        return era.classes[cls_name], True, None, view, "speculators → flat (translated)", assumptions
+
+    if d.style == "trtllm":
+        return era.classes[d.registry["*"]], True, None, dict(config), "config.json as written", assumptions
+    if d.style == "vllm" and arch and not (arch.startswith("Eagle3") or arch.endswith("Eagle3")):
+        rewritten = "Eagle3" + arch
+        assumptions.append(f"vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle3")
+        arch = rewritten
+    cls_name = d.registry.get(arch or "")
+    if cls_name is None:
+        msg = f"ValueError: Model architectures {archs} are not supported by {era.engine} {era.name} for an EAGLE-3 draft"
+        assumptions.append(f"simulated with {fallback.name} (the engine's EAGLE-3 drafter class)")
+        return fallback, False, msg, dict(config), "config.json as written", assumptions
+    return era.classes[cls_name], True, None, dict(config), "config.json as written", assumptions
+
+
+def simulate(ckpt: Checkpoint, era: Era, version: str) -> LoadReport:
+    config = ckpt.config or {}
+    cls, ok, dmsg, view, view_name, assumptions = dispatch(config, era)
+    names = list(ckpt.tensors)
+    has = {
+        "has_embed": any(n.endswith("embed_tokens.weight") for n in names),
+        "has_head": any(n.endswith("lm_head.weight") for n in names),
+        "has_d2t": any("d2t" in n for n in names),
+    }
+    ns, errors = _resolve_fields(cls, view, has)
+    if dmsg:
+        errors.insert(0, dmsg)
+    for r in cls.raises:
+        if _when(r.when, ns):
+            errors.append(r.message)
+
+    expanded = expand_params(cls, ns)
+    params = {name: (p, local) for name, p, local in expanded}
+    filled: dict[str, dict[str | None, str]] = {name: {} for name in params}
+    fates: list[TensorFate] = []
+    mismatched: list[dict] = []
+
+    for n in names:
+        info = ckpt.tensors[n]
+        final, shard, term, st = _apply_steps(n, cls.loader, params, ns)
+        if term == "drop":
+            fates.append(TensorFate(n, UNUSED, None, None, st.why))
+            continue
+        if term == "buffer":
+            fates.append(TensorFate(n, BUFFER, final, None, f"fills {final} ({st.why})" if st.why else f"fills {final}"))
+            continue
+        if final not in params:
+            ignored = next((s for s in cls.loader if s.op == "ignore_suffix" and n.endswith(s.a)), None)
+            if ignored:
+                fates.append(TensorFate(n, UNUSED, final, None, ignored.why))
+            elif cls.unknown == "raise":
+                comp, module = _unknown_component(final, params)
+                msg = cls.unknown_message.format(name=final, component=comp, module=module)
+                errors.append(msg)
+                fates.append(TensorFate(n, RAISES, final, shard, msg))
+            else:
+                fates.append(TensorFate(n, DROPPED, final, shard, cls.unknown_message.format(name=n)))
+            continue
+        p, local = params[final]
+        expected = None
+        if p.shards:
+            shard_shapes = dict(p.shards)
+            if shard not in shard_shapes:
+                fates.append(TensorFate(n, DROPPED, final, shard, f"{final} has no shard {shard!r}"))
+                continue
+            expected = _shape(shard_shapes[shard], local)
+        else:
+            expected = _shape(p.shape, local)
+        if expected is not None and tuple(info.shape) != expected:
+            mm = {"name": final + (f"[{shard}]" if shard else ""), "expected": list(expected), "found": list(info.shape)}
+            mismatched.append(mm)
+            errors.append(f"size mismatch for {mm['name']}: checkpoint {list(info.shape)}, engine expects {list(expected)}")
+            fates.append(TensorFate(n, MISMATCHED, final, shard, f"engine expects {list(expected)}"))
+            continue
+        filled[final][shard] = n
+        fates.append(TensorFate(n, LOADED, final, shard))
+
+    pfates: list[ParamFate] = []
+    for name, (p, local) in params.items():
+        shape = _shape(p.shape, local) if not p.shards else None
+        if p.shards:
+            parts = [_shape(s, local) for _, s in p.shards]
+            if all(parts) and len({x[1:] for x in parts}) == 1:
+                shape = (sum(x[0] for x in parts), *parts[0][1:])
+        got = filled[name]
+        share_expr = cls.share_embed if p.share == "embed" else cls.share_head if p.share == "head" else None
+        share = evaluate(share_expr, local) if share_expr else "own"
+        by = list(got.values())
+        if p.shards:
+            missing_shards = [s for s, _ in p.shards if s not in got]
+        else:
+            missing_shards = [] if got else ["*"]
+        if share == "target":
+            status, note = P_SHARED, f"replaced by the target's after loading ({cls.share_cite})"
+            for t in fates:
+                if t.engine_name == name and t.status == LOADED:
+                    t.status, t.reason = OVERWRITTEN, "loaded, then replaced by the target's weights"
+        elif not missing_shards:
+            status, note = (P_OWN_UNLESS_EQUAL, "kept unless byte-equal to the target's") if share == "own-unless-equal" else (P_LOADED, "")
+        elif p.shards and len(missing_shards) < len(p.shards):
+            status, note = P_PARTIAL, "some shards are never written: those rows keep their initial values"
+        elif _when(p.missing_ok, local):
+            status, note = P_HARMLESS, p.missing_note
+        else:
+            status, note = P_MISSING, "nothing in the checkpoint fills it: it keeps its random initial value"
+        pfates.append(ParamFate(name, shape, status, p.role, by, missing_shards if status == P_PARTIAL else [], note))
+
+    return LoadReport(
+        engine=era.engine,
+        version=version,
+        era=era,
+        cls=cls,
+        dispatched=ok,
+        dispatch_message=dmsg,
+        config_view=view_name,
+        ns=ns,
+        tensors=fates,
+        params=pfates,
+        errors=list(dict.fromkeys(errors)),
+        mismatched=mismatched,
+        assumptions=assumptions,
+    )

@@ -1,0 +1,68 @@
+"""TensorRT-LLM (PyTorch backend): how it builds and loads an EAGLE-3 drafter.
+
+Read at NVIDIA/TensorRT-LLM@00679c66 `tensorrt_llm/_torch/models/modeling_speculative.py`
+(shared research producers.md §4). Less is verified here than for SGLang/vLLM: where the source
+was not read (unknown-name handling), the table says "assumed".
+"""
+
+from __future__ import annotations
+
+from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, llama_decoder
+from .spec import Derive, Dispatch, DraftClass, Era, Field, Param, Step
+
+F = "tensorrt_llm/_torch/models/modeling_speculative.py @ 00679c66"
+
+EAGLE3_CLASS = DraftClass(
+    name="Eagle3ForCausalLM",
+    file=F,
+    fields=LLAMA_FIELDS
+    + (
+        Field("Vd_raw", ("draft_vocab_size",), None),
+        Field("n_aux", ("len:eagle_config.eagle_aux_hidden_state_layer_ids",), 3),
+    ),
+    derive=LLAMA_DERIVE + (Derive("Vd", "Vd_raw if Vd_raw is not None else V"),),
+    params=(
+        # embed_tokens exists only when the draft is narrower/wider than the target
+        Param("model.embed_tokens.weight", ("V", "H"), when="Ht != H", role="embed"),
+        Param("model.fc.weight", ("H", "Ht*n_aux"), role="fc"),
+        Param("model.input_norm.weight", ("Ht*n_aux",), when="norm_before_fc", role="fc"),
+        Param("model.fc_norm.{j}.weight", ("Ht",), when="fc_norm", role="fc"),
+        Param("model.norm.weight", ("H",), role="norm"),
+        Param("lm_head.weight", ("Vd", "H"), share="head", role="head"),
+        Param("d2t", ("Vd",), when="Vd != V", role="vocab map"),
+    )
+    + llama_decoder("model.midlayer.", per_layer=False),
+    loader=(
+        Step("drop", "t2d", why="TensorRT-LLM has no t2d", cite=F),
+        Step("drop", "embed_tokens", why="the target's embedding is used when hidden sizes match", when="Ht == H", cite=F),
+        Step("regex", r"^layers\.0\.", "midlayer.", cite=f"{F} load_weights"),
+        Step("prefix", "model.", "lm_head", cite=f"{F} (model. prefix for all but lm_head)"),
+        Step("regex", r"^model\.d2t$", "d2t", cite=f"{F} (d2t is a top-level int32 parameter)"),
+    )
+    + STACK_LLAMA,
+    unknown="skip",
+    unknown_message="assumed skipped (TensorRT-LLM's handling of unknown names was not verified)",
+    share_embed="'target'",
+    share_head="'target' if not has_head else 'own'",
+    share_cite=F,
+    notes=("d2t is stored as int32", "missing draft_vocab_size defaults to vocab_size with a warning"),
+)
+
+ERAS = (
+    Era(
+        "trtllm",
+        "PyTorch backend Eagle3ForCausalLM",
+        "1.0.0",
+        None,
+        ("1.2",),
+        Dispatch(
+            "trtllm",
+            {"*": "Eagle3ForCausalLM"},
+            "Eagle3ForCausalLM",
+            cite=f"{F}: the class is chosen by the speculative config (EAGLE3 + target arch), "
+            "the draft config is read as a flat HF config (assumed: speculators configs are not translated)",
+        ),
+        {"Eagle3ForCausalLM": EAGLE3_CLASS},
+        notes=("only single-layer drafters are modelled here (multi-layer uses midlayer.N.*)",),
+    ),
+)
