@@ -10,7 +10,10 @@ from ..engines.simulate import LoadReport
 from ..layouts.canonical import Drafter
 from ..rules.check import CheckResult
 
-console = Console(highlight=False, soft_wrap=False, width=160)
+import sys
+
+# Piped output (CI logs, files) gets a wide page so tensor names are never cut or folded.
+console = Console(highlight=False, soft_wrap=False, width=None if sys.stdout.isatty() else 220)
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 FATE_STYLE = {
@@ -73,7 +76,7 @@ def print_inspect(ckpt: Checkpoint, d: Drafter) -> None:
     console.print(t)
     tt = Table(title="tensors")
     for col in ("name", "dtype", "shape", "bytes", "canonical"):
-        tt.add_column(col)
+        tt.add_column(col, overflow="fold")
     for info in ckpt.tensors.values():
         tt.add_row(info.name, info.dtype, str(list(info.shape)), human_bytes(info.nbytes), _canon(d, info.name) or "[red]unrecognised[/]")
     console.print(tt)
@@ -98,7 +101,7 @@ def print_check(ckpt: Checkpoint, res: CheckResult) -> None:
     )
     tt = Table(title=f"checkpoint tensors ({len(r.tensors)})")
     for col in ("checkpoint name", "dtype", "shape", f"{r.engine} name", "fate", "why"):
-        tt.add_column(col)
+        tt.add_column(col, overflow="fold")
     for t in r.tensors:
         info = ckpt.tensors[t.name]
         tgt = (t.engine_name or "—") + (f" [{t.shard}]" if t.shard else "")
@@ -106,7 +109,7 @@ def print_check(ckpt: Checkpoint, res: CheckResult) -> None:
     console.print(tt)
     pt = Table(title=f"{r.cls.name} parameters ({len(r.params)})")
     for col in ("parameter", "shape", "status", "filled by"):
-        pt.add_column(col)
+        pt.add_column(col, overflow="fold")
     for p in r.params:
         pt.add_row(p.name, str(list(p.shape)) if p.shape else "?", f"[{FATE_STYLE.get(p.status, '')}]{p.status}[/]", ", ".join(p.filled_by) or "—")
     console.print(pt)
@@ -121,7 +124,7 @@ def print_check_summary(ckpt: Checkpoint, results: list[CheckResult]) -> None:
     console.print(f"[bold]{ckpt.root}[/]  layout [bold]{d.layout}[/]")
     t = Table(title="every engine version we model")
     for col in ("engine", "version", "era", "verdict", "dropped", "missing", "mismatched", "raises", "findings"):
-        t.add_column(col)
+        t.add_column(col, overflow="fold")
     for res in results:
         r = res.report
         errs = sorted({f.code for f in res.findings if f.severity == "error"})

@@ -141,7 +141,7 @@ ERAS = (
         "sglang",
         "0.4.6 midlayer (fc with bias)",
         "0.4.6",
-        "0.4.9",
+        "0.4.8",  # approximate: the bias default changed between 0.4.6.post5 and 0.4.9.post6
         ("0.4.6.post5",),
         Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
         {"LlamaForCausalLMEagle3": _midlayer_class("0.4.6.post5: fc bias=True", "True", False, "0.4.6.post5")},
@@ -150,7 +150,7 @@ ERAS = (
     Era(
         "sglang",
         "0.4.9–0.5.1 midlayer",
-        "0.4.9.post6",
+        "0.4.9",
         "0.5.1",
         ("0.4.9.post6",),
         Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),

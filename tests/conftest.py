@@ -1,0 +1,74 @@
+"""Shared test helpers: the real producer fixtures, and a raw safetensors writer for mutated copies."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(os.environ.get("SPECBRIDGE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
+FIXTURES = SHARED / "fixtures"
+PRODUCERS = FIXTURES / "producers"
+STORY = FIXTURES / "story"
+SPEC_TRAIN = PRODUCERS / "speculators-0.9.0" / "train-save"
+SPEC_CONVERT = PRODUCERS / "speculators-0.9.0" / "convert-eagle3-from-specforge-sglang-export"
+SF_SGLANG = PRODUCERS / "specforge-0.2.0" / "export-sglang"
+SF_HF = PRODUCERS / "specforge-0.2.0" / "export-hf"
+ALL_PRODUCERS = [SPEC_TRAIN, SPEC_CONVERT, SF_SGLANG, SF_HF]
+TINY_TARGET = PRODUCERS / "tiny-target-llama-4l"
+
+if not PRODUCERS.is_dir():
+    pytest.exit(f"shared fixtures not found at {PRODUCERS} (set SPECBRIDGE_SHARED)", returncode=2)
+
+
+def raw_tensors(path: Path) -> dict[str, tuple[str, list[int], bytes]]:
+    """name -> (dtype, shape, bytes), read with our reader (works for bf16 without torch)."""
+    from specbridge.checkpoint.reader import open_checkpoint
+
+    ck = open_checkpoint(path)
+    return {n: (t.dtype, list(t.shape), t.read_bytes()) for n, t in ck.tensors.items()}
+
+
+def write_raw(path: Path, tensors: dict[str, tuple[str, list[int], bytes]], metadata: dict | None = None) -> None:
+    """A minimal safetensors writer for tests (our own, so tests can also write broken files)."""
+    header: dict = {"__metadata__": metadata or {"format": "pt"}}
+    off = 0
+    for name, (dtype, shape, data) in tensors.items():
+        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [off, off + len(data)]}
+        off += len(data)
+    h = json.dumps(header, separators=(",", ":")).encode()
+    h += b" " * (-len(h) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(h)))
+        f.write(h)
+        for _, (_, _, data) in tensors.items():
+            f.write(data)
+
+
+def mutate(src: Path, dst: Path, *, tensors=None, config=None) -> Path:
+    """Copy a fixture dir to dst, optionally replacing tensors (callable on the dict) and config."""
+    shutil.copytree(src, dst)
+    if tensors is not None:
+        t = tensors(raw_tensors(src))
+        write_raw(dst / "model.safetensors", t)
+    if config is not None:
+        cfg = json.loads((src / "config.json").read_text())
+        ret = config(cfg)
+        cfg = ret if isinstance(ret, dict) else cfg
+        (dst / "config.json").write_text(json.dumps(cfg, indent=2))
+    return dst
+
+
+def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "specbridge.cli.main", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
