@@ -67,7 +67,7 @@ def mutate(src: Path, dst: Path, *, tensors=None, config=None) -> Path:
 
 def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "specbridge.cli.main", *map(str, args)],
+        [sys.executable, "-m", "specbridge.cli.entry", *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Optional
 
 import typer
 
-from ..checkpoint.errors import CheckpointError
 
 app = typer.Typer(
     add_completion=False,
@@ -25,30 +22,15 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def _open(path: Path):
-    from ..checkpoint.reader import open_checkpoint
-
-    try:
-        return open_checkpoint(path)
-    except CheckpointError as e:
-        fail(str(e))
-
-
 @app.command()
 def inspect(
     path: Path = typer.Argument(..., help="drafter directory, .safetensors file or sharded index"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Name the drafter's producer layout and geometry and list every tensor (headers only)."""
-    from ..layouts.canonical import describe
-    from . import render
+    from .commands import inspect_cmd
 
-    ckpt = _open(path)
-    d = describe(ckpt)
-    if as_json:
-        print(json.dumps(render.inspect_json(ckpt, d), indent=2))
-        return
-    render.print_inspect(ckpt, d)
+    raise typer.Exit(inspect_cmd(path, as_json))
 
 
 @app.command()
@@ -59,25 +41,9 @@ def check(
     verbose: bool = typer.Option(False, "--verbose", "-v", help="with --engine all: print every table too"),
 ) -> None:
     """Predict exactly what an engine version will load, drop, leave random or reject."""
-    from ..engines.registry import EngineSpecError
-    from ..rules.check import check as run_check
-    from . import render
+    from .commands import check_cmd
 
-    ckpt = _open(path)
-    try:
-        results = run_check(ckpt, engine, str(path))
-    except EngineSpecError as e:
-        fail(str(e))
-    ok = all(r.ok for r in results)
-    if as_json:
-        obj = results[0].to_json() if len(results) == 1 else {"ok": ok, "results": [r.to_json() for r in results]}
-        print(json.dumps(obj, indent=2))
-    elif len(results) == 1 or verbose:
-        for r in results:
-            render.print_check(ckpt, r)
-    else:
-        render.print_check_summary(ckpt, results)
-    raise typer.Exit(0 if ok else 1)
+    raise typer.Exit(check_cmd(path, engine, as_json, verbose))
 
 
 def _register_optional() -> None:

@@ -9,6 +9,7 @@ from ..checkpoint.reader import Checkpoint
 from ..engines.simulate import LoadReport
 from ..layouts.canonical import Drafter
 from ..rules.check import CheckResult
+from .jsonout import canonical_name as _canon
 
 import sys
 
@@ -38,30 +39,6 @@ def human_bytes(n: int) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.2f} {unit}"
         n /= 1000
     return f"{n} B"
-
-
-def inspect_json(ckpt: Checkpoint, d: Drafter) -> dict:
-    return {
-        "path": str(ckpt.root),
-        "storage": ckpt.storage,
-        "files": [str(f) for f in ckpt.weight_files],
-        "pickles_not_read": [str(p) for p in ckpt.pickles],
-        "layout": d.layout,
-        "evidence": d.evidence,
-        "architecture": d.architecture,
-        "geometry": d.geometry(),
-        "tensors": [
-            {"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes, "canonical": _canon(d, t.name)}
-            for t in ckpt.tensors.values()
-        ],
-        "unrecognised": d.unrecognised,
-        "totals": {"tensors": len(ckpt.tensors), "bytes": ckpt.total_bytes, "dtypes": d.dtypes},
-        "metadata": ckpt.metadata,
-    }
-
-
-def _canon(d: Drafter, name: str) -> str | None:
-    return next((c for c, s in d.source_names.items() if s == name), None)
 
 
 def print_inspect(ckpt: Checkpoint, d: Drafter) -> None:

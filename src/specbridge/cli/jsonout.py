@@ -1,0 +1,30 @@
+"""JSON output of `inspect`, kept apart from the rich renderer so `--json` never imports it."""
+
+from __future__ import annotations
+
+from ..checkpoint.reader import Checkpoint
+from ..layouts.canonical import Drafter
+
+
+def canonical_name(d: Drafter, name: str) -> str | None:
+    return next((c for c, s in d.source_names.items() if s == name), None)
+
+
+def inspect_json(ckpt: Checkpoint, d: Drafter) -> dict:
+    return {
+        "path": str(ckpt.root),
+        "storage": ckpt.storage,
+        "files": [str(f) for f in ckpt.weight_files],
+        "pickles_not_read": [str(p) for p in ckpt.pickles],
+        "layout": d.layout,
+        "evidence": d.evidence,
+        "architecture": d.architecture,
+        "geometry": d.geometry(),
+        "tensors": [
+            {"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes, "canonical": canonical_name(d, t.name)}
+            for t in ckpt.tensors.values()
+        ],
+        "unrecognised": d.unrecognised,
+        "totals": {"tensors": len(ckpt.tensors), "bytes": ckpt.total_bytes, "dtypes": d.dtypes},
+        "metadata": ckpt.metadata,
+    }
