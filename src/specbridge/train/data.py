@@ -20,19 +20,27 @@ import torch
 PROMPTS_DIR = Path(__file__).resolve().parents[3] / "data" / "prompts"
 
 
-def load_prompts(path: str | Path, limit: int | None = None) -> list[str]:
-    """Read a prompts JSONL ({"prompt": ...} per line) or plain text (one prompt per line)."""
+def load_prompts(path: str | Path, limit: int | None = None) -> list:
+    """Read a prompts JSONL or plain text (one prompt per line). A JSONL line holds
+    {"prompt": text} or, for targets without a tokenizer, {"prompt_ids": [token ids]}."""
     prompts = []
     for line in Path(path).read_text().splitlines():
         line = line.strip()
         if not line:
             continue
-        prompts.append(json.loads(line)["prompt"] if line.startswith("{") else line)
+        if line.startswith("{"):
+            row = json.loads(line)
+            prompts.append(row["prompt_ids"] if "prompt_ids" in row else row["prompt"])
+        else:
+            prompts.append(line)
     return prompts[:limit] if limit else prompts
 
 
-def prompt_token_ids(tokenizer, prompt: str) -> list[int]:
-    """Chat-template the prompt (with the assistant header) if the tokenizer has a template."""
+def prompt_token_ids(tokenizer, prompt) -> list[int]:
+    """Chat-template the prompt (with the assistant header) if the tokenizer has a template;
+    a list of ids is taken as already tokenized."""
+    if isinstance(prompt, list):
+        return [int(t) for t in prompt]
     if tokenizer is not None and getattr(tokenizer, "chat_template", None):
         ids = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
                                             tokenize=True)

@@ -1,0 +1,394 @@
+"""The training loop: captured target states -> EAGLE-3 drafter, with TTT, DDP and resume.
+
+Flow (`train(args)`): load target -> responses (cached) -> capture train/val (cached) ->
+vocab map (fresh run) or checkpoint (resume) -> drafter init from target -> steps -> save.
+
+Alignment, per captured sequence x[0..L-1] with aux states h[p], target head input f[p] and
+target greedy next token n[p] (n[p] predicts x[p+1]): drafter row t gets token x[t+1] and
+h[t]; at TTT step j its target is the target's prediction at position t+1+j, i.e. n[t+1+j]
+and the distribution softmax(f[t+1+j] @ W_head[t2d]) (speculators' shift, then align_for_step).
+
+Distributed: run under `torchrun --nproc-per-node N`; gloo on CPU, nccl on GPU. Rank 0
+prepares data; every rank takes every N-th batch of the same deterministic plan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..model.drafter import DrafterConfig, Eagle3Drafter, count_trainable
+from ..model.target import cache_root, load_target, target_geometry
+from . import capture as cap
+from .data import PROMPTS_DIR, build_or_load_responses
+from .save import save_drafter
+from .vocab import build_vocab_map, coverage
+
+
+@dataclass
+class TrainArgs:
+    target: str = "smollm2-135m"
+    out: str = "out/drafter"
+    layout: str = "speculators"
+    train_prompts: str = str(PROMPTS_DIR / "train.jsonl")
+    val_prompts: str = str(PROMPTS_DIR / "val.jsonl")
+    num_prompts: int | None = None
+    num_val_prompts: int | None = None
+    max_new_tokens: int = 96
+    max_length: int = 256
+    gen_batch_size: int = 32
+    draft_vocab_size: int = 8192
+    aux_layers: list[int] | None = None  # input-of-layer ids; None -> [2, N//2, N-3]
+    ttt_steps: int = 3
+    step_decay: float = 0.8  # loss weight of TTT step j is step_decay**j
+    epochs: float = 1.0
+    steps: int | None = None  # overrides epochs
+    lr: float = 1e-3
+    warmup_steps: int = 20
+    weight_decay: float = 0.0
+    grad_clip: float = 1.0
+    batch_size: int = 8  # sequences per rank per step
+    seed: int = 0
+    save_every: int = 0  # 0 -> only at the end
+    eval_every: int = 0  # 0 -> only at the start and the end
+    resume: bool = False
+    save_embeddings: bool = False
+    fc_identity_init: bool = True
+    threads: int | None = 1
+    data_dir: str | None = None  # where responses/captures are cached; default $SPECBRIDGE_CACHE/data
+    progress: bool = True
+
+
+# ---- distributed helpers ------------------------------------------------------------------
+def dist_info() -> tuple[int, int]:
+    return int(os.environ.get("RANK", 0)), int(os.environ.get("WORLD_SIZE", 1))
+
+
+def init_distributed(device: torch.device) -> tuple[int, int]:
+    rank, world = dist_info()
+    if world > 1 and not torch.distributed.is_initialized():
+        import datetime
+
+        backend = "nccl" if device.type == "cuda" else "gloo"
+        torch.distributed.init_process_group(backend, timeout=datetime.timedelta(hours=3))
+    return rank, world
+
+
+def barrier():
+    if torch.distributed.is_available() and torch.distributed.is_initialized():
+        torch.distributed.barrier()
+
+
+# ---- batches ------------------------------------------------------------------------------
+def epoch_plan(manifest: dict, batch_size: int, seed: int, epoch: int) -> list[tuple[int, list[int]]]:
+    """Deterministic list of (shard, sequence indices) batches: shards in a seeded order,
+    inside a shard similar lengths batched together, batch order shuffled."""
+    rng = random.Random(seed * 1_000_003 + epoch)
+    shard_order = list(range(len(manifest["shards"])))
+    rng.shuffle(shard_order)
+    plan = []
+    for si in shard_order:
+        lengths = manifest["shards"][si]["seq_lengths"]
+        idx = sorted(range(len(lengths)), key=lambda i: (lengths[i], rng.random()))
+        batches = [idx[i:i + batch_size] for i in range(0, len(idx), batch_size)]
+        rng.shuffle(batches)
+        plan.extend((si, b) for b in batches)
+    return plan
+
+
+def collate(seqs: list[dict], device: torch.device) -> dict:
+    """Shift and right-pad captured sequences into drafter inputs and step targets."""
+    T = max(s["input_ids"].shape[0] for s in seqs) - 1
+    B = len(seqs)
+    H = seqs[0]["final_hidden"].shape[1]
+    K = seqs[0]["aux_hidden"].shape[1]
+    batch = {
+        "input_ids": torch.zeros(B, T, dtype=torch.long),
+        "aux_hidden": torch.zeros(B, T, K, dtype=torch.float32),
+        "target_final": torch.zeros(B, T, H, dtype=torch.float32),
+        "target_next": torch.zeros(B, T, dtype=torch.long),
+        "target_mask": torch.zeros(B, T, dtype=torch.bool),
+    }
+    for i, s in enumerate(seqs):
+        L = s["input_ids"].shape[0] - 1
+        batch["input_ids"][i, :L] = s["input_ids"][1:].long()
+        batch["aux_hidden"][i, :L] = s["aux_hidden"][:-1].float()
+        batch["target_final"][i, :L] = s["final_hidden"][1:].float()
+        batch["target_next"][i, :L] = s["target_next"][1:].long()
+        batch["target_mask"][i, :L] = s["loss_mask"][1:]
+    return {k: v.to(device) for k, v in batch.items()}
+
+
+# ---- loss and metrics ---------------------------------------------------------------------
+class TTTObjective(nn.Module):
+    """Wraps the drafter so DDP sees one forward: TTT unroll -> weighted loss + step metrics.
+
+    Loss per step: cross-entropy of the draft distribution against the target's distribution
+    restricted to the draft vocab (= KL up to a constant, as speculators' kl_div_loss).
+    Metrics per step j (summed counts, so they add across batches and ranks):
+      acc_j      : mapped draft argmax == target greedy token, among rows valid at step j
+      full_acc_j : the same AND steps 0..j-1 of that chain were all correct (speculators' full_acc)
+    """
+
+    def __init__(self, drafter: Eagle3Drafter, target_head_rows: torch.Tensor, ttt_steps: int, step_decay: float):
+        super().__init__()
+        self.drafter = drafter
+        self.register_buffer("target_head_rows", target_head_rows.float(), persistent=False)
+        self.ttt_steps = ttt_steps
+        self.step_decay = step_decay
+
+    def forward(self, batch: dict):
+        step_logits = self.drafter.ttt_forward(batch["input_ids"], batch["aux_hidden"], self.ttt_steps)
+        with torch.no_grad():
+            target_probs = torch.softmax(batch["target_final"] @ self.target_head_rows.T, dim=-1)
+        T = batch["input_ids"].shape[1]
+        loss = batch["aux_hidden"].new_zeros(())
+        stats = []
+        chain_ok = torch.ones_like(batch["target_mask"])
+        for j, logits in enumerate(step_logits):
+            lg = logits[:, : T - j]
+            mask = batch["target_mask"][:, j:]
+            logp = torch.log_softmax(lg.float(), dim=-1)
+            ce = -(target_probs[:, j:] * logp).sum(-1)
+            n = mask.sum()
+            loss = loss + (self.step_decay ** j) * (ce * mask).sum() / n.clamp(min=1)
+            with torch.no_grad():
+                pred = self.drafter.draft_to_target(lg.argmax(-1))
+                correct = (pred == batch["target_next"][:, j:]) & mask
+                chain_ok = chain_ok[:, : T - j] & correct
+                stats += [correct.sum(), chain_ok.sum(), n, (ce * mask).sum()]
+        return loss, torch.stack([s.float() for s in stats])
+
+
+def stats_to_metrics(stats: torch.Tensor, ttt_steps: int) -> dict:
+    s = stats.view(ttt_steps, 4).tolist()
+    m = {}
+    for j, (correct, full, n, ce) in enumerate(s):
+        m[f"acc_{j}"] = correct / max(n, 1)
+        m[f"full_acc_{j}"] = full / max(n, 1)
+        m[f"loss_{j}"] = ce / max(n, 1)
+        m[f"tokens_{j}"] = int(n)
+    return m
+
+
+@torch.no_grad()
+def evaluate(objective: TTTObjective, capture_dir: Path, batch_size: int, device: torch.device) -> dict:
+    objective.eval()
+    total = None
+    for _, seqs in cap.iter_shards(capture_dir):
+        for i in range(0, len(seqs), batch_size):
+            _, stats = objective(collate(seqs[i:i + batch_size], device))
+            total = stats if total is None else total + stats
+    objective.train()
+    return stats_to_metrics(total, objective.ttt_steps)
+
+
+# ---- data preparation ---------------------------------------------------------------------
+def data_key(args: TrainArgs, target_path: Path, prompts_file: str, num_prompts, aux: list[int]) -> str:
+    blob = json.dumps([str(target_path), Path(prompts_file).read_text(), num_prompts, args.max_new_tokens,
+                       args.max_length, aux, cap.FORMAT])
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def prepare_data(args: TrainArgs, target, tokenizer, target_path: Path, aux: list[int], log) -> dict:
+    """Responses + captures for train and val (each cached on disk). Returns paths and counts."""
+    data_dir = Path(args.data_dir) if args.data_dir else cache_root() / "data"
+    out = {}
+    for split, prompts, num in (("train", args.train_prompts, args.num_prompts),
+                                ("val", args.val_prompts, args.num_val_prompts)):
+        t0 = time.time()
+        rows = build_or_load_responses(target, tokenizer, target_path, prompts, data_dir, num,
+                                       args.max_new_tokens, args.gen_batch_size, log=log)
+        gen_s = time.time() - t0
+        t0 = time.time()
+        cdir = data_dir / f"capture-{split}-{data_key(args, target_path, prompts, num, aux)}"
+        manifest = cap.capture_to_disk(target, rows, cdir, aux, args.target, str(target_path),
+                                       max_length=args.max_length, source=str(prompts), log=log)
+        out[split] = {"capture_dir": cdir, "rows": rows, "manifest": manifest,
+                      "generate_s": round(gen_s, 1), "capture_s": round(time.time() - t0, 1)}
+    return out
+
+
+# ---- checkpoints --------------------------------------------------------------------------
+def checkpoint_dir(out: Path) -> Path:
+    return out / "checkpoints"
+
+
+def latest_checkpoint(out: Path) -> Path | None:
+    steps = sorted(checkpoint_dir(out).glob("step-*/state.pt"))
+    return steps[-1].parent if steps else None
+
+
+def save_checkpoint(out: Path, drafter: Eagle3Drafter, optimizer, step: int, history: list, args: TrainArgs):
+    d = checkpoint_dir(out) / f"step-{step:07d}"
+    d.mkdir(parents=True, exist_ok=True)
+    state = {"drafter": drafter.state_dict(), "drafter_config": drafter.cfg.to_dict(),
+             "optimizer": optimizer.state_dict(), "step": step, "history": history, "args": asdict(args),
+             "rng": torch.get_rng_state()}
+    torch.save(state, d / "state.pt.partial")
+    os.replace(d / "state.pt.partial", d / "state.pt")
+    return d
+
+
+# ---- main ---------------------------------------------------------------------------------
+def lr_at(step: int, total: int, args: TrainArgs) -> float:
+    if step < args.warmup_steps:
+        return args.lr * (step + 1) / args.warmup_steps
+    progress = (step - args.warmup_steps) / max(1, total - args.warmup_steps)
+    return args.lr * (0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * min(1.0, progress))))
+
+
+def train(args: TrainArgs, log=print) -> dict:
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    wall0 = time.time()
+    device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0))) if torch.cuda.is_available() else torch.device("cpu")
+    rank, world = init_distributed(device)
+    log = log if rank == 0 else (lambda *a, **k: None)
+    out = Path(args.out)
+    torch.manual_seed(args.seed)
+
+    target, tokenizer, target_path = load_target(args.target) if rank == 0 else (None, None, None)
+    barrier()  # rank 0 materialized any cached target first
+    if rank != 0:
+        target, tokenizer, target_path = load_target(args.target)
+    geo = target_geometry(target)
+    aux = cap.check_aux_layer_ids(args.aux_layers or cap.default_aux_layer_ids(geo["num_layers"]), geo["num_layers"])
+
+    t0 = time.time()
+    if rank == 0:
+        data = prepare_data(args, target, tokenizer, target_path, aux, log)
+    barrier()
+    if rank != 0:
+        data = prepare_data(args, target, tokenizer, target_path, aux, log)  # cached now: only reads
+    prep_s = time.time() - t0
+    train_manifest = data["train"]["manifest"]
+
+    resume_from = latest_checkpoint(out) if args.resume else None
+    if args.resume and resume_from is None:
+        raise FileNotFoundError(f"--resume: no checkpoint under {checkpoint_dir(out)}")
+    if resume_from is not None:
+        state = torch.load(resume_from / "state.pt", map_location="cpu", weights_only=False)
+        cfg = DrafterConfig(**state["drafter_config"])
+        drafter = Eagle3Drafter(cfg)
+        drafter.load_state_dict(state["drafter"])  # vocab map comes from here, never recomputed
+        log(f"resumed from {resume_from} (step {state['step']})")
+    else:
+        counts = cap.token_counts(data["train"]["rows"], geo["vocab_size"])
+        d2t, t2d = build_vocab_map(counts, min(args.draft_vocab_size, geo["vocab_size"]))
+        cfg = DrafterConfig.from_target(geo, int(d2t.numel()), aux)
+        drafter = Eagle3Drafter(cfg)
+        drafter.set_vocab_map(d2t, t2d)
+        drafter.init_from_target(target, fc_identity_last=args.fc_identity_init)
+        state = None
+    counts = cap.token_counts(data["train"]["rows"], geo["vocab_size"])
+    vocab_cov = coverage(counts, drafter.t2d)
+    head_rows = target.get_output_embeddings().weight.detach()[drafter.t2d].clone()
+    objective = TTTObjective(drafter, head_rows, args.ttt_steps, args.step_decay).to(device)
+    model = objective
+    if world > 1:
+        model = nn.parallel.DistributedDataParallel(objective, device_ids=[device.index] if device.type == "cuda" else None)
+    params = [p for p in drafter.parameters() if p.requires_grad]
+    optimizer = torch.optim.AdamW(params, lr=args.lr, betas=(0.9, 0.95), weight_decay=args.weight_decay)
+    start_step, history = 0, []
+    if state is not None:
+        optimizer.load_state_dict(state["optimizer"])
+        start_step, history = state["step"], state["history"]
+
+    batches_per_epoch = len(epoch_plan(train_manifest, args.batch_size, args.seed, 0)) // world
+    total_steps = args.steps if args.steps else max(1, int(round(args.epochs * batches_per_epoch)))
+    log(f"target {args.target} ({geo['num_layers']} layers, H={geo['hidden_size']}, V={geo['vocab_size']}); "
+        f"aux {aux}; draft vocab {cfg.draft_vocab_size} covers {vocab_cov:.1%} of response tokens; "
+        f"{count_trainable(drafter) / 1e6:.2f}M trainable; {train_manifest['num_seqs']} train seqs / "
+        f"{train_manifest['num_tokens']} tokens; {total_steps} steps x {world} rank(s) x {args.batch_size} seqs")
+
+    val_dir = data["val"]["capture_dir"]
+    if rank == 0 and start_step == 0:
+        m = evaluate(objective, val_dir, args.batch_size, device)
+        history.append({"step": 0, "val": m})
+        log("val @0: " + " ".join(f"acc_{j}={m[f'acc_{j}']:.3f}" for j in range(args.ttt_steps)))
+
+    from tqdm.auto import tqdm
+
+    step = start_step
+    train_tokens = 0
+    t_train = time.time()
+    bar = tqdm(total=total_steps, initial=start_step, desc="train", unit="step",
+               disable=(rank != 0 or not args.progress))
+    epoch, pos = divmod(step, batches_per_epoch)
+    while step < total_steps:
+        plan = epoch_plan(train_manifest, args.batch_size, args.seed, epoch)[: batches_per_epoch * world]
+        mine = plan[rank::world][pos:]
+        pos = 0
+        shard_cache: tuple[int, list] | None = None
+        for si, idx in mine:
+            if step >= total_steps:
+                break
+            if shard_cache is None or shard_cache[0] != si:
+                shard_cache = next(cap.iter_shards(data["train"]["capture_dir"], [si]))
+            batch = collate([shard_cache[1][i] for i in idx], device)
+            for g in optimizer.param_groups:
+                g["lr"] = lr_at(step, total_steps, args)
+            loss, stats = model(batch)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            if args.grad_clip:
+                torch.nn.utils.clip_grad_norm_(params, args.grad_clip)
+            optimizer.step()
+            step += 1
+            train_tokens += int(batch["target_mask"].sum())
+            m = stats_to_metrics(stats, args.ttt_steps)
+            bar.set_postfix(loss=f"{loss.item():.3f}", acc0=f"{m['acc_0']:.2f}")
+            bar.update(1)
+            if rank == 0 and args.eval_every and step % args.eval_every == 0 and step < total_steps:
+                vm = evaluate(objective, val_dir, args.batch_size, device)
+                history.append({"step": step, "val": vm})
+                bar.write(f"val @{step}: " + " ".join(f"acc_{j}={vm[f'acc_{j}']:.3f}" for j in range(args.ttt_steps)))
+            if args.save_every and step % args.save_every == 0 and rank == 0:
+                save_checkpoint(out, drafter, optimizer, step, history, args)
+            barrier() if (args.save_every and step % args.save_every == 0) else None
+        epoch += 1
+    bar.close()
+    train_s = time.time() - t_train
+
+    report = {}
+    if rank == 0:
+        vm = evaluate(objective, val_dir, args.batch_size, device)
+        history.append({"step": step, "val": vm})
+        log("val @%d: " % step + " ".join(f"acc_{j}={vm[f'acc_{j}']:.3f} full_acc_{j}={vm[f'full_acc_{j}']:.3f}"
+                                           for j in range(args.ttt_steps)))
+        save_checkpoint(out, drafter, optimizer, step, history, args)
+        eos = getattr(target.config, "eos_token_id", None)
+        save_drafter(drafter, out, args.layout, verifier_name_or_path=args.target, ttt_steps=args.ttt_steps,
+                     save_embeddings=args.save_embeddings,
+                     verifier_architectures=tuple(target.config.architectures or ["LlamaForCausalLM"]),
+                     bos_token_id=getattr(target.config, "bos_token_id", None), eos_token_id=eos)
+        report = {
+            "args": asdict(args), "world_size": world, "target_path": str(target_path),
+            "aux_layer_ids": aux, "draft_vocab_size": cfg.draft_vocab_size, "vocab_coverage": vocab_cov,
+            "trainable_params": count_trainable(drafter),
+            "data": {split: {"prompts": len(d["rows"]), "seqs": d["manifest"]["num_seqs"],
+                             "tokens": d["manifest"]["num_tokens"], "loss_tokens": d["manifest"]["num_loss_tokens"],
+                             "response_tokens": sum(len(r["response_ids"]) for r in d["rows"]),
+                             "generate_s": d["generate_s"], "capture_s": d["capture_s"],
+                             "capture_dir": str(d["capture_dir"])} for split, d in data.items()},
+            "steps": step, "resumed_from_step": start_step, "prepare_s": round(prep_s, 1),
+            "train_s": round(train_s, 1),
+            "train_tokens_per_s_rank0": round(train_tokens / max(train_s, 1e-9), 1),
+            "wall_s": round(time.time() - wall0, 1), "history": history, "final_val": vm,
+        }
+        (out / "training_report.json").write_text(json.dumps(report, indent=2) + "\n")
+    barrier()
+    if world > 1 and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
+    return report
