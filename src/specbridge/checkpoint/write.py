@@ -8,12 +8,9 @@ checkpoint directory appears atomically, and renames that keep the header length
 
 from __future__ import annotations
 
-import ctypes
 import errno
-import hashlib
 import json
 import os
-import secrets
 import shutil
 import struct
 import sys
@@ -237,6 +234,8 @@ _libc = None
 
 def _renameat2(src: Path, dst: Path, flags: int) -> bool:
     """Linux renameat2 via libc. False when the kernel, libc or filesystem lacks it (caller falls back)."""
+    import ctypes  # here, not at the top: it costs start-up time on every command
+
     global _libc
     if _libc is None:
         try:
@@ -272,7 +271,7 @@ def _place(tmp: Path, dst: Path, force: bool) -> Path | None:
         return tmp
     # No exchange (old kernel or filesystem): two renames. A crash between them leaves the old
     # checkpoint complete under its hidden `aside` name, never a partial one at dst.
-    aside = dst.with_name(f".{dst.name}.specbridge-old-{secrets.token_hex(4)}")
+    aside = dst.with_name(f".{dst.name}.specbridge-old-{os.urandom(4).hex()}")
     os.rename(dst, aside)
     try:
         os.rename(tmp, dst)
@@ -370,7 +369,7 @@ def write_checkpoint(
     except OSError as e:
         raise CheckpointError(dst, _os_error_line(e, f"parent directory {dst.parent}")) from None
     while True:  # mkdir (not mkdtemp) so the directory gets 0777 & ~umask like any other
-        tmp = dst.with_name(f".{dst.name}.specbridge-tmp-{secrets.token_hex(4)}")
+        tmp = dst.with_name(f".{dst.name}.specbridge-tmp-{os.urandom(4).hex()}")
         try:
             os.mkdir(tmp, 0o777)
             break
@@ -511,6 +510,8 @@ def restore_header(path: Path, backup: Path | None = None) -> None:
 
 
 def _hash_range(path: Path, offset: int, nbytes: int, buf: memoryview) -> bytes:
+    import hashlib
+
     h = hashlib.blake2b(digest_size=32)
     with open(path, "rb", buffering=0) as f:
         f.seek(offset)
@@ -546,6 +547,8 @@ def _written_files(dst) -> tuple[list[Path], dict | None, list[str]]:
 def verify_written(dst_files_or_dir, expected: list[OutTensor]) -> list[str]:
     """Re-read what was written and compare with what was asked: names, dtypes, shapes, and a blake2b of
     every tensor's bytes against its source (or the transformed bytes). Streamed. Returns problems; [] = verified."""
+    import hashlib
+
     files, index, problems = _written_files(dst_files_or_dir)
     found: dict[str, TensorInfo] = {}
     for f in files:
