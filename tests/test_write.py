@@ -348,6 +348,17 @@ def test_refuses_to_write_over_source_directory(tmp_path):
     with pytest.raises(CheckpointError, match="contains the source"):
         write_checkpoint(tmp_path, tensors, {}, force=True)
     assert file_bytes(src) == before and os.listdir(ckpt) == ["model.safetensors"]
+    # A source reached through a symlink (as in the HF cache: snapshots/... -> blobs/...) counts for both dirs.
+    snap, blobs = tmp_path / "snap", tmp_path / "blobs"
+    snap.mkdir()
+    blobs.mkdir()
+    shutil.copy(TRAIN_SAVE, blobs / "abc123")
+    (snap / "model.safetensors").symlink_to(blobs / "abc123")
+    linked = renamed(snap / "model.safetensors")
+    for d in (snap, blobs):
+        with pytest.raises(CheckpointError, match="holding the source"):
+            write_checkpoint(d, linked, {}, force=True)
+    assert (snap / "model.safetensors").read_bytes() == before
     # Writing *inside* the source's directory is fine.
     write_checkpoint(ckpt / "converted", tensors, {})
     assert verify_written(ckpt / "converted", tensors) == []

@@ -301,13 +301,15 @@ def _shard_plan(tensors: list[OutTensor], max_shard_bytes: int | None) -> list[l
 def _check_destination(dst: Path, tensors: list[OutTensor], force: bool) -> None:
     real_dst = Path(os.path.realpath(dst))
     for src_file in {t.source.file for t in tensors}:
-        src_dir = Path(os.path.realpath(src_file)).parent
-        if src_dir == real_dst:
-            raise CheckpointError(
-                dst, f"is the directory holding the source {src_file}; refusing to replace it (rename in place instead: --in-place)"
-            )
-        if real_dst in src_dir.parents:
-            raise CheckpointError(dst, f"contains the source {src_file}; replacing it would delete the original")
+        # Both the directory the path names and the one the file really lives in (HF caches symlink to blobs).
+        named_dir = Path(os.path.realpath(os.path.dirname(os.path.abspath(src_file))))
+        for src_dir in {named_dir, Path(os.path.realpath(src_file)).parent}:
+            if src_dir == real_dst:
+                raise CheckpointError(
+                    dst, f"is the directory holding the source {src_file}; refusing to replace it (rename in place instead: --in-place)"
+                )
+            if real_dst in src_dir.parents:
+                raise CheckpointError(dst, f"contains the source {src_file}; replacing it would delete the original")
     if os.path.lexists(dst):
         if os.path.islink(dst) or not os.path.isdir(dst):
             raise CheckpointError(dst, "exists and is not a directory; refusing to replace it")
