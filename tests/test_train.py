@@ -1,0 +1,229 @@
+"""`specbridge train` end to end on a tiny Llama target built here, plus its parts.
+
+The target is a random 4-layer Llama (H=64, V=512) whose head is rolled against its embedding,
+so its greedy continuation counts upwards (x, x+1, x+2, ...). A drafter can only predict two
+tokens ahead (x[t+2]) if it learns to use its token input, so accuracy far above chance
+(1/Vd) shows real learning, and the untrained drafter starts near zero.
+"""
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+pytest.importorskip("safetensors")
+
+from specbridge.train import capture as cap  # noqa: E402
+from specbridge.train.trainer import TrainArgs, train  # noqa: E402
+from specbridge.train.vocab import build_vocab_map, coverage  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+FIXTURE = Path("/work/shared/fixtures/producers/speculators-0.9.0/train-save")
+VD = 448
+
+
+def make_counting_target(path: Path, seed: int = 0):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(seed)
+    cfg = LlamaConfig(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
+                      num_attention_heads=2, num_key_value_heads=2, head_dim=32, max_position_embeddings=256,
+                      rms_norm_eps=1e-6, tie_word_embeddings=False, bos_token_id=1, eos_token_id=2)
+    model = LlamaForCausalLM(cfg)
+    with torch.no_grad():
+        for layer in model.model.layers:
+            layer.self_attn.o_proj.weight.mul_(0.05)
+            layer.mlp.down_proj.weight.mul_(0.05)
+        # head row v = 100 * embed[v-1]: greedy next token of x is x+1, with a confident target
+        model.lm_head.weight.copy_(torch.roll(model.model.embed_tokens.weight, 1, 0) * 100)
+    model.save_pretrained(path)
+    rng = random.Random(seed)
+    for name, n in (("train", 96), ("val", 24)):
+        rows = [{"prompt_ids": [rng.randrange(3, 400) for _ in range(4)]} for _ in range(n)]
+        (path / f"{name}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return model
+
+
+@pytest.fixture(scope="module")
+def tiny_target(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tiny-target")
+    make_counting_target(path)
+    return path
+
+
+def tiny_args(target: Path, out: Path, **kw) -> TrainArgs:
+    base = dict(target=str(target), out=str(out), train_prompts=str(target / "train.jsonl"),
+                val_prompts=str(target / "val.jsonl"), max_new_tokens=24, draft_vocab_size=VD,
+                aux_layers=[1, 2, 3], steps=120, batch_size=8, lr=1e-2, warmup_steps=5,
+                data_dir=str(out.parent / "data"), progress=False)
+    base.update(kw)
+    return TrainArgs(**base)
+
+
+@pytest.fixture(scope="module")
+def trained(tiny_target, tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "drafter"
+    report = train(tiny_args(tiny_target, out, save_every=60), log=lambda *a: None)
+    return out, report
+
+
+def test_tiny_run_learns_far_above_chance(trained):
+    out, report = trained
+    start, final = report["history"][0]["val"], report["final_val"]
+    chance = 1.0 / VD
+    assert start["acc_0"] < 0.05  # the untrained drafter cannot do it...
+    assert final["acc_0"] > 0.6 > 100 * chance  # ...the trained one does, far above chance
+    assert final["acc_1"] > 0.3 and final["full_acc_1"] <= final["acc_1"]
+    assert report["steps"] == 120 and report["data"]["train"]["seqs"] == 96
+    assert report["data"]["val"]["loss_tokens"] == 24 * 24
+
+
+def test_saved_drafter_is_the_exact_speculators_layout(trained):
+    from safetensors import safe_open
+
+    out, report = trained
+    with safe_open(str(out / "model.safetensors"), "pt") as f:
+        tensors = {k: f.get_tensor(k) for k in f.keys()}
+    names = {f"layers.0.self_attn.{p}_proj.weight" for p in "qkvo"} | {f"layers.0.mlp.{p}_proj.weight" for p in ("gate", "up", "down")}
+    names |= {f"layers.0.{n}.weight" for n in ("input_layernorm", "hidden_norm", "post_attention_layernorm")}
+    names |= {"fc.weight", "norm.weight", "lm_head.weight", "d2t", "t2d"}
+    assert set(tensors) == names
+    H, V = 64, 512
+    expect = {"fc.weight": (H, 3 * H), "layers.0.self_attn.q_proj.weight": (64, 2 * H),
+              "layers.0.self_attn.k_proj.weight": (64, 2 * H), "layers.0.self_attn.o_proj.weight": (H, 64),
+              "layers.0.mlp.gate_proj.weight": (128, H), "layers.0.mlp.down_proj.weight": (H, 128),
+              "lm_head.weight": (VD, H), "norm.weight": (H,), "d2t": (VD,), "t2d": (V,)}
+    for name, shape in expect.items():
+        assert tuple(tensors[name].shape) == shape, name
+    for name, t in tensors.items():
+        want = {"d2t": torch.int64, "t2d": torch.bool}.get(name, torch.bfloat16)
+        assert t.dtype == want, name
+    d2t, t2d = tensors["d2t"], tensors["t2d"]
+    assert int(t2d.sum()) == VD and bool(t2d[torch.arange(VD) + d2t].all())
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["eagle_aux_hidden_state_layer_ids"] == [1, 2, 3]
+    assert cfg["speculators_config"]["proposal_methods"][0]["speculative_tokens"] == 3
+    assert cfg["speculators_config"]["verifier"]["name_or_path"] == report["args"]["target"]
+    assert cfg["transformer_layer_config"]["vocab_size"] == V and cfg["draft_vocab_size"] == VD
+    if FIXTURE.exists():
+        ref = json.loads((FIXTURE / "config.json").read_text())
+        assert set(cfg) == set(ref)
+        assert set(cfg["transformer_layer_config"]) == set(ref["transformer_layer_config"])
+
+
+def test_resume_loads_the_vocab_map_and_never_rebuilds_it(trained, tiny_target, monkeypatch, tmp_path):
+    import shutil
+
+    from safetensors.torch import load_file
+
+    import specbridge.train.trainer as trainer_mod
+
+    out, _ = trained
+    resumed = tmp_path / "drafter"
+    shutil.copytree(out / "checkpoints", resumed / "checkpoints")
+    shutil.rmtree(resumed / "checkpoints" / "step-0000120")  # continue from the step-60 checkpoint
+
+    def refuse(*a, **k):
+        raise AssertionError("vocab map rebuilt on resume")
+
+    monkeypatch.setattr(trainer_mod, "build_vocab_map", refuse)
+    report = train(tiny_args(tiny_target, resumed, data_dir=str(out.parent / "data"), steps=70, resume=True),
+                   log=lambda *a: None)
+    assert report["resumed_from_step"] == 60 and report["steps"] == 70
+    first, second = load_file(str(out / "model.safetensors")), load_file(str(resumed / "model.safetensors"))
+    assert torch.equal(first["d2t"], second["d2t"]) and torch.equal(first["t2d"], second["t2d"])
+
+
+def test_resume_without_checkpoint_fails_clearly(tiny_target, tmp_path):
+    with pytest.raises(FileNotFoundError, match="no checkpoint"):
+        train(tiny_args(tiny_target, tmp_path / "empty", resume=True), log=lambda *a: None)
+
+
+def test_two_process_torchrun(tiny_target, trained, tmp_path):
+    import socket
+
+    out = tmp_path / "ddp"
+    with socket.socket() as s:  # a free port for the rendezvous
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    data_dir = trained[0].parent / "data"  # captures cached by the single-process run
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-addr", "127.0.0.1", "--master-port", str(port),
+           "-m", "specbridge.train", "--target", str(tiny_target), "--out", str(out),
+           "--train-prompts", str(tiny_target / "train.jsonl"), "--val-prompts", str(tiny_target / "val.jsonl"),
+           "--max-new-tokens", "24", "--draft-vocab-size", str(VD), "--aux-layers", "1,2,3",
+           "--steps", "60", "--lr", "1e-2", "--data-dir", str(data_dir)]
+    env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    report = json.loads((out / "training_report.json").read_text())
+    assert report["world_size"] == 2 and report["steps"] == 60
+    assert report["final_val"]["acc_0"] > 0.3  # 60 steps x 2 ranks x 8 seqs, far above 1/448
+    assert (out / "model.safetensors").exists()
+
+
+def test_capture_uses_input_of_layer_convention(tiny_target):
+    from transformers import AutoModelForCausalLM
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_target).eval()
+    seqs = [[5, 6, 7, 8, 9, 10], [11, 12, 13]]
+    got = cap.capture_batch(model, seqs, [0, 2, 4])
+    with torch.no_grad():
+        ref = model(torch.tensor([seqs[0]]), output_hidden_states=True)
+    hs = ref.hidden_states
+    aux = got[0]["aux_hidden"].float()
+    torch.testing.assert_close(aux[:, :64], hs[0][0], rtol=1e-2, atol=1e-2)  # id 0 = embeddings
+    torch.testing.assert_close(aux[:, 64:128], hs[2][0], rtol=1e-2, atol=1e-2)  # id 2 = entering layer 2
+    final_pre_norm = aux[:, 128:]  # id 4 = N = final state before the norm
+    torch.testing.assert_close(model.model.norm(final_pre_norm), got[0]["final_hidden"].float(), rtol=2e-2, atol=2e-2)
+    assert torch.equal(got[0]["target_next"].long(), ref.logits[0].argmax(-1))
+    assert got[1]["aux_hidden"].shape == (3, 192)  # padding stripped
+    with pytest.raises(ValueError):
+        cap.capture_batch(model, seqs, [5])
+
+
+def test_default_aux_ids_follow_the_eagle3_rule():
+    assert cap.default_aux_layer_ids(30) == [2, 15, 27]
+    assert cap.default_aux_layer_ids(32) == [2, 16, 29]
+    with pytest.raises(ValueError):
+        cap.check_aux_layer_ids([2, 2, 3], 4)
+
+
+def test_vocab_map_most_frequent_sorted_with_offsets():
+    counts = torch.zeros(20, dtype=torch.long)
+    counts[[15, 3, 9, 11]] = torch.tensor([50, 40, 40, 1])
+    d2t, t2d = build_vocab_map(counts, 3)
+    # 15 (50), then the tie 3 vs 9 at 40 (both fit); 11 is dropped
+    assert torch.equal(torch.arange(3) + d2t, torch.tensor([3, 9, 15]))
+    assert t2d.dtype == torch.bool and t2d.sum() == 3 and d2t.dtype == torch.int64
+    d2t, t2d = build_vocab_map(counts, 6)  # only 4 seen: padded with the lowest unseen ids
+    assert torch.equal(torch.nonzero(t2d).flatten(), torch.tensor([0, 1, 3, 9, 11, 15]))
+    assert abs(coverage(counts, t2d) - 1.0) < 1e-9
+    d2t, t2d = build_vocab_map(counts, 2)  # tie at the cut: the lower id wins
+    assert torch.equal(torch.nonzero(t2d).flatten(), torch.tensor([3, 15]))
+
+
+def test_cli_registers_train_and_rejects_other_layouts(tiny_target, tmp_path):
+    import typer
+    from typer.testing import CliRunner
+
+    from specbridge.cli.train_cmd import register
+
+    app = typer.Typer()
+    register(app)
+
+    @app.command("noop")
+    def noop():  # a second command keeps typer in multi-command mode
+        pass
+
+    result = CliRunner().invoke(app, ["train", "--target", str(tiny_target), "--out", str(tmp_path / "x"),
+                                      "--layout", "sglang"])
+    assert result.exit_code != 0 and "convert" in result.output
+    help_text = CliRunner().invoke(app, ["train", "--help"]).output
+    for flag in ("--draft-vocab-size", "--aux-layers", "--ttt-steps", "--resume", "--num-prompts", "--steps"):
+        assert flag in help_text
