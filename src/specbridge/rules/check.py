@@ -9,6 +9,7 @@ from ..engines.registry import resolve
 from ..engines.simulate import LoadReport, simulate
 from ..layouts.canonical import Drafter, describe
 from .findings import ERROR, Finding
+from .compat import compat_findings
 from .load import load_findings
 
 
@@ -17,6 +18,7 @@ class CheckResult:
     drafter: Drafter
     report: LoadReport
     findings: list[Finding] = field(default_factory=list)
+    aux: dict | None = None  # resolved aux layers (with a target)
 
     @property
     def ok(self) -> bool:
@@ -47,17 +49,20 @@ class CheckResult:
                 for p in r.params
             ],
             "assumptions": r.assumptions,
+            "aux_layers": self.aux,
         }
 
 
-def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, extra_rules=None) -> list[CheckResult]:
+def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=None, launch=None) -> list[CheckResult]:
+    """Simulate each engine version's load, then the drafter ↔ target ↔ launch rules."""
     drafter = describe(ckpt)
     dtypes = {n: t.dtype for n, t in ckpt.tensors.items()}
+    label = path_label or str(ckpt.root)
     out = []
     for era, version in resolve(engine):
         rep = simulate(ckpt, era, version)
-        res = CheckResult(drafter, rep, load_findings(rep, path_label or str(ckpt.root), dtypes))
-        if extra_rules:
-            res.findings.extend(extra_rules(drafter, rep))
+        res = CheckResult(drafter, rep, load_findings(rep, label, dtypes))
+        more, res.aux = compat_findings(ckpt, drafter, rep, target, launch, label)
+        res.findings.extend(more)
         out.append(res)
     return out

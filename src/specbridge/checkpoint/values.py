@@ -1,0 +1,72 @@
+"""Read small tensors' values (vocab maps, a few embedding rows) without numpy or torch.
+
+Only what the compatibility rules need, capped so a hostile header cannot make us read gigabytes.
+"""
+
+from __future__ import annotations
+
+import math
+import struct
+from array import array
+
+from .errors import CheckpointError
+from .safetensors import TensorInfo
+
+MAX_VALUES_BYTES = 64 * 2**20
+
+_INT = {"I64": "q", "I32": "i", "I16": "h", "I8": "b", "U8": "B", "U16": "H", "U32": "I", "U64": "Q", "BOOL": "B"}
+
+
+def int_values(t: TensorInfo) -> list[int]:
+    if t.dtype not in _INT:
+        raise CheckpointError(t.file, f"{t.name}: expected an integer tensor, got {t.dtype}")
+    if t.nbytes > MAX_VALUES_BYTES:
+        raise CheckpointError(t.file, f"{t.name}: {t.nbytes} bytes is too large for a vocab map")
+    a = array(_INT[t.dtype])
+    a.frombytes(t.read_bytes())
+    return a.tolist()
+
+
+def _floats(raw: bytes, dtype: str) -> list[float]:
+    if dtype == "F32":
+        return list(struct.unpack(f"<{len(raw) // 4}f", raw))
+    if dtype == "F16":
+        return list(struct.unpack(f"<{len(raw) // 2}e", raw))
+    if dtype == "BF16":
+        halves = array("H")
+        halves.frombytes(raw)
+        words = array("I", (h << 16 for h in halves))
+        return list(struct.unpack(f"<{len(words)}f", words.tobytes()))
+    raise CheckpointError(None, f"unsupported float dtype {dtype}")
+
+
+def sample_rows(t: TensorInfo, n_rows: int = 16) -> tuple[list[int], list[list[float]]]:
+    """n_rows rows spread over a 2-D float tensor (row indices, values)."""
+    rows, cols = t.shape
+    elt = t.nbytes // max(1, rows * cols)
+    idx = sorted({int(i * (rows - 1) / max(1, n_rows - 1)) for i in range(n_rows)}) if rows else []
+    out = []
+    with open(t.file, "rb") as f:
+        for r in idx:
+            f.seek(t.offset + r * cols * elt)
+            out.append(_floats(f.read(cols * elt), t.dtype))
+    return idx, out
+
+
+def row_bytes(t: TensorInfo, rows: list[int]) -> list[bytes]:
+    r_total, cols = t.shape
+    elt = t.nbytes // max(1, r_total * cols)
+    with open(t.file, "rb") as f:
+        out = []
+        for r in rows:
+            f.seek(t.offset + r * cols * elt)
+            out.append(f.read(cols * elt))
+    return out
+
+
+def mean_std(values: list[list[float]]) -> tuple[float, float]:
+    flat = [v for row in values for v in row if math.isfinite(v)]
+    if not flat:
+        return 0.0, 0.0
+    m = sum(flat) / len(flat)
+    return m, math.sqrt(sum((v - m) ** 2 for v in flat) / len(flat))

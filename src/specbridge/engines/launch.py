@@ -1,0 +1,156 @@
+"""Read and write the engines' launch command lines (the speculative-decoding part of them)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from dataclasses import dataclass, field
+
+
+class LaunchError(ValueError):
+    pass
+
+
+@dataclass
+class Launch:
+    engine: str  # "sglang" | "vllm"
+    target: str | None = None
+    algorithm: str | None = None  # SGLang --speculative-algorithm / vLLM method, upper-cased
+    draft: str | None = None
+    steps: int | None = None
+    topk: int | None = None
+    draft_tokens: int | None = None
+    token_map: str | None = None
+    tp: int | None = None
+    draft_tp: int | None = None
+    context_length: int | None = None
+    dtype: str | None = None
+    quantization: str | None = None
+    draft_quantization: str | None = None
+    attention_backend: str | None = None
+    extra: dict = field(default_factory=dict)
+    raw: str = ""
+
+
+SGLANG_FLAGS = {
+    "--model-path": "target",
+    "--model": "target",
+    "--speculative-algorithm": "algorithm",
+    "--speculative-draft-model-path": "draft",
+    "--speculative-draft-model": "draft",
+    "--speculative-num-steps": "steps",
+    "--speculative-eagle-topk": "topk",
+    "--speculative-num-draft-tokens": "draft_tokens",
+    "--speculative-token-map": "token_map",
+    "--tp": "tp",
+    "--tp-size": "tp",
+    "--tensor-parallel-size": "tp",
+    "--context-length": "context_length",
+    "--dtype": "dtype",
+    "--quantization": "quantization",
+    "--speculative-draft-model-quantization": "draft_quantization",
+    "--attention-backend": "attention_backend",
+}
+VLLM_FLAGS = {
+    "--model": "target",
+    "--tensor-parallel-size": "tp",
+    "-tp": "tp",
+    "--max-model-len": "context_length",
+    "--dtype": "dtype",
+    "--quantization": "quantization",
+    "-q": "quantization",
+}
+INTS = {"steps", "topk", "draft_tokens", "tp", "draft_tp", "context_length"}
+
+
+def _set(launch: Launch, attr: str, value: str) -> None:
+    if attr in INTS:
+        try:
+            setattr(launch, attr, int(value))
+        except ValueError:
+            raise LaunchError(f"{attr.replace('_', ' ')} must be an integer, got {value!r}") from None
+    else:
+        setattr(launch, attr, value)
+
+
+def parse_launch(cmd: str) -> Launch:
+    """Parse `python -m sglang.launch_server …` or `vllm serve …` (or the vLLM api_server module)."""
+    try:
+        argv = shlex.split(cmd)
+    except ValueError as e:
+        raise LaunchError(f"cannot parse the launch command: {e}") from None
+    text = " ".join(argv)
+    if "sglang" in text:
+        engine, flags = "sglang", SGLANG_FLAGS
+    elif "vllm" in text:
+        engine, flags = "vllm", VLLM_FLAGS
+    else:
+        raise LaunchError("the launch command names neither sglang nor vllm")
+    launch = Launch(engine, raw=cmd)
+    i = 0
+    positional: list[str] = []
+    while i < len(argv):
+        a = argv[i]
+        key, eq, val = a.partition("=")
+        if key in flags or (engine == "vllm" and key in ("--speculative-config", "-sc", "--speculative_config")):
+            if not eq:
+                if i + 1 >= len(argv):
+                    raise LaunchError(f"{key} needs a value")
+                val = argv[i + 1]
+                i += 1
+            if key in ("--speculative-config", "-sc", "--speculative_config"):
+                _vllm_spec(launch, val)
+            else:
+                _set(launch, flags[key], val)
+        elif a.startswith("-"):
+            if not eq and i + 1 < len(argv) and not argv[i + 1].startswith("-"):
+                launch.extra[key] = argv[i + 1]
+                i += 1
+            else:
+                launch.extra[key] = val if eq else True
+        else:
+            positional.append(a)
+        i += 1
+    if engine == "vllm" and launch.target is None:
+        after = positional[positional.index("serve") + 1 :] if "serve" in positional else []
+        if after:
+            launch.target = after[0]
+    if launch.algorithm:
+        launch.algorithm = launch.algorithm.upper()
+    return launch
+
+
+def _vllm_spec(launch: Launch, val: str) -> None:
+    try:
+        spec = json.loads(val)
+    except json.JSONDecodeError as e:
+        raise LaunchError(f"--speculative-config is not valid JSON: {e.msg}") from None
+    if not isinstance(spec, dict):
+        raise LaunchError("--speculative-config must be a JSON object")
+    launch.algorithm = str(spec.get("method", "")).upper() or None
+    launch.draft = spec.get("model")
+    launch.steps = spec.get("num_speculative_tokens")
+    launch.draft_tp = spec.get("draft_tensor_parallel_size")
+    launch.draft_quantization = spec.get("quantization")
+    if spec.get("max_model_len"):
+        launch.extra["draft_max_model_len"] = spec["max_model_len"]
+
+
+def build_launch(engine: str, target: str, draft: str, steps: int, topk: int, draft_tokens: int | None, extra: list[str] | None = None) -> str:
+    """The engine command line for an EAGLE-3 drafter (checked by `check` before it is printed)."""
+    if engine == "sglang":
+        n = draft_tokens if draft_tokens is not None else (steps + 1 if topk == 1 else steps * topk)
+        parts = [
+            "python", "-m", "sglang.launch_server", "--model-path", target,
+            "--speculative-algorithm", "EAGLE3",
+            "--speculative-draft-model-path", draft,
+            "--speculative-num-steps", str(steps),
+            "--speculative-eagle-topk", str(topk),
+            "--speculative-num-draft-tokens", str(n),
+        ]
+    elif engine == "vllm":
+        spec = {"method": "eagle3", "model": draft, "num_speculative_tokens": steps}
+        parts = ["vllm", "serve", target, "--speculative-config", json.dumps(spec, separators=(",", ":"))]
+    else:
+        raise LaunchError(f"no launch command for engine {engine!r} (sglang, vllm)")
+    return shlex.join(parts + list(extra or []))

@@ -1,0 +1,386 @@
+"""Drafter ↔ target ↔ launch compatibility: the failures that load fine and still accept nothing.
+
+Each rule is a small function returning findings; `compat_findings` runs them all. Rule codes are
+catalogued in `findings.py` and documented in docs/rules.md; docs/coverage.md maps them to the
+failure-mode rows and tests.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..checkpoint.errors import CheckpointError
+from ..checkpoint.reader import Checkpoint
+from ..checkpoint.target import TargetInfo, rope_of
+from ..checkpoint.values import int_values, mean_std, row_bytes, sample_rows
+from ..engines.capture import default_boundaries, engine_capture
+from ..engines.launch import Launch
+from ..engines.simulate import LoadReport
+from ..engines.spec import parse_version
+from ..layouts.canonical import INPUT_OF_LAYER, Drafter
+from .findings import ERROR, INFO, WARNING, Finding, finding
+
+
+@dataclass
+class Context:
+    ckpt: Checkpoint
+    d: Drafter
+    rep: LoadReport
+    target: TargetInfo | None = None
+    launch: Launch | None = None
+    path: str = "PATH"
+    out: list[Finding] = field(default_factory=list)
+    aux: dict | None = None  # the resolved aux-layer table, for display
+
+    @property
+    def eng(self) -> str:
+        return f"{self.rep.engine} {self.rep.version}"
+
+    def add(self, code, sev, msg, fix=None):
+        self.out.append(finding(code, sev, msg, fix))
+
+    @property
+    def ht(self) -> int | None:
+        if self.d.cfg_target_hidden_size:
+            return self.d.cfg_target_hidden_size
+        if self.target and self.target.hidden_size:
+            return self.target.hidden_size
+        return self.d.hidden_size
+
+    @property
+    def k(self) -> int | None:
+        ht = self.ht
+        if self.d.fc_in and ht and self.d.fc_in % ht == 0:
+            return self.d.fc_in // ht
+        return None
+
+    def version_at_least(self, v: str) -> bool:
+        return parse_version(self.rep.version) >= parse_version(v)
+
+
+# --- geometry ---------------------------------------------------------------------------------
+
+
+def geometry(c: Context) -> None:
+    d = c.d
+    H = d.hidden_size
+    if d.fc_in and c.ht and d.fc_in % c.ht:
+        c.add("G001", ERROR, f"fc.weight input width {d.fc_in} is not a multiple of the target hidden size {c.ht}: "
+              "the concatenated aux states cannot feed it.", "check that this drafter was trained for this target")
+    norm = d.tensors.get("norm.weight")
+    if norm is not None and H and norm.shape[0] != H:
+        c.add("G002", ERROR, f"fc.weight outputs {H} but norm.weight is {norm.shape[0]} wide: fc must map to the draft hidden size.")
+    q = d.tensors.get("layers.0.self_attn.q_proj.weight")
+    if q is not None and H and len(q.shape) == 2 and q.shape[1] != 2 * H:
+        c.add("G003", ERROR, f"layers.0 q_proj takes {q.shape[1]} inputs; EAGLE-3's first layer takes cat(embeds, hidden) = 2×{H} = {2 * H}.")
+    nh, nkv, hd = d.num_heads, d.num_kv_heads, d.head_dim
+    if d.q_out and nh and hd and d.q_out != nh * hd:
+        hint = "" if d.head_dim_explicit else f" (config has no head_dim, so engines derive hidden_size/heads = {hd}; set head_dim = {d.q_out // nh})" if d.q_out % nh == 0 else ""
+        c.add("G004", ERROR, f"q_proj has {d.q_out} outputs but config says {nh} heads × head_dim {hd} = {nh * hd}{hint}.",
+              "write head_dim (and heads) in config.json to match the weights")
+    if d.kv_out and nkv and hd and d.kv_out != nkv * hd:
+        c.add("G004", ERROR, f"k_proj has {d.kv_out} outputs but config says {nkv} KV heads × head_dim {hd} = {nkv * hd}.",
+              "write num_key_value_heads / head_dim in config.json to match the weights")
+    if d.draft_vocab_from_keys and d.draft_vocab_size and d.draft_vocab_from_keys != d.draft_vocab_size:
+        c.add("G005", ERROR, f"lm_head has {d.draft_vocab_from_keys} rows but draft_vocab_size is {d.draft_vocab_size}.",
+              f"set draft_vocab_size to {d.draft_vocab_from_keys}")
+    if d.cfg_layers is not None and d.layers_in_keys and d.cfg_layers != d.layers_in_keys:
+        c.add("G006", ERROR, f"the keys hold {d.layers_in_keys} decoder layer(s) but config num_hidden_layers is {d.cfg_layers}.",
+              f"set num_hidden_layers to {d.layers_in_keys}")
+    if c.target and c.target.hidden_size and H and H != c.target.hidden_size and not d.cfg_target_hidden_size:
+        c.add("G007", ERROR, f"draft hidden size {H} differs from the target's {c.target.hidden_size} but config.json has no target_hidden_size: "
+              f"engines size fc from hidden_size and the aux states will not fit.", f"add \"target_hidden_size\": {c.target.hidden_size}")
+    ids = d.aux_ids
+    if ids is not None and c.k and len(ids) != c.k:
+        c.add("G008", ERROR, f"fc takes {c.k} aux states ({d.fc_in} = {c.k} × {c.ht}) but {len(ids)} aux layer ids are configured {ids}.")
+
+
+# --- vocab maps -------------------------------------------------------------------------------
+
+
+def vocab(c: Context) -> None:
+    d = c.d
+    V = (c.target.vocab_size if c.target and c.target.vocab_size else None) or d.vocab_size or d.vocab_from_keys
+    Vd = d.draft_vocab_from_keys or d.draft_vocab_size
+    if c.target and c.target.vocab_size and d.vocab_size and d.vocab_size != c.target.vocab_size:
+        c.add("V009", ERROR, f"drafter vocab_size {d.vocab_size} differs from the target's {c.target.vocab_size}: "
+              "drafter and target do not share a tokenizer.", "use a drafter trained for this target")
+    emb = d.tensors.get("embed_tokens.weight")
+    if c.target and c.target.vocab_size and emb is not None and emb.shape[0] != c.target.vocab_size:
+        c.add("V009", ERROR, f"embed_tokens has {emb.shape[0]} rows, the target vocab has {c.target.vocab_size}.")
+    d2t_info = d.tensors.get("d2t")
+    t2d_info = d.tensors.get("t2d")
+    if d2t_info is None:
+        if Vd and V and Vd < V:
+            c.add("V006", ERROR, f"reduced draft vocab ({Vd} < {V}) without a d2t tensor: engines then read draft id i as target id i "
+                  "and every draft is wrong (vLLM logs 'Assuming draft and target model share the same vocab').",
+                  "add d2t (offsets: target_id = i + d2t[i]) from the training run's vocab mapping")
+        return
+    if Vd and V and Vd == V:
+        c.add("V007", WARNING, f"full-vocab drafter (draft_vocab_size = vocab_size = {V}) ships d2t/t2d: vLLM ≥ 0.32 refuses it, "
+              "older vLLM pays a scatter on every step.", f"specbridge convert {c.path} --engine vllm -o OUT (drops d2t/t2d)")
+    if d2t_info.dtype not in ("I64", "I32"):
+        c.add("V001", ERROR, f"d2t has dtype {d2t_info.dtype}; it must hold integer offsets (int64).")
+        return
+    if d2t_info.dtype != "I64":
+        c.add("V001", WARNING, f"d2t is {d2t_info.dtype}; producers and SGLang/vLLM use int64 (TensorRT-LLM converts to int32 itself).",
+              f"specbridge convert {c.path} --to {c.d.layout} -o OUT (writes int64)")
+    try:
+        d2t = int_values(d2t_info)
+    except CheckpointError as e:
+        c.add("V001", ERROR, e.message)
+        return
+    if Vd and len(d2t) != Vd:
+        c.add("V002", ERROR, f"d2t has {len(d2t)} entries but the draft vocab (lm_head rows) is {Vd}.")
+    tgt = [i + o for i, o in enumerate(d2t)]
+    if len(d2t) > 1 and all(o == i for i, o in enumerate(d2t)):
+        c.add("V008", ERROR, "d2t == arange: it holds absolute ids where offsets are expected, so target id = 2i for draft id i.",
+              "store offsets: d2t[i] = target_id[i] - i")
+    if V:
+        bad = [i for i, t in enumerate(tgt) if not 0 <= t < V]
+        if bad:
+            c.add("V003", ERROR, f"{len(bad)} d2t entries map outside the target vocab [0, {V}) (first: draft id {bad[0]} → {tgt[bad[0]]}).")
+    if len(set(tgt)) != len(tgt):
+        c.add("V004", ERROR, f"d2t maps {len(tgt) - len(set(tgt))} draft ids onto target ids already taken: the map is not one-to-one.")
+    elif any(b <= a for a, b in zip(tgt, tgt[1:])):
+        c.add("V004", WARNING, "d2t's target ids are not increasing; every producer writes them sorted ascending.")
+    if t2d_info is not None:
+        try:
+            t2d = int_values(t2d_info)
+        except CheckpointError as e:
+            c.add("V005", ERROR, e.message)
+            return
+        problems = []
+        if V and len(t2d) != V:
+            problems.append(f"length {len(t2d)} ≠ target vocab {V}")
+        if sum(1 for x in t2d if x) != len(d2t):
+            problems.append(f"{sum(1 for x in t2d if x)} entries set ≠ {len(d2t)} draft ids")
+        miss = [t for t in tgt if 0 <= t < len(t2d) and not t2d[t]]
+        if miss:
+            problems.append(f"{len(miss)} ids selected by d2t are not set in t2d")
+        if problems:
+            c.add("V005", ERROR, "t2d disagrees with d2t: " + "; ".join(problems) + ".", "recompute t2d from d2t (specbridge convert)")
+    if c.target and c.target.tokenizer_sha256:
+        own = c.ckpt.root / "tokenizer.json"
+        if own.is_file():
+            import hashlib
+
+            if hashlib.sha256(own.read_bytes()).hexdigest() != c.target.tokenizer_sha256:
+                c.add("V010", WARNING, "the drafter's tokenizer.json differs from the target's.", "confirm both use the same tokenizer revision")
+
+
+# --- aux layers ---------------------------------------------------------------------------------
+
+
+def aux_layers(c: Context) -> None:
+    d, t = c.d, c.target
+    if c.launch:
+        algo = c.launch.algorithm
+        eagle3 = algo in ("EAGLE3",) if c.launch.engine == "sglang" else algo in ("EAGLE3",)
+        if algo and not eagle3 and c.k and c.k >= 2:
+            if c.launch.engine == "sglang" and algo == "EAGLE":
+                same = (d.hidden_size or 0) == (c.ht or -1)
+                what = (
+                    f"SGLang never captures aux states, feeds fc's place a single {c.ht}-wide hidden state, and — because that width "
+                    f"equals the draft hidden size — skips the fusion fc [{d.hidden_size}, {d.fc_in}] silently (shape check in "
+                    "llama_eagle3 forward): accept length ≈ 1.00"
+                    if same
+                    else "SGLang feeds a single hidden state into fc and fails with a shape error"
+                )
+                c.add("A004", ERROR, f"launched with --speculative-algorithm EAGLE but this is an EAGLE-3 drafter ({c.k} aux states): {what}.",
+                      "launch with --speculative-algorithm EAGLE3")
+            else:
+                c.add("A004", ERROR, f"launched with method {algo!r} but this is an EAGLE-3 drafter ({c.k} aux states).",
+                      "use --speculative-algorithm EAGLE3 (SGLang) / \"method\": \"eagle3\" (vLLM)")
+    if t is None or not t.num_layers:
+        return
+    n = t.num_layers
+    ids = d.aux_ids
+    if ids is not None and any(not 0 <= i <= n for i in ids):
+        c.add("A005", ERROR, f"aux layer ids {ids} lie outside the target's {n} layers.")
+    # what the drafter was trained on, as physical boundaries
+    if ids is None:
+        trained = default_boundaries(n)
+        trained_note = f"no ids recorded: assumed the producers' shared default, boundaries {trained}"
+    elif d.aux_ids_where == "top-level":
+        trained = list(ids)
+        trained_note = f"ids {ids} at top level (speculators/vLLM convention: input of layer i)"
+    else:
+        trained = [i + 1 for i in ids]
+        trained_note = f"ids {ids} under eagle_config (SpecForge/ModelOpt convention: output of layer i = boundary i+1)"
+    ec_ids = ids if d.aux_ids_where == "eagle_config" else None
+    top_ids = ids if d.aux_ids_where == "top-level" else None
+    cap = engine_capture(c.rep.engine, c.rep.version, t.architecture, t.text_model_type or t.model_type, n, top_ids, ec_ids)
+    c.aux = {"trained": trained, "trained_note": trained_note, "fed": cap.boundaries, "ids_source": cap.ids_source, "notes": cap.notes}
+    if cap.supported is False:
+        c.add("A001", ERROR, f"{cap.support_note}: the target cannot hand aux hidden states to the drafter on {c.eng} "
+              f"({cap.cite}).", "use an engine version whose target class captures aux states (see docs/rules.md#A001)")
+    fed = cap.boundaries
+    if fed is None:
+        return
+    msg_base = f"trained on target boundaries {trained} ({trained_note}); {c.eng} feeds {fed} ({cap.ids_source})"
+    notes = ("; " + "; ".join(cap.notes)) if cap.notes else ""
+    if c.k and len(fed) != c.k:
+        c.add("A003", ERROR, f"{c.eng} captures {len(fed)} aux state(s) {fed} but fc expects {c.k}: {msg_base}{notes}. "
+              "The engine crashes combining them, or fc never runs.",
+              "write eagle_aux_hidden_state_layer_ids explicitly where this engine reads them (specbridge convert … --engine)")
+    elif sorted(fed) != sorted(trained):
+        c.add("A002", ERROR, f"aux layers off: {msg_base}{notes}. Position-0 acceptance collapses when fc sees other layers than in training.",
+              f"specbridge convert {c.path} --engine {c.rep.engine}=={c.rep.version} -o OUT (writes the ids in this engine's convention)")
+    else:
+        c.add("A006", INFO, f"aux layers agree: {msg_base}{notes}.")
+
+
+# --- embedding / head -----------------------------------------------------------------------------
+
+
+def embed_head(c: Context) -> None:
+    d = c.d
+    Vd = d.draft_vocab_from_keys or d.draft_vocab_size
+    V = d.vocab_size or d.vocab_from_keys
+    if d.tie_word_embeddings and Vd and V and Vd != V:
+        c.add("E001", ERROR, f"tie_word_embeddings is true with a reduced draft vocab ({Vd} ≠ {V}): the head would be the {V}-row embedding.",
+              "set tie_word_embeddings to false")
+    elif d.tie_word_embeddings and d.has("lm_head.weight"):
+        c.add("E001", WARNING, "tie_word_embeddings is true but the checkpoint also ships lm_head.weight: one of them is ignored.")
+    emb = d.tensors.get("embed_tokens.weight")
+    if emb is None or len(emb.shape) != 2 or emb.dtype not in ("BF16", "F16", "F32"):
+        return
+    _, rows = sample_rows(emb, 16)
+    mean, std = mean_std(rows)
+    init = d.cfg.get("initializer_range", 0.02) if isinstance(d.cfg.get("initializer_range", 0.02), (int, float)) else 0.02
+    fresh = abs(mean) < 0.1 * init and abs(std - init) < 0.15 * init
+    differs = None
+    if c.target and c.target.weights_dir:
+        from ..checkpoint.reader import open_checkpoint
+
+        try:
+            tck = open_checkpoint(c.target.weights_dir)
+            te = next((x for n, x in tck.tensors.items() if n.endswith("embed_tokens.weight")), None)
+            if te is not None and te.shape == emb.shape and te.dtype == emb.dtype:
+                idx = list(range(0, emb.shape[0], max(1, emb.shape[0] // 16)))[:16]
+                differs = row_bytes(te, idx) != row_bytes(emb, idx)
+        except CheckpointError:
+            differs = None
+    own_kept = any(p.role == "embed" and p.status in ("loaded", "own-unless-equal") for p in c.rep.params)
+    stats = f"mean {mean:.4f}, std {std:.4f} ≈ initializer_range {init}"
+    if differs is None:
+        if fresh:
+            c.add("E002", INFO, f"embed_tokens has the statistics of a fresh initialisation ({stats}); without the target's weights "
+                  "this cannot be confirmed.", "pass --target with the target's weights to compare the tables")
+    elif differs and fresh:
+        sev = ERROR if own_kept else WARNING
+        use = f"{c.eng} keeps the drafter's own table" if own_kept else f"{c.eng} replaces it with the target's"
+        c.add("E002", sev, f"embed_tokens differs from the target's embedding and looks freshly initialised ({stats}): {use}.",
+              "export the drafter with the target's embedding (or without embed_tokens, so engines share the target's)")
+    elif differs and own_kept:
+        c.add("E003", INFO, f"embed_tokens differs from the target's; {c.eng} keeps the drafter's own (trained) table.")
+    elif differs:
+        c.add("E003", WARNING, f"embed_tokens differs from the target's, but {c.eng} replaces it with the target's: "
+              "a drafter trained with its own table loses it.")
+
+
+# --- config and launch ----------------------------------------------------------------------------
+
+
+def config_launch(c: Context) -> None:
+    d, t, L = c.d, c.target, c.launch
+    cfg = d.cfg
+    served = (L.context_length if L and L.context_length else None) or (t.max_position_embeddings if t else None)
+    dmax = cfg.get("max_position_embeddings") if type(cfg.get("max_position_embeddings")) is int else None
+    if served and dmax and dmax < served:
+        c.add("C001", WARNING, f"draft max_position_embeddings {dmax} < served context {served}: drafts degrade past {dmax} tokens "
+              "(vLLM 0.24 crashed with an index assert there).", "cap the served context, or train/convert the drafter for the full length")
+    if t:
+        dr, tr = rope_of(cfg), t.rope
+        if dr.get("rope_theta") and tr.get("rope_theta") and float(dr["rope_theta"]) != float(tr["rope_theta"]):
+            c.add("C002", WARNING, f"draft rope_theta {dr['rope_theta']} ≠ target rope_theta {tr['rope_theta']}.",
+                  "confirm the drafter was trained with this RoPE (transformers 5 moved rope_theta into rope_parameters)")
+        if dr.get("rope_type") not in (None, "default") and dr.get("rope_type") != tr.get("rope_type"):
+            c.add("C002", WARNING, f"draft rope_type {dr['rope_type']!r} ≠ target's {tr.get('rope_type')!r}.")
+        ddt = str(cfg.get("torch_dtype") or cfg.get("dtype") or "").lower()
+        tdt = str(t.dtype or "").lower()
+        if "float16" in ddt and "bfloat16" not in ddt and "bfloat16" in tdt:
+            c.add("C003", WARNING, "draft dtype float16 with a bfloat16 target: fp16 overflows on degenerate draft branches (NaN logits).",
+                  "serve the drafter in bfloat16")
+        q = t.quantization if isinstance(t.quantization, dict) else None
+        if q:
+            qtext = str(q).lower()
+            if any(k in qtext for k in ("quarot", "spinquant", "rotation", "hadamard")):
+                c.add("C005", WARNING, "the target is rotated (QuaRot/SpinQuant-style): its hidden states live in another basis than the drafter saw.",
+                      "measure offline acceptance on the deployed target (specbridge eval)")
+            if "quantization_config" not in c.ckpt.config:
+                sev = ERROR if (L and L.engine == "sglang" and L.quantization and not L.draft_quantization) else WARNING
+                c.add("C004", sev, f"the target is quantized ({q.get('quant_method', '?')}) and the drafter is not: SGLang copies --quantization "
+                      "to the draft unless told otherwise; some vLLM releases built the draft with the verifier's quant config.",
+                      "give the draft its own (unquantized) setting, e.g. --speculative-draft-model-quantization unquant on SGLang")
+        if t.tokenizer_sha256 is None and c.target and d.vocab_size and t.vocab_size and d.vocab_size == t.vocab_size:
+            pass
+    sw = cfg.get("sliding_window")
+    lt = cfg.get("layer_types")
+    if (sw and cfg.get("use_sliding_window", True)) or (isinstance(lt, list) and any(x != "full_attention" for x in lt)):
+        c.add("C007", WARNING, "the draft config asks for sliding-window attention: vLLM builds the draft attention from the verifier's settings and ignores it.")
+    if d.has("fc.bias") and not cfg.get("bias"):
+        c.add("C010", ERROR, "fc.bias is in the checkpoint but config.json has no bias flag: engines build fc without a bias and ignore (vLLM) or drop (SGLang) it.",
+              "set \"bias\": true where the engine reads it, or retrain without the bias")
+    variant_flags(c)
+    if L:
+        if not L.draft:
+            c.add("C006", ERROR, "the launch names no draft model path: SGLang then loads the target as the draft (weights twice) and crashes.",
+                  "pass --speculative-draft-model-path (SGLang) / \"model\" in --speculative-config (vLLM)")
+        elif t and L.target and (Path(L.draft) == Path(L.target) or L.draft == L.target):
+            c.add("C006", ERROR, "the draft path is the target path.", "point the draft path at the drafter checkpoint")
+        if L.engine == "sglang" and L.topk is not None and L.steps is not None:
+            if L.topk == 1 and L.draft_tokens is not None and L.draft_tokens != L.steps + 1:
+                c.add("C008", WARNING, f"topk 1 with --speculative-num-draft-tokens {L.draft_tokens}: SGLang adjusts it to num_steps + 1 = {L.steps + 1}.",
+                      f"--speculative-num-draft-tokens {L.steps + 1}")
+            if L.topk > 1 and L.draft_tokens is not None and L.draft_tokens > L.topk * L.steps + 1:
+                c.add("C008", ERROR, f"--speculative-num-draft-tokens {L.draft_tokens} exceeds the tree's {L.topk}×{L.steps}+1 nodes.")
+            if L.topk > 1 and (L.attention_backend or "").lower() == "fa3":
+                c.add("C008", ERROR, "--attention-backend fa3 supports only --speculative-eagle-topk 1 for EAGLE (sglang #5491).", "use topk 1 or another backend")
+        if L.engine == "vllm" and L.algorithm and not L.steps and "speculators_config" not in c.ckpt.config and "n_predict" not in cfg:
+            c.add("C008", ERROR, "vLLM needs num_speculative_tokens in --speculative-config ('A speculative model was provided, but num_speculative_tokens was not provided').")
+        if L.draft_tp is not None and L.draft_tp not in (1, L.tp or 1):
+            c.add("C009", WARNING, f"draft_tensor_parallel_size {L.draft_tp} is neither 1 nor the target TP {L.tp or 1}; several vLLM releases ignore it.")
+
+
+VARIANT_SUPPORT = {
+    # engine, since-version -> flags its EAGLE-3 drafter class reads (research: vllm.md §2.1, sglang.md §1a, §5)
+    "vllm": (("0.32.0", {"norm_before_residual", "norm_before_fc", "fc_norm", "norm_output"}), ("0.10.0", {"norm_before_residual"}), ("0.8.5", set())),
+    "sglang": (("0.5.12", {"norm_before_fc", "fc_norm", "norm_output"}), ("0.4.6", set())),
+    # TensorRT-LLM's layer order for norm_before_residual was not verified: not judged here
+    "trtllm": (("1.0.0", {"norm_before_fc", "fc_norm", "norm_output", "norm_before_residual"}),),
+}
+
+
+def variant_flags(c: Context) -> None:
+    """Non-default architecture flags must be read by the engine version, or the drafter runs as another model."""
+    cfg = c.d.cfg
+    on = {f for f in ("norm_before_fc", "fc_norm", "norm_output", "use_aux_norm") if cfg.get(f) is True}
+    if isinstance(cfg.get("eagle_config"), dict) and cfg["eagle_config"].get("norm_before_fc"):
+        on.add("norm_before_fc")
+    if "use_aux_norm" in on:
+        on.discard("use_aux_norm")
+        on.add("fc_norm")
+    # norm_before_residual: speculators' default is true, vLLM's plain-config default false
+    nbr = cfg.get("norm_before_residual")
+    spec_style = c.d.config_style == "speculators"
+    if nbr is True or (nbr is None and spec_style):
+        on.add("norm_before_residual")
+    table = VARIANT_SUPPORT.get(c.rep.engine, ())
+    known = next((flags for since, flags in table if c.version_at_least(since)), set())
+    for f in sorted(on - known):
+        sev = WARNING if f == "norm_before_residual" and c.rep.engine == "sglang" else ERROR
+        c.add("C011", sev, f"the drafter uses {f} = true but {c.eng}'s EAGLE-3 class does not read it: the drafter runs as a different "
+              "network than it was trained as" + (" (per our reading of SGLang's llama_eagle3.py; not confirmed at run time)" if sev == WARNING else "") + ".",
+              "use an engine version that implements it (see docs/rules.md#C011)")
+    if c.d.config_style == "speculators" and nbr is None:
+        c.add("C011", INFO, "norm_before_residual is unset: vLLM's speculators translation defaults it to true; a converter writing a plain config must write it explicitly.")
+
+
+def compat_findings(ckpt: Checkpoint, d: Drafter, rep: LoadReport, target: TargetInfo | None, launch: Launch | None, path: str) -> tuple[list[Finding], dict | None]:
+    c = Context(ckpt, d, rep, target, launch, path)
+    for rule in (geometry, vocab, aux_layers, embed_head, config_launch):
+        rule(c)
+    return c.out, c.aux
