@@ -35,15 +35,34 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
     return 0
 
 
-def check_cmd(path: Path, engine: str, as_json: bool, verbose: bool = False) -> int:
+def resolve_inputs(engine: str | None, target: Path | None, launch: str | None):
+    """--launch names the engine; --engine may add the version. Returns (engine spec, target, launch)."""
+    from ..checkpoint.target import open_target
+    from ..engines.launch import parse_launch
+
+    lau = parse_launch(launch) if launch else None
+    if lau:
+        if engine in (None, "all"):
+            engine = lau.engine
+        elif engine.split("==")[0].strip().lower() != lau.engine:
+            raise ValueError(f"--engine {engine} but the launch command is for {lau.engine}")
+        if target is None and lau.target and Path(lau.target).exists():
+            target = Path(lau.target)
+    tgt = open_target(target) if target else None
+    return engine or "all", tgt, lau
+
+
+def check_cmd(path: Path, engine: str | None, as_json: bool, verbose: bool = False, target: Path | None = None, launch: str | None = None) -> int:
     from ..checkpoint.reader import open_checkpoint
+    from ..engines.launch import LaunchError
     from ..engines.registry import EngineSpecError
     from ..rules.check import check
 
     try:
+        engine, tgt, lau = resolve_inputs(engine, target, launch)
         ckpt = open_checkpoint(path)
-        results = check(ckpt, engine, str(path))
-    except (CheckpointError, EngineSpecError) as e:
+        results = check(ckpt, engine, str(path), target=tgt, launch=lau)
+    except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     ok = all(r.ok for r in results)
     if as_json:
@@ -58,3 +77,39 @@ def check_cmd(path: Path, engine: str, as_json: bool, verbose: bool = False) -> 
         else:
             render.print_check_summary(ckpt, results)
     return 0 if ok else 1
+
+
+def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft_tokens: int | None, as_json: bool) -> int:
+    from ..checkpoint.reader import open_checkpoint
+    from ..engines.launch import LaunchError, build_launch, parse_launch
+    from ..engines.registry import EngineSpecError
+    from ..rules.check import check
+
+    name = engine.split("==")[0].strip().lower()
+    try:
+        cmd = build_launch(name, target, str(path), steps, topk, draft_tokens)
+        lau = parse_launch(cmd)
+        tpath = Path(target)
+        from ..checkpoint.target import open_target
+
+        tgt = open_target(tpath) if tpath.exists() else None
+        ckpt = open_checkpoint(path)
+        [res] = check(ckpt, engine, str(path), target=tgt, launch=lau)
+    except (CheckpointError, EngineSpecError, LaunchError) as e:
+        return fail(str(e))
+    errors = [f for f in res.findings if f.severity == "error"]
+    if as_json:
+        print(json.dumps({"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json()}, indent=2))
+        return 0 if res.ok else 1
+    if not res.ok:
+        sys.stderr.write(f"specbridge: refusing to print a launch command: {len(errors)} error finding(s)\n")
+        for f in errors:
+            sys.stderr.write(f"{f.code} {f.message}\n" + (f"    fix: {f.fix}\n" if f.fix else ""))
+        return 1
+    if tgt is None:
+        sys.stderr.write(f"note: {target} is not a local path; target-dependent rules (aux layers, vocab) were not checked\n")
+    for f in res.findings:
+        if f.severity == "warning":
+            sys.stderr.write(f"{f.code} warning: {f.message}\n")
+    print(cmd)
+    return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -36,14 +37,33 @@ def inspect(
 @app.command()
 def check(
     path: Path = typer.Argument(..., help="drafter directory, .safetensors file or sharded index"),
-    engine: str = typer.Option("all", "--engine", "-e", help="sglang, vllm, trtllm, NAME==VERSION, or all"),
+    engine: Optional[str] = typer.Option(None, "--engine", "-e", help="sglang, vllm, trtllm, NAME==VERSION, or all (default: all, or the --launch engine)"),
+    target: Optional[Path] = typer.Option(None, "--target", "-t", help="target model directory, its config.json, or a HF cache dir"),
+    launch: Optional[str] = typer.Option(None, "--launch", help="the intended engine command line (SGLang or vLLM)"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object (the stable contract)"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="with --engine all: print every table too"),
 ) -> None:
-    """Predict exactly what an engine version will load, drop, leave random or reject."""
+    """Predict exactly what an engine version will load, drop, leave random or reject; with --target and
+    --launch, also whether drafter, target and launch flags fit together."""
     from .commands import check_cmd
 
-    raise typer.Exit(check_cmd(path, engine, as_json, verbose))
+    raise typer.Exit(check_cmd(path, engine, as_json, verbose, target, launch))
+
+
+@app.command()
+def launch(
+    path: Path = typer.Argument(..., help="drafter checkpoint"),
+    engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm, optionally ==VERSION"),
+    target: str = typer.Option(..., "--target", "-t", help="target model path (or hub id) as the engine will be given it"),
+    steps: int = typer.Option(3, "--steps", help="draft steps (vLLM num_speculative_tokens)"),
+    topk: int = typer.Option(1, "--topk", help="SGLang --speculative-eagle-topk"),
+    draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens", help="SGLang --speculative-num-draft-tokens (default steps+1 for topk 1)"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Print the exact, checked engine command line; refuse (exit 1, with the findings) what check flags."""
+    from .commands import launch_cmd
+
+    raise typer.Exit(launch_cmd(path, engine, target, steps, topk, draft_tokens, as_json))
 
 
 def _register_optional() -> None:

@@ -79,13 +79,10 @@ def parse_launch(cmd: str) -> Launch:
         argv = shlex.split(cmd)
     except ValueError as e:
         raise LaunchError(f"cannot parse the launch command: {e}") from None
-    text = " ".join(argv)
-    if "sglang" in text:
-        engine, flags = "sglang", SGLANG_FLAGS
-    elif "vllm" in text:
-        engine, flags = "vllm", VLLM_FLAGS
-    else:
-        raise LaunchError("the launch command names neither sglang nor vllm")
+    engine = _program(argv)
+    if engine is None:
+        raise LaunchError("the launch command runs neither sglang (python -m sglang.launch_server) nor vllm (vllm serve)")
+    flags = SGLANG_FLAGS if engine == "sglang" else VLLM_FLAGS
     launch = Launch(engine, raw=cmd)
     i = 0
     positional: list[str] = []
@@ -118,6 +115,20 @@ def parse_launch(cmd: str) -> Launch:
     if launch.algorithm:
         launch.algorithm = launch.algorithm.upper()
     return launch
+
+
+def _program(argv: list[str]) -> str | None:
+    """Which engine the command runs: by its program or `-m` module, never by paths in its arguments."""
+    for i, a in enumerate(argv):
+        base = a.rsplit("/", 1)[-1]
+        if base in ("vllm", "sglang"):
+            return base
+        if a == "-m" and i + 1 < len(argv):
+            mod = argv[i + 1]
+            return "sglang" if mod.startswith("sglang") else "vllm" if mod.startswith("vllm") else None
+        if not (base.startswith("python") or "=" in a and not a.startswith("-")):
+            return None  # the first real word is another program
+    return None
 
 
 def _vllm_spec(launch: Launch, val: str) -> None:

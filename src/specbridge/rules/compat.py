@@ -200,6 +200,7 @@ def aux_layers(c: Context) -> None:
     if ids is not None and any(not 0 <= i <= n for i in ids):
         c.add("A005", ERROR, f"aux layer ids {ids} lie outside the target's {n} layers.")
     # what the drafter was trained on, as physical boundaries
+    alt = None  # the other reading, when the evidence disagrees
     if ids is None:
         trained = default_boundaries(n)
         trained_note = f"no ids recorded: assumed the producers' shared default, boundaries {trained}"
@@ -209,10 +210,15 @@ def aux_layers(c: Context) -> None:
     else:
         trained = [i + 1 for i in ids]
         trained_note = f"ids {ids} under eagle_config (SpecForge/ModelOpt convention: output of layer i = boundary i+1)"
+        if d.key_style == "layers" and d.config_style != "speculators":
+            # tensors in speculators/vLLM naming under an SGLang-style config: the ids may have been copied
+            # from a speculators config (input-of-layer) — the story's situation
+            alt = list(ids)
     ec_ids = ids if d.aux_ids_where == "eagle_config" else None
     top_ids = ids if d.aux_ids_where == "top-level" else None
     cap = engine_capture(c.rep.engine, c.rep.version, t.architecture, t.text_model_type or t.model_type, n, top_ids, ec_ids)
-    c.aux = {"trained": trained, "trained_note": trained_note, "fed": cap.boundaries, "ids_source": cap.ids_source, "notes": cap.notes}
+    c.aux = {"trained": trained, "trained_note": trained_note, "fed": cap.boundaries, "ids_source": cap.ids_source,
+             "notes": cap.notes, "alternative_trained": alt}
     if cap.supported is False:
         c.add("A001", ERROR, f"{cap.support_note}: the target cannot hand aux hidden states to the drafter on {c.eng} "
               f"({cap.cite}).", "use an engine version whose target class captures aux states (see docs/rules.md#A001)")
@@ -221,13 +227,17 @@ def aux_layers(c: Context) -> None:
         return
     msg_base = f"trained on target boundaries {trained} ({trained_note}); {c.eng} feeds {fed} ({cap.ids_source})"
     notes = ("; " + "; ".join(cap.notes)) if cap.notes else ""
+    fix = f"specbridge convert {c.path} --engine {c.rep.engine}=={c.rep.version} -o OUT (writes the ids where and how this engine reads them)"
     if c.k and len(fed) != c.k:
         c.add("A003", ERROR, f"{c.eng} captures {len(fed)} aux state(s) {fed} but fc expects {c.k}: {msg_base}{notes}. "
-              "The engine crashes combining them, or fc never runs.",
-              "write eagle_aux_hidden_state_layer_ids explicitly where this engine reads them (specbridge convert … --engine)")
+              "The engine crashes combining them, or fc never runs.", fix)
     elif sorted(fed) != sorted(trained):
-        c.add("A002", ERROR, f"aux layers off: {msg_base}{notes}. Position-0 acceptance collapses when fc sees other layers than in training.",
-              f"specbridge convert {c.path} --engine {c.rep.engine}=={c.rep.version} -o OUT (writes the ids in this engine's convention)")
+        c.add("A002", ERROR, f"aux layers off: {msg_base}{notes}. Position-0 acceptance collapses when fc sees other layers than in training.", fix)
+    elif alt is not None and sorted(alt) != sorted(fed):
+        c.add("A002", WARNING, f"aux-layer convention ambiguous: the tensors are in speculators/vLLM naming but the ids {ids} sit under "
+              f"eagle_config. Read as SpecForge-style output-of-layer ids they mean boundaries {trained}, which {c.eng} feeds; if they were "
+              f"copied from a speculators config (input-of-layer) the drafter was trained on {alt} and {c.eng} is off by one{notes}.",
+              "confirm the training run's layer ids; specbridge eval measures position-0 acceptance either way")
     else:
         c.add("A006", INFO, f"aux layers agree: {msg_base}{notes}.")
 
