@@ -215,7 +215,7 @@ def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict
                 msg = f"ValueError: Model architectures {archs} are not supported (SGLang has no speculators-config support)"
             assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
             return fallback, False, msg, flat_config(config), "flattened (assumed)", assumptions
-        missing = [p for p in d.speculators_required if not _lookup(config, p)[0]]
+        missing = [p for p in d.speculators_required if _lookup(config, p)[1] in (None, "", {}, [])]
         if missing:
             msg = f"ValueError: Invalid speculators config structure: missing {', '.join(missing)}"
             assumptions.append(f"simulated with {fallback.name} over the flattened config")

@@ -1,0 +1,148 @@
+"""`specbridge convert`: any layout to any layout, through the canonical drafter."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def _config_changes(old: dict, new: dict) -> list[str]:
+    out = []
+    for k in new:
+        if k not in old:
+            out.append(f"+{k}")
+        elif old[k] != new[k]:
+            out.append(f"~{k}" if k != "architectures" else f"architectures {old[k]} → {new[k]}")
+    out += [f"-{k}" for k in old if k not in new]
+    return out
+
+
+def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, engine: str | None, target: Path | None,
+                embed: str, force: bool, backup: bool, shard_size: str | None, as_json: bool) -> int:
+    from ..checkpoint.errors import CheckpointError
+    from ..checkpoint.reader import open_checkpoint
+    from ..checkpoint.target import open_target
+    from ..convert.plan import ConvertError, plan_conversion
+    from ..convert.run import execute, post_check
+    from ..engines.registry import EngineSpecError
+    from .commands import fail
+
+    if (out is None) == (not in_place):
+        return fail("give exactly one of -o DST or --in-place")
+    if embed not in ("keep", "drop", "target"):
+        return fail(f"--embed must be keep, drop or target, not {embed!r}")
+    try:
+        shard = _size(shard_size) if shard_size else None
+    except ValueError as e:
+        return fail(str(e))
+    try:
+        ck = open_checkpoint(src)
+        tgt = open_target(target) if target else None
+        tck = open_checkpoint(tgt.weights_dir) if (tgt and tgt.weights_dir and embed == "target") else None
+    except CheckpointError as e:
+        return fail(str(e))
+    try:
+        plan = plan_conversion(ck, to, engine, tgt, tck, embed)
+    except EngineSpecError as e:
+        return fail(str(e))
+    except ConvertError as e:
+        return fail(str(e), 2 if "unknown layout" in str(e) or "say what to convert" in str(e) else 1)
+    except CheckpointError as e:
+        return fail(str(e))
+    try:
+        res = execute(plan, out, in_place=in_place, backup=backup, force=force, max_shard_bytes=shard)
+    except CheckpointError as e:
+        return fail(str(e), 1)
+    engine_used, checks = post_check(plan, res.dst, tgt)
+    ok = not res.problems and (checks is None or all(r.ok for r in checks))
+    if as_json:
+        print(json.dumps({
+            "ok": ok,
+            "src": str(src),
+            "dst": str(res.dst),
+            "from_layout": plan.drafter.layout,
+            "to_layout": plan.layout.name,
+            "engine": plan.engine,
+            "method": res.method,
+            "renamed": [list(p) for p in plan.renamed],
+            "unchanged": plan.unchanged,
+            "dropped": [list(p) for p in plan.dropped],
+            "added": [list(p) for p in plan.added],
+            "transformed": [list(p) for p in plan.transformed],
+            "config_changes": _config_changes(ck.config or {}, plan.config),
+            "notes": plan.notes,
+            "warnings": plan.warnings,
+            "verify_problems": res.problems,
+            "backup": str(res.backup) if res.backup else None,
+            "check": checks[0].to_json() if checks else None,
+        }, indent=2))
+        return 0 if ok else 1
+    w = sys.stdout.write
+    w(f"specbridge convert {src} → {res.dst}  (layout {plan.drafter.layout} → {plan.layout.name}"
+      + (f", for {plan.engine}" if plan.engine else "") + ")\n")
+    for line in plan.summary():
+        w(f"  {line}\n")
+    changes = _config_changes(ck.config or {}, plan.config)
+    if changes:
+        w(f"  config.json: {', '.join(changes)}\n")
+    for n in plan.notes:
+        w(f"  note: {n}\n")
+    for n in plan.warnings:
+        w(f"  warning: {n}\n")
+    if res.method == "unchanged":
+        w("nothing to change: the checkpoint is already in this layout\n")
+    else:
+        n = len(plan.tensors) + (1 if getattr(plan, "_derive_t2d", None) else 0)
+        w(f"wrote {res.dst} ({res.method}, {res.seconds:.2f} s)" + (f"; backup: {res.backup}" if res.backup else "") + "\n")
+        if res.problems:
+            w(f"VERIFY FAILED: {len(res.problems)} problem(s): {res.problems[:3]}\n")
+        else:
+            w(f"verified: {n}/{n} tensors " + ("at their original bytes (header-only rename)" if res.method == "in-place header" else "hash-equal to the source (or its declared transform)") + "\n")
+    if checks:
+        r = checks[0]
+        errs = [f for f in r.findings if f.severity == "error"]
+        w(f"check {r.report.engine}=={r.report.version}: {'OK' if r.ok else 'NOT OK'}"
+          f" (dropped {len([t for t in r.report.tensors if t.status == 'dropped'])}, missing {len(r.report.missing)}, errors {len(errs)})\n")
+        for f in errs:
+            w(f"  {f.code} {f.message}\n")
+    elif engine_used is None:
+        w(f"check: no engine loads the {plan.layout.name} layout natively; nothing to check against\n")
+    return 0 if ok else 1
+
+
+def _size(s: str) -> int:
+    units = {"kb": 10**3, "mb": 10**6, "gb": 10**9, "kib": 2**10, "mib": 2**20, "gib": 2**30, "b": 1}
+    t = s.strip().lower()
+    for u in sorted(units, key=len, reverse=True):
+        if t.endswith(u):
+            try:
+                return int(float(t[: -len(u)]) * units[u])
+            except ValueError:
+                break
+    try:
+        return int(t)
+    except ValueError:
+        raise ValueError(f"cannot read size {s!r} (e.g. 5GB, 500MiB)") from None
+
+
+def register(app: typer.Typer) -> None:
+    @app.command()
+    def convert(
+        src: Path = typer.Argument(..., help="drafter checkpoint to convert (never modified without --in-place)"),
+        to: Optional[str] = typer.Option(None, "--to", help="speculators, sglang, vllm, eagle, trtllm, nemo"),
+        out: Optional[Path] = typer.Option(None, "-o", "--out", help="destination directory (must not exist unless --force)"),
+        in_place: bool = typer.Option(False, "--in-place", help="convert SRC itself (keeps a backup unless --no-backup)"),
+        engine: Optional[str] = typer.Option(None, "--engine", "-e", help="produce exactly what NAME==VERSION needs"),
+        target: Optional[Path] = typer.Option(None, "--target", "-t", help="target model (aux-layer numbering, embed/head from its weights)"),
+        embed: str = typer.Option("keep", "--embed", help="keep | drop | target: what to do with embed_tokens"),
+        force: bool = typer.Option(False, "--force", help="replace an existing DST (atomically)"),
+        no_backup: bool = typer.Option(False, "--no-backup", help="with --in-place: keep no backup"),
+        shard_size: Optional[str] = typer.Option(None, "--shard-size", help="write shards of at most this size (e.g. 5GB)"),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Convert between trainer and engine layouts: streamed, atomic, verified, original kept."""
+        raise typer.Exit(convert_cmd(src, to, out, in_place, engine, target, embed, force, not no_backup, shard_size, as_json))

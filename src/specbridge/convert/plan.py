@@ -1,0 +1,234 @@
+"""Plan a conversion: source layout → canonical drafter → destination layout (names, config, vocab
+maps, embed/head), with every change listed. Nothing is written here."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..checkpoint.errors import CheckpointError
+from ..checkpoint.reader import Checkpoint
+from ..checkpoint.safetensors import TensorInfo
+from ..checkpoint.target import TargetInfo
+from ..checkpoint.values import int_values, mean_std, sample_rows
+from ..checkpoint.write import OutTensor
+from ..engines.capture import engine_capture
+from ..engines.registry import resolve
+from ..layouts.canonical import Drafter, describe
+from ..layouts.table import LAYOUTS, Layout, to_layout
+from .configs import canon_config, write_config
+
+# which layout an engine version loads natively (the rows of layouts/table.py)
+ENGINE_LAYOUT = {"sglang": "sglang", "vllm": "vllm", "trtllm": "trtllm"}
+# which engine a layout is checked against after writing
+LAYOUT_ENGINE = {"speculators": "vllm", "sglang": "sglang", "vllm": "vllm", "eagle": "vllm", "trtllm": "trtllm", "nemo": None}
+
+
+class ConvertError(CheckpointError):
+    """The conversion cannot be done as asked (exit 1): the message says why and what would."""
+
+
+@dataclass
+class Plan:
+    src: Checkpoint
+    drafter: Drafter
+    layout: Layout
+    engine: str | None  # "sglang==0.5.11" when converting for an engine version
+    tensors: list[OutTensor]
+    config: dict
+    renamed: list[tuple[str, str]] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # (name, why)
+    added: list[tuple[str, str]] = field(default_factory=list)  # (name, from where)
+    transformed: list[tuple[str, str]] = field(default_factory=list)  # (name, transform)
+    notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def names_only(self) -> bool:
+        """Only tensor names change: a header rewrite in place can do it."""
+        return not (self.dropped or self.added or self.transformed) and len(self.tensors) == len(self.src.tensors)
+
+    def summary(self) -> list[str]:
+        lines = []
+        if self.renamed:
+            groups: dict[tuple[str, str], int] = {}
+            for old, new in self.renamed:
+                groups[_prefix_change(old, new)] = groups.get(_prefix_change(old, new), 0) + 1
+            lines.append(f"renamed {len(self.renamed)}: " + "; ".join(f"{a}* → {b}*" + (f" ({n})" if len(groups) > 1 else "") for (a, b), n in groups.items()))
+        if self.unchanged:
+            lines.append(f"unchanged {len(self.unchanged)}: " + ", ".join(self.unchanged))
+        for name, why in self.transformed:
+            lines.append(f"transformed: {name} ({why})")
+        for name, why in self.dropped:
+            lines.append(f"dropped: {name} ({why})")
+        for name, src in self.added:
+            lines.append(f"added: {name} ({src})")
+        return lines
+
+
+def _prefix_change(old: str, new: str) -> tuple[str, str]:
+    i = 0
+    while i < min(len(old), len(new)) and old[-1 - i] == new[-1 - i]:
+        i += 1
+    # the shared tail starts at a dot: keep the dot with the prefixes ("layers.0." → "midlayer.")
+    while i > 0 and old[len(old) - i] != ".":
+        i -= 1
+    if i > 0:
+        i -= 1
+    return old[: len(old) - i], new[: len(new) - i]
+
+
+def _aux_ids_for_engine(boundaries: list[int], engine: str, version: str, target: TargetInfo) -> list[int] | None:
+    """The eagle_config ids that make this engine version capture exactly `boundaries` on this target."""
+    for ids in ([b - 1 for b in boundaries], list(boundaries)):
+        cap = engine_capture(engine, version, target.architecture, target.text_model_type or target.model_type, target.num_layers, None, ids)
+        if cap.boundaries is not None and sorted(cap.boundaries) == sorted(boundaries):
+            return ids
+    return None
+
+
+def plan_conversion(
+    src: Checkpoint,
+    to: str | None = None,
+    engine: str | None = None,
+    target: TargetInfo | None = None,
+    target_ckpt: Checkpoint | None = None,
+    embed: str = "keep",
+) -> Plan:
+    d = describe(src)
+    era_version = None
+    if engine:
+        [(era, version)] = resolve(engine) if engine != "all" else [None]
+        era_version = (era, version)
+        name = era.engine
+        layout_name = to or ENGINE_LAYOUT[name]
+        if name == "sglang" and d.layers_in_keys > 1:
+            layout_name = "vllm"  # SGLang >= 0.5.12 reads layers.N.*; midlayer has no index
+        engine_label = f"{name}=={version}"
+    else:
+        if to is None:
+            raise ConvertError(None, "say what to convert to: --to LAYOUT or --engine NAME==VERSION")
+        layout_name, engine_label = to, None
+    if layout_name not in LAYOUTS:
+        raise ConvertError(None, f"unknown layout {layout_name!r}; known: {', '.join(LAYOUTS)}")
+    layout = LAYOUTS[layout_name]
+    if layout.single_layer_only and d.layers_in_keys > 1:
+        raise ConvertError(None, f"layout {layout.name} names the decoder midlayer.* and holds one layer; this drafter has {d.layers_in_keys}")
+    if d.unrecognised:
+        raise ConvertError(src.root, f"{len(d.unrecognised)} tensor(s) are not part of an EAGLE-3 drafter ({', '.join(d.unrecognised[:3])}); "
+                           "refusing to guess where they go")
+    if target and target.vocab_size and d.vocab_size and target.vocab_size != d.vocab_size:
+        raise ConvertError(target.path, f"target vocab {target.vocab_size} ≠ drafter vocab {d.vocab_size}: this drafter was not trained for this target")
+
+    canon = canon_config(d)
+    plan = Plan(src, d, layout, engine_label, [], {})
+    V = d.vocab_size or d.vocab_from_keys
+    Vd = canon.draft_vocab_size
+    full_vocab = V is not None and Vd is not None and V == Vd
+
+    # --- vocab maps ----------------------------------------------------------------------------
+    keep_maps = not (full_vocab and layout.vocab_map_only_if_reduced)
+    derive_t2d = None
+    if "d2t" in d.tensors and not keep_maps:
+        for n in ("d2t", "t2d"):
+            if n in d.tensors:
+                plan.dropped.append((d.source_names[n], f"draft vocab = target vocab ({V}): {layout.name} has no vocab map then (vLLM ≥ 0.32 raises on it)"))
+    if "d2t" in d.tensors and keep_maps and layout.writes_t2d and "t2d" not in d.tensors and V:
+        derive_t2d = V
+    if "t2d" in d.tensors and not layout.writes_t2d:
+        plan.dropped.append((d.source_names["t2d"], f"{layout.name} does not use t2d"))
+    if not full_vocab and "d2t" not in d.tensors:
+        plan.warnings.append(f"reduced draft vocab ({Vd} < {V}) without d2t: no engine can map draft ids to target ids; the output keeps this flaw")
+
+    # --- embedding --------------------------------------------------------------------------------
+    if "embed_tokens.weight" in d.tensors:
+        emb = d.tensors["embed_tokens.weight"]
+        fresh = False
+        if len(emb.shape) == 2 and emb.dtype in ("BF16", "F16", "F32"):
+            m, s = mean_std(sample_rows(emb, 16)[1])
+            init = d.cfg.get("initializer_range", 0.02) if isinstance(d.cfg.get("initializer_range"), (int, float)) else 0.02
+            fresh = abs(m) < 0.1 * init and abs(s - init) < 0.15 * init
+        if embed == "drop":
+            plan.dropped.append((d.source_names["embed_tokens.weight"], "--embed drop: engines then share the target's embedding"))
+        elif embed == "target":
+            te = _target_tensor(target_ckpt, "embed_tokens.weight")
+            if te.shape != emb.shape or te.dtype != emb.dtype:
+                raise ConvertError(target_ckpt.root, f"target embedding {te.dtype}{list(te.shape)} does not match the drafter's {emb.dtype}{list(emb.shape)}")
+            plan.notes.append(f"embed_tokens.weight replaced by the target's ({te.file.name}:{te.name})")
+        elif fresh:
+            plan.warnings.append(f"embed_tokens.weight has the statistics of a fresh initialisation (std {s:.4f} ≈ {init}); carried as it is "
+                                 "— check it against the target (--target with weights) or pass --embed drop|target")
+    elif embed == "target":
+        plan.notes.append("embed_tokens.weight added from the target")
+
+    # --- tensors in the destination naming --------------------------------------------------------
+    for canon_name, info in d.tensors.items():
+        src_name = d.source_names[canon_name]
+        if any(n == src_name for n, _ in plan.dropped):
+            continue
+        new = to_layout(canon_name, layout)
+        source, transform = info, None
+        if canon_name == "d2t" and info.dtype == "I32":
+            transform = "i32->i64"
+            plan.transformed.append((new, "int32 → int64 offsets"))
+        if canon_name == "embed_tokens.weight" and embed == "target":
+            source = _target_tensor(target_ckpt, "embed_tokens.weight")
+        plan.tensors.append(OutTensor(new, source, transform=transform))
+        if source is not info:
+            plan.added.append((new, f"from the target, replacing the drafter's"))
+        elif new != src_name:
+            plan.renamed.append((src_name, new))
+        elif transform is None:
+            plan.unchanged.append(new)
+    if embed == "target" and "embed_tokens.weight" not in d.tensors:
+        te = _target_tensor(target_ckpt, "embed_tokens.weight")
+        new = to_layout("embed_tokens.weight", layout)
+        plan.tensors.append(OutTensor(new, te))
+        plan.added.append((new, f"from the target ({te.file.name}:{te.name})"))
+    if derive_t2d is not None:
+        plan.added.append((to_layout("t2d", layout), "derived from d2t"))
+        plan.notes.append("t2d derived from d2t (True exactly at the target ids i + d2t[i])")
+
+    # --- lm_head -------------------------------------------------------------------------------------
+    if "lm_head.weight" not in d.tensors:
+        plan.warnings.append("no lm_head.weight: engines that do not borrow the target head will run a random head "
+                             "(SGLang with draft_vocab_size set); a reduced vocab cannot borrow it at all")
+
+    # --- config -------------------------------------------------------------------------------------
+    ids = None
+    if era_version and target and canon.boundaries is not None and target.num_layers and layout.aux_ids_where == "eagle_config":
+        era, version = era_version
+        ids = _aux_ids_for_engine(canon.boundaries, era.engine, version, target)
+        if ids is None:
+            plan.warnings.append(f"no eagle_config ids make {era.engine} {version} capture boundaries {canon.boundaries} on {target.architecture}")
+        elif ids != [b - 1 for b in canon.boundaries]:
+            plan.notes.append(f"aux ids written as {ids} so {era.engine} {version} on {target.architecture} captures boundaries {canon.boundaries}")
+    if target and canon.verifier.get("name_or_path") in (None, ""):
+        canon.verifier = {"name_or_path": str(target.path), "architectures": [target.architecture] if target.architecture else []}
+    plan.config, notes = write_config(canon, layout, ids)
+    plan.notes.append(canon.boundaries_note)
+    plan.notes.append(canon.norm_before_residual_note)
+    plan.warnings.extend(notes)
+    plan._derive_t2d = derive_t2d  # type: ignore[attr-defined]
+    return plan
+
+
+def _target_tensor(target_ckpt: Checkpoint | None, suffix: str) -> TensorInfo:
+    if target_ckpt is None:
+        raise ConvertError(None, f"--embed target needs --target pointing at a directory with the target's weights")
+    for n, t in target_ckpt.tensors.items():
+        if n.endswith(suffix):
+            return t
+    raise ConvertError(target_ckpt.root, f"the target has no tensor ending in {suffix!r}")
+
+
+def t2d_bytes(d2t: TensorInfo, vocab: int) -> bytes:
+    ids = [i + o for i, o in enumerate(int_values(d2t))]
+    out = bytearray(vocab)
+    for t in ids:
+        if not 0 <= t < vocab:
+            raise ConvertError(d2t.file, f"d2t maps draft id to {t}, outside the vocab [0, {vocab}): cannot derive t2d")
+        out[t] = 1
+    return bytes(out)

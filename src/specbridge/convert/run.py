@@ -1,0 +1,184 @@
+"""Carry out a conversion plan: streamed, atomic, verified tensor by tensor, original kept."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import struct
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..checkpoint.errors import CheckpointError
+from ..checkpoint.reader import Checkpoint, open_checkpoint
+from ..checkpoint.safetensors import read_header
+from ..checkpoint.write import (
+    HeaderDoesNotFit,
+    OutTensor,
+    restore_header,
+    rewrite_header_in_place,
+    verify_written,
+    write_checkpoint,
+)
+from .plan import LAYOUT_ENGINE, Plan, t2d_bytes
+from ..layouts.table import to_layout
+
+CONFIG_BACKUP = "config.json.specbridge-backup"
+
+
+@dataclass
+class Result:
+    dst: Path
+    method: str  # "rewrite" | "in-place header" | "unchanged"
+    seconds: float
+    problems: list[str]
+    backup: Path | None = None
+    files: list[Path] = field(default_factory=list)
+
+
+def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
+    """Tensors computed from others (t2d from d2t) go through a small scratch file, so the writer
+    still streams everything from a file."""
+    vocab = getattr(plan, "_derive_t2d", None)
+    if vocab is None:
+        return plan.tensors
+    d2t = plan.drafter.tensors["d2t"]
+    data = t2d_bytes(d2t, vocab)
+    name = to_layout("t2d", plan.layout)
+    hdr = json.dumps({name: {"dtype": "BOOL", "shape": [vocab], "data_offsets": [0, vocab]}}).encode()
+    hdr += b" " * (-len(hdr) % 8)
+    f = tmpdir / "derived.safetensors"
+    f.write_bytes(struct.pack("<Q", len(hdr)) + hdr + data)
+    return plan.tensors + [OutTensor(name, read_header(f).tensors[name])]
+
+
+def _same_dir(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def execute(plan: Plan, dst: Path | None, *, in_place: bool = False, backup: bool = True, force: bool = False,
+            max_shard_bytes: int | None = None) -> Result:
+    src = plan.src
+    t0 = time.perf_counter()
+    metadata = dict(src.metadata) or {"format": "pt"}
+    if in_place:
+        return _in_place(plan, backup, metadata, max_shard_bytes, t0)
+    assert dst is not None
+    if _same_dir(dst, src.root):
+        raise CheckpointError(dst, "the destination is the source directory; use --in-place (keeps a backup) to convert in place")
+    with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
+        tensors = _materialise_derived(plan, Path(td))
+        res = write_checkpoint(dst, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, force=force, verify=True)
+    _keep_modes(src, res.files)
+    return Result(dst, "rewrite", time.perf_counter() - t0, res.problems or [], files=res.files)
+
+
+def _keep_modes(src: Checkpoint, files: list[Path]) -> None:
+    """Output files get the permission bits their source had (a checkpoint shared with a serving
+    user must stay readable by it; safetensors' own save_file would give 0600)."""
+    wmode = src.weight_files[0].stat().st_mode & 0o7777
+    cmode = src.config_path.stat().st_mode & 0o7777 if src.config_path else wmode
+    for f in files:
+        os.chmod(f, cmode if f.name.endswith(".json") else wmode)
+
+
+def _write_config_atomic(root: Path, config: dict) -> None:
+    tmp = root / ".config.json.specbridge-tmp"
+    with open(tmp, "w") as f:
+        f.write(json.dumps(config, indent=2) + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    os.chmod(tmp, 0o666 & ~_umask())
+    os.replace(tmp, root / "config.json")
+    fd = os.open(root, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m
+
+
+def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | None, t0: float) -> Result:
+    src: Checkpoint = plan.src
+    root = src.root
+    old_config = (root / "config.json").read_bytes()
+    new_config_text = json.dumps(plan.config, indent=2) + "\n"
+    renames = dict(plan.renamed)
+    if plan.names_only and src.storage == "safetensors" and getattr(plan, "_derive_t2d", None) is None:
+        if not renames and old_config.decode("utf-8", "replace") == new_config_text:
+            return Result(root, "unchanged", time.perf_counter() - t0, [])
+        wfile = src.weight_files[0]
+        try:
+            hbackup = rewrite_header_in_place(wfile, renames, backup=backup) if renames else None
+        except HeaderDoesNotFit:
+            hbackup = "full"
+        if hbackup != "full":
+            if backup:
+                cb = root / CONFIG_BACKUP
+                if not cb.exists():
+                    cb.write_bytes(old_config)
+            try:
+                _write_config_atomic(root, plan.config)
+            except OSError as e:
+                if hbackup:
+                    restore_header(wfile, hbackup)
+                raise CheckpointError(root / "config.json", f"cannot write: {e.strerror}; header restored") from None
+            problems = _verify_renamed_header(wfile, src, renames)
+            return Result(root, "in-place header", time.perf_counter() - t0, problems, hbackup if isinstance(hbackup, Path) else None)
+    # full rewrite next to the source, then swap directories; the original becomes the backup
+    parent = root.parent
+    new_dir = parent / f".{root.name}.specbridge-new-{os.urandom(3).hex()}"
+    with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
+        tensors = _materialise_derived(plan, Path(td))
+        res = write_checkpoint(new_dir, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, verify=True)
+    bdir = parent / f"{root.name}.specbridge-backup-{time.strftime('%Y%m%d-%H%M%S')}"
+    os.rename(root, bdir)
+    os.rename(new_dir, root)
+    fd = os.open(parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    _keep_modes(Checkpoint(bdir, None, bdir / "config.json", {}, [bdir / f.name for f in src.weight_files], src.storage), [root / f.name for f in res.files])
+    if not backup:
+        shutil.rmtree(bdir, ignore_errors=True)
+    return Result(root, "rewrite", time.perf_counter() - t0, res.problems or [], bdir if backup else None,
+                  files=[root / f.name for f in res.files])
+
+
+def _verify_renamed_header(wfile: Path, src: Checkpoint, renames: dict[str, str]) -> list[str]:
+    """An in-place rename never touches the data section, so verifying it means: the new header
+    parses, and every tensor sits at exactly the same bytes (offset, length, dtype, shape) as before."""
+    new = read_header(wfile).tensors
+    problems = []
+    for old_name, t in src.tensors.items():
+        n = renames.get(old_name, old_name)
+        got = new.get(n)
+        if got is None:
+            problems.append(f"{n}: missing after the rename")
+        elif (got.offset, got.nbytes, got.dtype, got.shape) != (t.offset, t.nbytes, t.dtype, t.shape):
+            problems.append(f"{n}: moved or changed ({got.dtype}{list(got.shape)} at {got.offset})")
+    if len(new) != len(src.tensors):
+        problems.append(f"{len(new)} tensors after the rename, {len(src.tensors)} before")
+    return problems
+
+
+def post_check(plan: Plan, dst: Path, target=None):
+    """Re-open what was written and run `check` for the engine the conversion was for."""
+    from ..rules.check import check
+
+    engine = plan.engine or LAYOUT_ENGINE.get(plan.layout.name)
+    if engine is None:
+        return None, None
+    ck = open_checkpoint(dst)
+    return engine, check(ck, engine, str(dst), target=target)
