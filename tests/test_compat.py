@@ -528,3 +528,38 @@ def test_launch_refuses_what_check_flags():
     # the SpecForge export's eagle_config ids are off by one for vLLM
     r = run_cli("launch", SF_SGLANG, "-e", "vllm", "--target", TINY_TARGET)
     assert r.returncode == 1 and "A002" in r.stderr
+
+
+def test_V011_vocab_map_recomputed_on_resume(tmp_path):
+    vals = d2t_of(SF_SGLANG)
+    vals[5], vals[6] = vals[5] + 1, vals[6] + 1  # a shifted map, still valid on its own
+    child = mutate(SF_SGLANG, tmp_path / "child", tensors=replace("d2t", data=i64(vals)))
+    [r] = check(open_checkpoint(child), "sglang", parent=open_checkpoint(SF_SGLANG))
+    assert "V011" in codes(r, "error")
+    [ok] = check(open_checkpoint(SF_HF), "sglang", parent=open_checkpoint(SF_SGLANG))
+    assert "V011" not in codes(ok)
+    cli = run_cli("check", child, "-e", "sglang", "--parent", SF_SGLANG, "--json")
+    assert cli.returncode == 1 and any(f["code"] == "V011" for f in json.loads(cli.stdout)["findings"])
+
+
+# --- L informational codes: each says what happens to tensors the engine does not take as they are ----
+
+
+def test_L007_L008_L009_L011_information(tmp_path):
+    story = findings(STORY, engine="sglang", target=None)
+    assert any(f.code == "L007" and "embed_tokens.weight" in f.message for f in story.findings)  # overwritten by target
+    assert any(f.code == "L008" and "t2d" in f.message for f in story.findings)  # ignored by design
+    sf = findings(SF_SGLANG, engine="vllm", target=None)
+    assert any(f.code == "L009" and "embed_tokens" in f.message for f in sf.findings)  # shared from target
+    assert "L007" not in codes(sf)
+    # a full-vocab drafter without d2t: vLLM 0.14 always builds draft_id_to_target_id, left at zeros = identity
+    def full(t):
+        out = {k: v for k, v in t.items() if k not in ("d2t", "t2d")}
+        dt, (v, h), data = t["embed_tokens.weight"]
+        out["lm_head.weight"] = (dt, [v, h], data)
+        return out
+
+    fv = mutate(SF_HF, tmp_path / "full", tensors=full, config=lambda c: c.update(draft_vocab_size=512))
+    r = findings(fv, engine="vllm==0.14", target=None)
+    assert any(f.code == "L011" and "draft_id_to_target_id" in f.message for f in r.findings) and r.ok
+    assert "L011" not in codes(findings(SF_SGLANG, engine="vllm==0.14", target=None))  # reduced vocab ships d2t

@@ -14,3 +14,14 @@ def test_every_rule_has_a_doc_row_and_back():
     assert documented == set(RULES)
     for code, rule in RULES.items():
         assert f"| {code} | {rule.title} |" in text
+
+
+def test_coverage_page_is_fresh_and_every_rule_has_a_test():
+    import subprocess
+    import sys
+
+    root = DOCS.parents[1]
+    r = subprocess.run([sys.executable, str(root / "scripts" / "gen_coverage.py"), "--check"])
+    assert r.returncode == 0, "docs/coverage.md is stale: run python scripts/gen_coverage.py"
+    text = (root / "docs" / "coverage.md").read_text()
+    assert "**none**" not in text and "**not covered**" not in text

@@ -52,7 +52,7 @@ def resolve_inputs(engine: str | None, target: Path | None, launch: str | None):
     return engine or "all", tgt, lau
 
 
-def check_cmd(path: Path, engine: str | None, as_json: bool, verbose: bool = False, target: Path | None = None, launch: str | None = None) -> int:
+def check_cmd(path: Path, engine: str | None, as_json: bool, verbose: bool = False, target: Path | None = None, launch: str | None = None, parent: Path | None = None) -> int:
     from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError
     from ..engines.registry import EngineSpecError
@@ -61,7 +61,8 @@ def check_cmd(path: Path, engine: str | None, as_json: bool, verbose: bool = Fal
     try:
         engine, tgt, lau = resolve_inputs(engine, target, launch)
         ckpt = open_checkpoint(path)
-        results = check(ckpt, engine, str(path), target=tgt, launch=lau)
+        par = open_checkpoint(parent) if parent else None
+        results = check(ckpt, engine, str(path), target=tgt, launch=lau, parent=par)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     ok = all(r.ok for r in results)

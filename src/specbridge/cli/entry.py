@@ -22,13 +22,14 @@ def _fast(argv: list[str]) -> int:
         p.add_argument("--engine", "-e", default=None)
         p.add_argument("--target", "-t", type=Path, default=None)
         p.add_argument("--launch", default=None)
+        p.add_argument("--parent", type=Path, default=None)
         p.add_argument("--verbose", "-v", action="store_true")
     args, rest = p.parse_known_args(argv[1:])
     if rest:
         return -1  # something only the full CLI knows (e.g. --target): let typer handle it
     if argv[0] == "inspect":
         return commands.inspect_cmd(args.path, args.as_json)
-    return commands.check_cmd(args.path, args.engine, args.as_json, args.verbose, args.target, args.launch)
+    return commands.check_cmd(args.path, args.engine, args.as_json, args.verbose, args.target, args.launch, args.parent)
 
 
 def main() -> None:

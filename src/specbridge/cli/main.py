@@ -40,6 +40,7 @@ def check(
     engine: Optional[str] = typer.Option(None, "--engine", "-e", help="sglang, vllm, trtllm, NAME==VERSION, or all (default: all, or the --launch engine)"),
     target: Optional[Path] = typer.Option(None, "--target", "-t", help="target model directory, its config.json, or a HF cache dir"),
     launch: Optional[str] = typer.Option(None, "--launch", help="the intended engine command line (SGLang or vLLM)"),
+    parent: Optional[Path] = typer.Option(None, "--parent", help="the checkpoint this drafter was fine-tuned from (vocab map must match)"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object (the stable contract)"),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="with --engine all: print every table too"),
 ) -> None:
@@ -47,7 +48,7 @@ def check(
     --launch, also whether drafter, target and launch flags fit together."""
     from .commands import check_cmd
 
-    raise typer.Exit(check_cmd(path, engine, as_json, verbose, target, launch))
+    raise typer.Exit(check_cmd(path, engine, as_json, verbose, target, launch, parent))
 
 
 @app.command()

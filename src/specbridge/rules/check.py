@@ -53,7 +53,7 @@ class CheckResult:
         }
 
 
-def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=None, launch=None) -> list[CheckResult]:
+def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=None, launch=None, parent=None) -> list[CheckResult]:
     """Simulate each engine version's load, then the drafter ↔ target ↔ launch rules."""
     drafter = describe(ckpt)
     dtypes = {n: t.dtype for n, t in ckpt.tensors.items()}
@@ -62,7 +62,7 @@ def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=N
     for era, version in resolve(engine):
         rep = simulate(ckpt, era, version)
         res = CheckResult(drafter, rep, load_findings(rep, label, dtypes))
-        more, res.aux = compat_findings(ckpt, drafter, rep, target, launch, label)
+        more, res.aux = compat_findings(ckpt, drafter, rep, target, launch, label, parent)
         res.findings.extend(more)
         out.append(res)
     return out

@@ -32,6 +32,7 @@ class Context:
     path: str = "PATH"
     out: list[Finding] = field(default_factory=list)
     aux: dict | None = None  # the resolved aux-layer table, for display
+    parent: Checkpoint | None = None  # the checkpoint this one was fine-tuned from
 
     @property
     def eng(self) -> str:
@@ -161,6 +162,15 @@ def vocab(c: Context) -> None:
             problems.append(f"{len(miss)} ids selected by d2t are not set in t2d")
         if problems:
             c.add("V005", ERROR, "t2d disagrees with d2t: " + "; ".join(problems) + ".", "recompute t2d from d2t (specbridge convert)")
+    if c.parent is not None:
+        pd = c.parent.tensors.get(next((n for n in c.parent.tensors if n.endswith("d2t")), ""), None)
+        if pd is None:
+            c.add("V011", WARNING, f"the parent checkpoint {c.parent.root} has no d2t to compare with.")
+        elif int_values(pd) != d2t:
+            diff = sum(1 for a, b in zip(int_values(pd), d2t) if a != b) + abs(len(d2t) - pd.shape[0])
+            c.add("V011", ERROR, f"d2t differs from the parent checkpoint's in {diff} position(s): the vocab map was recomputed "
+                  "during fine-tuning, so lm_head row i now scores another token than it learned (SpecForge #534).",
+                  "restore the parent's d2t/t2d and retrain, or resume with the parent's vocab map")
     if c.target and c.target.tokenizer_sha256:
         own = c.ckpt.root / "tokenizer.json"
         if own.is_file():
@@ -389,8 +399,9 @@ def variant_flags(c: Context) -> None:
         c.add("C011", INFO, "norm_before_residual is unset: vLLM's speculators translation defaults it to true; a converter writing a plain config must write it explicitly.")
 
 
-def compat_findings(ckpt: Checkpoint, d: Drafter, rep: LoadReport, target: TargetInfo | None, launch: Launch | None, path: str) -> tuple[list[Finding], dict | None]:
-    c = Context(ckpt, d, rep, target, launch, path)
+def compat_findings(ckpt: Checkpoint, d: Drafter, rep: LoadReport, target: TargetInfo | None, launch: Launch | None, path: str,
+                    parent: Checkpoint | None = None) -> tuple[list[Finding], dict | None]:
+    c = Context(ckpt, d, rep, target, launch, path, parent=parent)
     for rule in (geometry, vocab, aux_layers, embed_head, config_launch):
         rule(c)
     return c.out, c.aux

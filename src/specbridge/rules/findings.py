@@ -58,6 +58,7 @@ RULES: dict[str, Rule] = {
         Rule("V008", "d2t holds absolute ids (d2t == arange)", (10,)),
         Rule("V009", "drafter vocab differs from the target's", (14,)),
         Rule("V010", "drafter tokenizer differs from the target's", (14,)),
+        Rule("V011", "vocab map differs from the parent checkpoint's", (11,)),
         Rule("A001", "target cannot capture aux hidden states on this engine version", (16,)),
         Rule("A002", "aux layers fed differ from the layers trained on", (17, 18)),
         Rule("A003", "number of captured aux states differs from fc", (19, 20)),
