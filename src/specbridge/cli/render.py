@@ -92,6 +92,12 @@ def print_check(ckpt: Checkpoint, res: CheckResult) -> None:
     console.print(pt)
     for a in r.assumptions:
         console.print(f"[dim]assumption: {a}[/]")
+    if res.aux:
+        a = res.aux
+        console.print(f"aux layers (target boundaries, input of layer b): trained {a['trained']} — {a['trained_note']}")
+        console.print(f"                                                  fed     {a['fed']} — {a['ids_source']}")
+        for n in a["notes"]:
+            console.print(f"  [dim]{n}[/]")
     _print_findings(res)
     console.print()
 
