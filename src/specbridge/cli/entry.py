@@ -38,6 +38,17 @@ def main() -> None:
     except BrokenPipeError:  # `specbridge … | head` is fine; don't print a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
+    except KeyboardInterrupt:
+        sys.stderr.write("specbridge: interrupted\n")
+        sys.exit(130)
+    except MemoryError:
+        sys.stderr.write("specbridge: error: out of memory (the input claims more than this machine has)\n")
+        sys.exit(2)
+    except Exception as e:  # a bug of ours: still one line, never a traceback dump on a user
+        if os.environ.get("SPECBRIDGE_DEBUG"):
+            raise
+        sys.stderr.write(f"specbridge: internal error: {type(e).__name__}: {e} (set SPECBRIDGE_DEBUG=1 for the traceback; please report)\n")
+        sys.exit(3)
 
 
 def _main() -> None:

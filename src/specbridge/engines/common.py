@@ -16,11 +16,11 @@ LLAMA_FIELDS = (
     Field("I", ("intermediate_size",), 11008),
     Field("V", ("vocab_size",), 32000),
     Field("Ht_raw", ("target_hidden_size",), None),
-    Field("tie", ("tie_word_embeddings",), False),
-    Field("attention_bias", ("attention_bias",), False),
-    Field("fc_norm", ("fc_norm", "use_aux_norm"), False),
-    Field("norm_before_fc", ("eagle_config.norm_before_fc", "norm_before_fc"), False),
-    Field("use_aux", ("eagle_config.use_aux_hidden_state",), True),
+    Field("tie", ("tie_word_embeddings",), False, kind="bool"),
+    Field("attention_bias", ("attention_bias",), False, kind="bool"),
+    Field("fc_norm", ("fc_norm", "use_aux_norm"), False, kind="bool"),
+    Field("norm_before_fc", ("eagle_config.norm_before_fc", "norm_before_fc"), False, kind="bool"),
+    Field("use_aux", ("eagle_config.use_aux_hidden_state",), True, kind="bool"),
 )
 LLAMA_DERIVE = (
     Derive("nkv", "nkv_raw if nkv_raw is not None else nh"),

@@ -51,6 +51,8 @@ def _eval(node: ast.expr, ns: dict, src: str):
         a, b = _eval(node.left, ns, src), _eval(node.right, ns, src)
         if a is None or b is None:
             return None
+        if type(a) is not int or type(b) is not int:  # config values are untrusted: no str * int, no floats
+            raise ExprError(f"non-integer operand in {src!r}")
         return _BIN[type(node.op)](a, b)
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
         return not _eval(node.operand, ns, src)

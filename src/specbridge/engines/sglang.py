@@ -38,7 +38,7 @@ def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite
     return DraftClass(
         name="LlamaForCausalLMEagle3",
         file=f"{F} @ {cite_versions}",
-        fields=COMMON_FIELDS + (Field("bias", ("bias",), fc_bias == "True"),),
+        fields=COMMON_FIELDS + (Field("bias", ("bias",), fc_bias == "True", kind="bool"),),
         derive=COMMON_DERIVE + (Derive("n_aux", "3"),),  # fc width hard-coded as target_hidden_size * 3
         params=eagle3_io("Ht*n_aux", fc_bias="bias") + llama_decoder("model.midlayer.", per_layer=False),
         loader=DROP_VOCAB + STACK_LLAMA + (Step("prefix_if_not_param", "model.", cite=f"{F} load_weights"),),
@@ -60,7 +60,7 @@ LAYERS_CLASS = DraftClass(
     file=f"{F} @ 0.5.12, 0.5.16, 0.5.20, 0.5.23",
     fields=COMMON_FIELDS
     + (
-        Field("bias", ("bias",), False),
+        Field("bias", ("bias",), False, kind="bool"),
         Field("n_aux", ("num_aux_hidden_states", "len:eagle_config.eagle_aux_hidden_state_layer_ids"), 3),
     ),
     derive=COMMON_DERIVE,

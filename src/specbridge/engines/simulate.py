@@ -106,6 +106,10 @@ def _resolve_fields(cls: DraftClass, cfg: dict, has: dict) -> tuple[dict, list[s
         for src in f.sources:
             present, v = _lookup(cfg, src)
             if present and (v is not None or f.keep_null):
+                if v is not None and not _valid(f, v):
+                    errors.append(f"config {src} = {str(v)[:40]!r} is not a valid {'boolean' if f.kind == 'bool' else 'size'}: "
+                                  "the engine fails or misbehaves building the drafter")
+                    break
                 value, found = v, True
                 break
         if not found and f.required:
@@ -119,12 +123,21 @@ def _resolve_fields(cls: DraftClass, cfg: dict, has: dict) -> tuple[dict, list[s
     return ns, errors
 
 
+MAX_DIM = 2**40
+
+
+def _valid(f, v) -> bool:
+    if f.kind == "bool":
+        return isinstance(v, bool)
+    return type(v) is int and 0 <= v < MAX_DIM
+
+
 def _shape(exprs: tuple[str, ...], ns: dict) -> tuple | None:
     try:
         out = tuple(evaluate(e, ns) for e in exprs)
     except (ExprError, TypeError, ZeroDivisionError):
         return None
-    return None if any(type(x) is not int for x in out) else out
+    return None if any(type(x) is not int or not 0 <= x < MAX_DIM**2 for x in out) else out
 
 
 def _when(expr: str, ns: dict) -> bool:
@@ -222,7 +235,7 @@ def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict
             return fallback, False, msg, flat_config(config), "flattened (assumed)", assumptions
         tlc = config.get("transformer_layer_config") or {}
         mt = tlc.get("model_type") if isinstance(tlc, dict) else None
-        target_arch = d.speculators_arch_by_model_type.get(mt)
+        target_arch = d.speculators_arch_by_model_type.get(mt) if isinstance(mt, str) else None
         view = flat_config(config)
         for k, v in d.speculators_defaults.items():
             if view.get(k) is None:

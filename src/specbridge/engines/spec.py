@@ -22,6 +22,7 @@ class Field:
     default: object = None
     required: str | None = None
     keep_null: bool = False  # a present-but-null value counts as present (SGLang's draft_vocab_size)
+    kind: str = "int"  # "int" (0 <= v < 2**40) | "bool"; anything else in the config is reported, not used
 
 
 @dataclass(frozen=True)

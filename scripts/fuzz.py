@@ -1,0 +1,106 @@
+"""Long fuzz run over the reader, config parser and checkers, seeded with every real fixture.
+
+    python scripts/fuzz.py --seconds 600 [--seed 1]
+
+Each input runs in this process with a per-input time limit (SIGALRM); prints inputs tried, how many
+were accepted/refused, crashes (any exception but CheckpointError), hangs (time limit hit) and the
+peak RSS. Exit 1 on any crash or hang.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import resource
+import shutil
+import signal
+import sys
+import tempfile
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from specbridge.fuzzing import exercise, hostile_index, mutate_bytes, mutate_config  # noqa: E402
+
+SHARED = ROOT.parent / "shared" / "fixtures"
+
+
+class Hang(Exception):
+    pass
+
+
+def _alarm(*_):
+    raise Hang()
+
+
+def seeds() -> list[Path]:
+    return sorted(p for p in SHARED.rglob("model.safetensors")) and sorted({p.parent for p in SHARED.rglob("model.safetensors")})
+
+
+def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False) -> dict:
+    rng = random.Random(seed)
+    srcs = seeds()
+    signal.signal(signal.SIGALRM, _alarm)
+    stats = {"inputs": 0, "ok": 0, "refused": 0, "crashes": 0, "hangs": 0, "slowest_s": 0.0}
+    crashes = []
+    work = Path(tempfile.mkdtemp(prefix="sb-fuzz-"))
+    outside = work / "outside.safetensors"
+    shutil.copy(srcs[0] / "model.safetensors", outside)
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    t_end = time.monotonic() + seconds
+    try:
+        while time.monotonic() < t_end:
+            src = rng.choice(srcs)
+            d = work / f"case{stats['inputs']}"
+            shutil.copytree(src, d)
+            kind = rng.random()
+            if kind < 0.55:
+                data = (d / "model.safetensors").read_bytes()
+                for _ in range(rng.randrange(1, 3)):
+                    data = mutate_bytes(data, rng)
+                (d / "model.safetensors").write_bytes(data)
+            elif kind < 0.85:
+                cfg = json.loads((d / "config.json").read_text())
+                (d / "config.json").write_text(json.dumps(mutate_config(cfg, rng)))
+            else:
+                hostile_index(d, rng, outside)
+            stats["inputs"] += 1
+            t0 = time.monotonic()
+            signal.setitimer(signal.ITIMER_REAL, per_input)
+            try:
+                out = exercise(d)
+                stats["ok" if out == "ok" else "refused"] += 1
+            except Hang:
+                stats["hangs"] += 1
+                crashes.append((str(d), "hang"))
+            except Exception:  # noqa: BLE001 - that is what a crash is
+                stats["crashes"] += 1
+                crashes.append((str(d), traceback.format_exc(limit=4)))
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            stats["slowest_s"] = max(stats["slowest_s"], time.monotonic() - t0)
+            if not crashes or crashes[-1][0] != str(d):
+                shutil.rmtree(d, ignore_errors=True)
+    finally:
+        if not crashes:
+            shutil.rmtree(work, ignore_errors=True)
+    stats["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    stats["rss_growth_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024
+    stats["crash_details"] = crashes[:5]
+    return stats
+
+
+if __name__ == "__main__":
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--seconds", type=float, default=120)
+    ap.add_argument("--seed", type=int, default=1)
+    a = ap.parse_args()
+    s = run(a.seconds, a.seed)
+    print(json.dumps({k: v for k, v in s.items() if k != "crash_details"}, indent=2))
+    for where, tb in s["crash_details"]:
+        print(f"--- {where}\n{tb}")
+    sys.exit(1 if s["crashes"] or s["hangs"] else 0)

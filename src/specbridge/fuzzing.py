@@ -1,0 +1,134 @@
+"""Fuzz targets for everything that reads untrusted files: the safetensors reader, sharded indexes,
+config.json, and the commands built on them (describe, check on every engine, convert planning).
+
+One function, `exercise(dir)`, is the contract: any input must end in a result or a CheckpointError
+(the CLI turns that into exit 2). Anything else is a crash. Used by tests/test_fuzz.py (bounded, in
+CI) and scripts/fuzz.py (long runs).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import struct
+from pathlib import Path
+
+from .checkpoint.errors import CheckpointError
+
+SEED_CONFIG_KEYS = (
+    "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
+    "vocab_size", "draft_vocab_size", "target_hidden_size", "tie_word_embeddings", "architectures", "eagle_config",
+    "eagle_aux_hidden_state_layer_ids", "transformer_layer_config", "speculators_config", "norm_before_residual",
+    "max_position_embeddings", "rope_theta", "rope_parameters", "num_aux_hidden_states", "fc_norm", "bias", "model_type",
+)
+WILD_VALUES = (None, 0, -1, 1, 2, 3, 2**31, 2**63, 10**30, -(10**30), 1.5, float("1e308"), "", "x" * 1000, "64", [], [0, 1, 2],
+               [10**12], {}, {"eagle_aux_hidden_state_layer_ids": [1, -5, 10**9]}, True, False, "ü\u202e\ud7ff", [[[[]]]])
+
+
+def exercise(d: Path, engines: tuple[str, ...] = ("all",)) -> str:
+    """Run the readers and checkers on `d`. Returns 'ok' or 'refused: …'; raises on a crash."""
+    from .checkpoint.reader import open_checkpoint
+    from .convert.plan import plan_conversion
+    from .layouts.canonical import describe
+    from .rules.check import check
+
+    try:
+        ck = open_checkpoint(d)
+        describe(ck)
+        for e in engines:
+            for res in check(ck, e, str(d)):
+                res.to_json()
+                json.dumps(res.to_json())
+        for layout in ("sglang", "speculators"):
+            try:
+                plan_conversion(ck, layout)
+            except CheckpointError:
+                pass
+        return "ok"
+    except CheckpointError as e:
+        return f"refused: {e.message}"
+
+
+def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
+    """Header-aware byte mutations of a safetensors file."""
+    n = struct.unpack("<Q", data[:8])[0] if len(data) >= 8 else 0
+    header = data[8 : 8 + n]
+    body = data[8 + n :]
+    op = rng.randrange(9)
+    if op == 0:  # truncate anywhere
+        return data[: rng.randrange(len(data) + 1)]
+    if op == 1:  # header length field
+        return struct.pack("<Q", rng.choice([0, 1, 7, max(0, n - 1), n + 1, 2**32, 2**63, rng.randrange(2**64)])) + data[8:]
+    if op == 2:  # flip bytes in the header
+        h = bytearray(header)
+        for _ in range(rng.randrange(1, 8)):
+            if h:
+                h[rng.randrange(len(h))] = rng.randrange(256)
+        return data[:8] + bytes(h) + body
+    try:
+        obj = json.loads(header)
+    except Exception:
+        return data
+    names = [k for k in obj if k != "__metadata__"]
+    if not names:
+        return data
+    k = rng.choice(names)
+    if op == 3:
+        obj[k]["dtype"] = rng.choice(["Q7", "F8", "", None, 3, "BF16", "I64", "BOOL", "F4"])
+    elif op == 4:
+        obj[k]["shape"] = rng.choice([[], [-1], [10**12, 10**12], [0], ["4"], None, [2**63], list(range(40))])
+    elif op == 5:
+        a = rng.randrange(len(body) + 10)
+        obj[k]["data_offsets"] = rng.choice([[a, a], [a, a - 1], [0, len(body)], [0, 10**15], [-1, 4], [a], "0-4"])
+    elif op == 6:  # rename to odd names (unicode, prefixes, dotted paths)
+        obj[rng.choice(["model." + k, "midlayer." + k, "\u00e9" * 5, "../" + k, "", "a" * 10000, "layers.9999.x"])] = obj.pop(k)
+    elif op == 7:
+        obj["__metadata__"] = rng.choice([{"a": 1}, [], "x", {"format": "pt"}, None])
+    else:
+        obj[k + "_dup"] = dict(obj[k])
+    raw = json.dumps(obj).encode()
+    raw += b" " * (-len(raw) % 8)
+    return struct.pack("<Q", len(raw)) + raw + body
+
+
+def mutate_config(cfg: dict, rng: random.Random) -> dict:
+    cfg = json.loads(json.dumps(cfg))
+    for _ in range(rng.randrange(1, 4)):
+        key = rng.choice(SEED_CONFIG_KEYS)
+        where = cfg
+        if isinstance(cfg.get("transformer_layer_config"), dict) and rng.random() < 0.5:
+            where = cfg["transformer_layer_config"]
+        if rng.random() < 0.15:
+            where.pop(key, None)
+        else:
+            where[key] = rng.choice(WILD_VALUES)
+    return cfg
+
+
+def hostile_index(d: Path, rng: random.Random, outside: Path) -> None:
+    """Replace the weights with a sharded index pointing somewhere it must not."""
+    weights = d / "model.safetensors"
+    names = []
+    if weights.exists():
+        try:
+            n = struct.unpack("<Q", weights.read_bytes()[:8])[0]
+            names = [k for k in json.loads(weights.read_bytes()[8 : 8 + n]) if k != "__metadata__"]
+        except Exception:
+            names = ["fc.weight"]
+        os.rename(weights, d / "shard.safetensors")
+    choice = rng.randrange(6)
+    target = {
+        0: "../" + outside.name,
+        1: str(outside),
+        2: "shard.safetensors",
+        3: "missing.safetensors",
+        4: "link.safetensors",
+        5: "shard.safetensors\x00x",
+    }[choice]
+    if choice == 4:
+        (d / "link.safetensors").symlink_to(outside)
+    wmap = {n: target for n in (names or ["fc.weight"])}
+    if rng.random() < 0.3:
+        wmap["ghost.weight"] = "shard.safetensors"
+    (d / "model.safetensors.index.json").write_text(json.dumps({"weight_map": wmap}))

@@ -1,0 +1,22 @@
+"""Bounded fuzz run (CI): every mutated fixture ends in a result or a clean refusal, within time and
+memory bounds. Length: SPECBRIDGE_FUZZ_SECONDS (default 30; CI sets 120). Long runs: scripts/fuzz.py."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+
+import fuzz  # noqa: E402
+
+
+def test_fuzz_reader_config_and_checkers():
+    seconds = float(os.environ.get("SPECBRIDGE_FUZZ_SECONDS", "30"))
+    s = fuzz.run(seconds, seed=int(os.environ.get("SPECBRIDGE_FUZZ_SEED", "1")), per_input=5.0)
+    print({k: v for k, v in s.items() if k != "crash_details"})
+    assert s["crashes"] == 0 and s["hangs"] == 0, s["crash_details"]
+    assert s["inputs"] > 100 and s["ok"] > 0 and s["refused"] > 0  # the mutations reach both outcomes
+    assert s["slowest_s"] < 5.0
+    assert s["rss_growth_mb"] < 256
