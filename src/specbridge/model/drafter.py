@@ -282,28 +282,15 @@ class Eagle3Drafter(nn.Module):
 
     # ---- init from the target -----------------------------------------------------------
     @torch.no_grad()
-    def init_from_target(self, target_model, fc_identity_last: bool = True) -> None:
-        """Copy the frozen embedding, the final norm and the head rows at the draft ids.
-
-        fc_identity_last: start fc as a selector of the last aux chunk (the deepest layer), so at
-        step 0 the untrained drafter is a 'logit lens' of that layer; training starts far above
-        chance instead of at it. Attention / MLP outputs start at zero for the same reason."""
-        emb = target_model.get_input_embeddings().weight
-        self.embed_tokens.weight.copy_(emb)
-        head = target_model.get_output_embeddings().weight  # [V, H] (tied to emb for SmolLM2)
-        ids = torch.nonzero(self.t2d, as_tuple=True)[0]
-        self.lm_head.weight.copy_(head[ids])
+    def init_from_target(self, target_model) -> None:
+        """Copy the frozen embedding, the final norm and the head rows at the draft ids, so the
+        drafter starts with the target's output geometry; fc and the layer start random."""
+        self.embed_tokens.weight.copy_(target_model.get_input_embeddings().weight)
+        head = target_model.get_output_embeddings().weight  # [V, H] (tied to the embedding in SmolLM2)
+        self.lm_head.weight.copy_(head[torch.nonzero(self.t2d, as_tuple=True)[0]])
         final_norm = getattr(getattr(target_model, "model", target_model), "norm", None)
         if final_norm is not None and getattr(final_norm, "weight", None) is not None:
             self.norm.weight.copy_(final_norm.weight)
-        if fc_identity_last:
-            h = self.cfg.hidden_size
-            ht = self.cfg.target_hidden_size or h
-            self.fc.weight.zero_()
-            if ht == h:
-                self.fc.weight[:, -ht:] = torch.eye(h)
-            self.layers[0].self_attn.o_proj.weight.mul_(0.1)
-            self.layers[0].mlp.down_proj.weight.mul_(0.1)
 
 
 def count_trainable(model: nn.Module) -> int:

@@ -63,7 +63,6 @@ class TrainArgs:
     eval_every: int = 0  # 0 -> only at the start and the end
     resume: bool = False
     save_embeddings: bool = False
-    fc_identity_init: bool = True
     threads: int | None = 1
     data_dir: str | None = None  # where responses/captures are cached; default $SPECBRIDGE_CACHE/data
     progress: bool = True
@@ -289,7 +288,7 @@ def train(args: TrainArgs, log=print) -> dict:
         cfg = DrafterConfig.from_target(geo, int(d2t.numel()), aux)
         drafter = Eagle3Drafter(cfg)
         drafter.set_vocab_map(d2t, t2d)
-        drafter.init_from_target(target, fc_identity_last=args.fc_identity_init)
+        drafter.init_from_target(target)
         state = None
     counts = cap.token_counts(data["train"]["rows"], geo["vocab_size"])
     vocab_cov = coverage(counts, drafter.t2d)
