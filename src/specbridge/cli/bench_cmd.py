@@ -1,0 +1,137 @@
+"""`specbridge bench`: throughput, TTFT/ITL and the engine's own acceptance counters against a running
+OpenAI-compatible server (vLLM or SGLang), optionally against a no-speculation baseline server.
+
+httpx is imported only inside the command (the `bench` extra), so the rest of the CLI works without it.
+Exit codes: 0 ok, 1 the run failed (a server erred, hung, died or answered garbage metrics), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def _parse_levels(text: str) -> list[int]:
+    try:
+        vals = [int(x) for x in text.replace(" ", "").split(",") if x]
+    except ValueError:
+        raise typer.BadParameter(f"expected comma-separated positive integers, got {text!r}")
+    if not vals or any(v < 1 for v in vals):
+        raise typer.BadParameter(f"expected comma-separated positive integers, got {text!r}")
+    return sorted(set(vals))
+
+
+class _Progress:
+    """A rich progress bar on stderr, one task per (server, level)."""
+
+    def __init__(self, enabled: bool):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.p = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=Console(stderr=True),
+            disable=not enabled,
+            transient=False,
+        )
+
+    def __enter__(self):
+        self.p.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.p.stop()
+
+    def add(self, desc: str, total: int):
+        return self.p.add_task(desc, total=total)
+
+    def advance(self, task) -> None:
+        self.p.advance(task)
+
+    def finish(self, task) -> None:
+        self.p.stop_task(task)
+
+
+def bench_command(
+    url: str = typer.Option(..., "--url", help="the server under test (speculation on), e.g. http://127.0.0.1:8000"),
+    baseline_url: Optional[str] = typer.Option(None, "--baseline-url", help="the same target without speculation, for speedup and crossover"),
+    prompts: Optional[Path] = typer.Option(None, "--prompts", help="JSONL with a 'prompt' per line, or a text file with one prompt per line (default: the bundled set)"),
+    concurrency: str = typer.Option("1,4,16", "--concurrency", help="comma-separated concurrency levels"),
+    max_tokens: int = typer.Option(128, "--max-tokens", min=1, help="output tokens per request (ignore_eos, greedy)"),
+    num_prompts: int = typer.Option(16, "--num-prompts", min=1, help="requests per level (at least the concurrency)"),
+    timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="seconds per request (whole stream) and per metrics read"),
+    warmup: int = typer.Option(1, "--warmup", min=0, help="warm-up requests per server (not measured)"),
+    max_errors: int = typer.Option(0, "--max-errors", min=0, help="failed requests tolerated before the run stops"),
+    engine: str = typer.Option("auto", "--engine", help="where acceptance is read: auto, vllm (/metrics), sglang (/server_info, meta_info), none"),
+    model: Optional[str] = typer.Option(None, "--model", help="model name to request (default: the first of /v1/models)"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: throughput vs concurrency and acceptance"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar on stderr"),
+) -> None:
+    """Benchmark a serving endpoint: output tok/s, TTFT and inter-token latency percentiles per concurrency,
+    acceptance from the engine's own counters (deltas over the run), speedup vs a baseline and the crossover."""
+    try:
+        import httpx  # noqa: F401
+    except ImportError as exc:
+        sys.stderr.write(f"specbridge: error: bench needs the bench extra (pip install 'specbridge[bench]'): {exc}\n")
+        raise typer.Exit(2)
+    import asyncio
+
+    from rich.console import Console
+
+    from ..bench.prompts import PromptError, load_prompts
+    from ..bench.report import plot as do_plot
+    from ..bench.report import render
+    from ..bench.runner import ENGINES, BenchConfig, report_json, run_bench
+
+    if engine not in ENGINES:
+        raise typer.BadParameter(f"--engine {engine!r}: one of {', '.join(ENGINES)}")
+    for u in (url, baseline_url):
+        if u is not None and not u.startswith(("http://", "https://")):
+            raise typer.BadParameter(f"{u!r}: expected an http(s):// URL")
+    try:
+        plist, source = load_prompts(prompts)
+    except PromptError as e:
+        sys.stderr.write(f"specbridge: error: --prompts {e}\n")
+        raise typer.Exit(2)
+    cfg = BenchConfig(
+        url=url,
+        baseline_url=baseline_url,
+        prompts=plist,
+        prompts_source=source,
+        concurrency=_parse_levels(concurrency),
+        max_tokens=max_tokens,
+        num_prompts=num_prompts,
+        timeout=timeout,
+        warmup=warmup,
+        max_errors=max_errors,
+        engine=engine,
+        model=model,
+    )
+    with _Progress(progress and sys.stderr.isatty()) as prog:
+        rep = asyncio.run(run_bench(cfg, prog))
+    if plot is not None and rep.servers:
+        try:
+            do_plot(rep, plot)
+        except (RuntimeError, OSError) as e:
+            sys.stderr.write(f"specbridge: error: --plot {plot}: {e}\n")
+            if rep.ok:
+                raise typer.Exit(2)
+    if as_json:
+        print(report_json(rep))
+    else:
+        render(rep, Console(width=160))
+    if not rep.ok:
+        sys.stderr.write(f"specbridge: bench failed: {rep.error}\n")
+        raise typer.Exit(1)
+    raise typer.Exit(0)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("bench")(bench_command)
