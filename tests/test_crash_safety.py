@@ -97,14 +97,14 @@ def kill_after(p: subprocess.Popen, delay: float) -> bool:
 
 @pytest.fixture(scope="module")
 def big_source(tmp_path_factory) -> Path:
-    """~100 MB: one 96 MB random bf16 tensor (so there are 3 shards) and a few small ones."""
+    """~64 MB: one 64 MB random bf16 tensor (so there are 3 shards) and a few small ones."""
     d = tmp_path_factory.mktemp("src")
     block = os.urandom(4 << 20)
     return make_safetensors(
         d / "model.safetensors",
         [
             ("d2t", "I64", (32000,), (np.arange(32000, dtype="<i8") * 4).tobytes(), 256000),
-            ("layers.0.self_attn.q_proj.weight", "BF16", (48 << 20,), block * 24, 96 << 20),
+            ("layers.0.self_attn.q_proj.weight", "BF16", (32 << 20,), block * 16, 64 << 20),
             ("layers.0.input_layernorm.weight", "BF16", (4096,), os.urandom(8192), 8192),
             ("t2d", "BOOL", (8192,), bytes([1, 0]) * 4096, 8192),
         ],
