@@ -20,11 +20,10 @@ import math
 import os
 import random
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from ..model.drafter import DrafterConfig, Eagle3Drafter, count_trainable
