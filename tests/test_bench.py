@@ -80,6 +80,11 @@ class Fake:
                     return
                 if self.path == "/v1/models":
                     return self._send(200, json.dumps({"data": [{"id": "fake"}]}).encode())
+                if fake.mode == "sglang":
+                    if self.path == "/server_info":
+                        info = {"internal_states": [{"avg_spec_accept_length": 2.5}], "version": "fake"}
+                        return self._send(200, json.dumps(info).encode())
+                    return self._send(404, b'{"detail": "Not Found"}')
                 if self.path == "/metrics":
                     if fake.mode == "garbage_metrics":
                         return self._send(200, b"<html>this is not prometheus</html>\n{\"x\": 1}\n", "text/plain")
@@ -131,6 +136,11 @@ class Fake:
                     fake.c["p0"] += d
                     fake.c["p1"] += d
                 usage = {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": m, "total_tokens": 5 + m}}
+                if fake.mode == "sglang" and req.get("return_spec_tokens_details"):
+                    # SGLang's OpenAI extension (sglext.spec_tokens_details): m tokens in m/4 verify forwards
+                    usage["sglext"] = {"spec_tokens_details": {"spec_verify_ct": m // 4, "spec_accept_length": 4.0,
+                                                               "spec_num_correct_drafts": 3 * (m // 4), "spec_num_proposed_drafts": 3 * (m // 4),
+                                                               "spec_accept_rate": 1.0}}
                 chunk(b"data: " + json.dumps(usage).encode() + b"\n\n")
                 chunk(b"data: [DONE]\n\n")
                 chunk(b"")
@@ -222,6 +232,52 @@ def test_fake_ok_spec_and_baseline():
     j = rep.to_json()
     json.dumps(j)
     assert j["ok"] and j["servers"]["spec"]["acceptance"]["mal"] == pytest.approx(3.0)
+
+
+def test_fake_sglang_acceptance():
+    """An SGLang-style server: no /metrics, /server_info internal_states, per-request sglext details."""
+    with Fake("sglang") as srv:
+        rep = asyncio.run(run_bench(_cfg(srv.url)))
+    assert rep.ok, rep.error
+    s = rep.server("spec")
+    assert s.engine == "sglang"
+    for lv in s.levels:
+        assert lv.acceptance.source == "sglang meta_info" and lv.acceptance.mal == pytest.approx(4.0)
+        assert lv.acceptance.rate == pytest.approx(1.0)
+    assert s.acceptance.mal == pytest.approx(4.0) and "2.500" in s.acceptance.note
+
+
+def test_server_process(tmp_path):
+    """The start/ready/follow/stop helper, on a stdlib HTTP server and on commands that fail."""
+    import sys as _sys
+
+    from specbridge.bench.server import ServerProcess, ServerStartError, free_port
+
+    port = free_port()
+    cmd = [_sys.executable, "-u", "-c",
+           "import http.server,sys; print('starting', flush=True); "
+           f"http.server.test(HandlerClass=http.server.SimpleHTTPRequestHandler, port={port}, bind='127.0.0.1')"]
+    with ServerProcess(cmd, log_path=tmp_path / "ok.log", ready_url=f"http://127.0.0.1:{port}/", cwd=tmp_path) as s:
+        took = s.wait_ready(timeout=30)
+        assert 0 < took < 30 and s.alive()
+        assert any("starting" in ln for ln in s.follow())
+        pid = s.proc.pid
+    assert not s.alive() and s.proc.returncode is not None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)
+    # exits before ready: the error carries the log tail
+    bad = ServerProcess([_sys.executable, "-c", "import sys; print('boom: no model'); sys.exit(3)"],
+                        log_path=tmp_path / "bad.log", ready_url=f"http://127.0.0.1:{free_port()}/")
+    with pytest.raises(ServerStartError, match="(?s)code 3.*boom: no model"):
+        bad.start().wait_ready(timeout=30)
+    bad.stop()
+    # never ready: bounded wait, then stopped (SIGTERM ignored -> SIGKILL after the grace period)
+    hang = ServerProcess([_sys.executable, "-c", "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"],
+                         log_path=tmp_path / "hang.log", ready_url=f"http://127.0.0.1:{free_port()}/", stop_grace=1)
+    t0 = time.monotonic()
+    with pytest.raises(ServerStartError, match="not ready after 2 s"):
+        hang.start().wait_ready(timeout=2)
+    assert not hang.alive() and time.monotonic() - t0 < 20
 
 
 @pytest.mark.parametrize(

@@ -83,12 +83,14 @@ class ServerProcess:
         ready_url: str | None = None,
         env: dict | None = None,
         cwd: str | os.PathLike | None = None,
+        stop_grace: float = 15.0,
     ):
         self.cmd = list(cmd)
         self.log_path = Path(log_path)
         self.ready_url = ready_url
         self.env = env
         self.cwd = cwd
+        self.stop_grace = stop_grace  # seconds between SIGTERM and SIGKILL
         self.proc: subprocess.Popen | None = None
         self._log = None
         self._follow_pos = 0
@@ -139,10 +141,11 @@ class ServerProcess:
                 raise ServerStartError(f"server not ready after {timeout:g} s; log tail:\n{tail}")
             time.sleep(interval)
 
-    def stop(self, grace: float = 15.0) -> int | None:
+    def stop(self, grace: float | None = None) -> int | None:
         """SIGTERM the process group, SIGKILL it after `grace` seconds; returns the exit code."""
         if self.proc is None:
             return None
+        grace = self.stop_grace if grace is None else grace
         if self.proc.poll() is None:
             self._signal(signal.SIGTERM)
             try:
@@ -151,18 +154,17 @@ class ServerProcess:
                 self._signal(signal.SIGKILL)
                 self.proc.wait(10)
         # children that outlived the leader (engine core, workers) go with the group
-        self._signal(signal.SIGKILL, quiet=True)
+        self._signal(signal.SIGKILL)
         if self._log:
             self._log.close()
             self._log = None
         return self.proc.returncode
 
-    def _signal(self, sig, quiet: bool = False) -> None:
+    def _signal(self, sig) -> None:
         try:
             os.killpg(self.proc.pid, sig)
         except (ProcessLookupError, PermissionError):
-            if not quiet:
-                pass
+            pass
 
     def __enter__(self) -> "ServerProcess":
         if self.proc is None:
