@@ -274,3 +274,11 @@ def test_fc_bias_era(tmp_path):
     res = one(SF_SGLANG, "sglang==0.4.6.post5")
     assert "model.fc.bias" in res.report.missing
     assert one(SF_SGLANG, "sglang==0.4.9.post6").ok
+
+
+def test_null_target_hidden_size_crashes_sglang(tmp_path):
+    d = mutate(SF_SGLANG, tmp_path / "m", config=lambda c: c.update(target_hidden_size=None))
+    for v in ("sglang==0.5.11", "sglang==0.5.23"):
+        res = one(d, v)
+        assert "L006" in codes(res) and any("NoneType" in e for e in res.report.errors)
+    assert one(d, "vllm").ok  # vLLM reads the value, not the key

@@ -19,7 +19,17 @@ DRAFT_VOCAB_REQUIRED = (
     "(SGLang reads config.draft_vocab_size as a plain attribute; write it, null means full vocab)"
 )
 
-COMMON_FIELDS = LLAMA_FIELDS + (Field("Vd_raw", ("draft_vocab_size",), required=DRAFT_VOCAB_REQUIRED, keep_null=True),)
+COMMON_FIELDS = LLAMA_FIELDS + (
+    Field("Vd_raw", ("draft_vocab_size",), required=DRAFT_VOCAB_REQUIRED, keep_null=True),
+    # SGLang sizes fc with hasattr(config, "target_hidden_size"): a key present but null gives None * n_aux
+    Field("Ht_key", ("target_hidden_size",), "absent", keep_null=True, kind="any"),
+)
+HT_NULL = Raise(
+    "Ht_key is None",
+    "TypeError: unsupported operand type(s) for *: 'NoneType' and 'int' (config has \"target_hidden_size\": null; "
+    "SGLang tests hasattr, not the value — drop the key or give the number)",
+    f"{F} LlamaModel.__init__ (hidden_size_in = config.target_hidden_size if hasattr(...))",
+)
 COMMON_DERIVE = LLAMA_DERIVE + (
     Derive("Vd", "Vd_raw if Vd_raw is not None else V"),
     # 0.5.2+: draft_vocab_size null and untied head -> load_lm_head_from_target
@@ -46,6 +56,7 @@ def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite
         unknown_message=SKIP_MSG,
         raises=(
             Raise("L != 1", "ValueError: EAGLE3 currently only supports 1 layer", f"{F} LlamaForCausalLMEagle3.__init__ ({cite_versions})"),
+            HT_NULL,
         ),
         share_embed="'target' if Ht == H else 'own'",
         share_head="'target' if head_from_target else 'own'" if head_from_target else "'own'",
@@ -76,6 +87,7 @@ LAYERS_CLASS = DraftClass(
     + (Step("prefix_if_not_param", "model.", cite=f"{F} load_weights"),),
     unknown="skip",
     unknown_message=SKIP_MSG,
+    raises=(HT_NULL,),
     share_embed="'target' if Ht == H else 'own'",
     share_head="'target' if head_from_target else 'own'",
     share_cite=f"{WORKER}: set_embed / set_embed_and_head",

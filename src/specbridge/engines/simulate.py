@@ -127,6 +127,8 @@ MAX_DIM = 2**40
 
 
 def _valid(f, v) -> bool:
+    if f.kind == "any":
+        return True
     if f.kind == "bool":
         return isinstance(v, bool)
     return type(v) is int and 0 <= v < MAX_DIM
@@ -227,7 +229,8 @@ def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict
             if d.style == "sglang":
                 msg = f"ValueError: Model architectures {archs} are not supported (SGLang has no speculators-config support)"
             assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
-            return fallback, False, msg, flat_config(config), "flattened (assumed)", assumptions
+            view = {k: v for k, v in flat_config(config).items() if not (k == "target_hidden_size" and v is None)}
+            return fallback, False, msg, view, "flattened (assumed)", assumptions
         missing = [p for p in d.speculators_required if _lookup(config, p)[1] in (None, "", {}, [])]
         if missing:
             msg = f"ValueError: Invalid speculators config structure: missing {', '.join(missing)}"

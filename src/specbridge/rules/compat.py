@@ -391,10 +391,14 @@ def variant_flags(c: Context) -> None:
     table = VARIANT_SUPPORT.get(c.rep.engine, ())
     known = next((flags for since, flags in table if c.version_at_least(since)), set())
     for f in sorted(on - known):
-        sev = WARNING if f == "norm_before_residual" and c.rep.engine == "sglang" else ERROR
+        sglang_nbr = f == "norm_before_residual" and c.rep.engine == "sglang"
+        sev = WARNING if sglang_nbr else ERROR
         c.add("C011", sev, f"the drafter uses {f} = true but {c.eng}'s EAGLE-3 class does not read it: the drafter runs as a different "
-              "network than it was trained as" + (" (per our reading of SGLang's llama_eagle3.py; not confirmed at run time)" if sev == WARNING else "") + ".",
-              "use an engine version that implements it (see docs/rules.md#C011)")
+              "network than it was trained as"
+              + (" (SGLang's llama_eagle3.py takes the residual before hidden_norm, always: `residual = hidden_states` in "
+                 "LlamaDecoderLayer.forward; specbridge eval --engine sglang measures the cost)" if sglang_nbr else "") + ".",
+              "train with norm_before_residual false for SGLang, or serve with vLLM (which reads the flag)"
+              if sglang_nbr else "use an engine version that implements it (see docs/rules.md#C011)")
     if c.d.config_style == "speculators" and nbr is None:
         c.add("C011", INFO, "norm_before_residual is unset: vLLM's speculators translation defaults it to true; a converter writing a plain config must write it explicitly.")
 

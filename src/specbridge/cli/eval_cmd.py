@@ -1,0 +1,139 @@
+"""`specbridge eval`: offline acceptance with a real target, as trained or as an engine version loads it."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int, draft_tokens: int | None, prompts: Path | None,
+             num_prompts: int | None, max_new: int, as_json: bool, plot: Path | None, algorithm: str, threads: int) -> int:
+    from ..checkpoint.errors import CheckpointError
+    from ..checkpoint.reader import open_checkpoint
+    from .commands import fail
+
+    try:
+        ck = open_checkpoint(draft)
+    except CheckpointError as e:
+        return fail(str(e))
+    try:
+        import torch
+    except ImportError:
+        return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
+    torch.set_num_threads(threads)
+    from ..engines.registry import EngineSpecError, resolve
+    from ..engines.simulate import simulate
+    from ..eval.load import build_drafter
+    from ..eval.run import evaluate, load_prompts
+    from ..model.target import load_target
+
+    try:
+        model, tok, tpath = load_target(target)
+    except (FileNotFoundError, RuntimeError) as e:
+        return fail(str(e))
+    n_layers = model.config.get_text_config().num_hidden_layers
+    arch = (model.config.architectures or [None])[0]
+    mtype = model.config.get_text_config().model_type
+    report = None
+    engine_json = None
+    if engine:
+        try:
+            [(era, version)] = resolve(engine)
+        except (EngineSpecError, ValueError) as e:
+            return fail(str(e))
+        report = simulate(ck, era, version)
+        engine_json = {"name": era.engine, "version": version, "era": era.name, "class": report.cls.name,
+                       "dropped": report.dropped, "missing": report.missing, "errors": report.errors}
+    built = build_drafter(ck, model, n_layers, report, arch, mtype, algorithm)
+    if built.refused:
+        msg = f"predicted: the engine would not serve this drafter — {built.refused}"
+        if as_json:
+            print(json.dumps({"mean_accept_length": None, "per_position": [], "per_prompt": [], "num_prompts": 0,
+                              "engine": engine_json, "refused": built.refused, "notes": built.notes}, indent=2))
+        else:
+            sys.stdout.write(msg + "\n")
+        return 1
+    try:
+        ids = load_prompts(prompts, tok, num_prompts)
+    except (OSError, ValueError) as e:
+        return fail(f"prompts: {e}")
+    eos = tok.eos_token_id if tok is not None else None
+    from rich.progress import Progress
+
+    with Progress(transient=True, disable=as_json or not sys.stderr.isatty()) as prog:
+        task = prog.add_task("prompts", total=len(ids))
+        res = evaluate(model, built.model, ids, built.boundaries, steps=steps, topk=topk, draft_tokens=draft_tokens,
+                       max_new=max_new, skip_fc=built.skip_fc, eos_id=eos, progress=lambda: prog.advance(task))
+    extra = {"steps": steps, "topk": topk, "draft_tokens": draft_tokens or (steps + 1 if topk == 1 else steps * topk + 1),
+             "max_new_tokens": max_new, "aux_boundaries": built.boundaries, "fc_skipped": built.skip_fc, "notes": built.notes,
+             "target": str(tpath), "draft": str(draft)}
+    out = res.to_json(engine_json, extra)
+    if plot:
+        _plot(out, plot)
+    if as_json:
+        print(json.dumps(out, indent=2))
+        return 0
+    from rich.console import Console
+    from rich.table import Table
+
+    c = Console(highlight=False)
+    where = f" as {engine_json['name']} {engine_json['version']} loads it" if engine_json else " (as trained)"
+    c.print(f"[bold]{draft}[/] on {tpath}{where}: mean accept length [bold]{out['mean_accept_length']:.3f}[/] "
+            f"over {out['num_prompts']} prompts ({out['drafts']} drafts, k={steps}, topk={topk}); draft acceptance rate {out['draft_acceptance_rate']:.1%}")
+    for n in built.notes:
+        c.print(f"  note: {n}")
+    t = Table(title="per position (accepted / drafts)")
+    for j in range(len(out["per_position"])):
+        t.add_column(f"pos {j}")
+    t.add_row(*[f"{x:.3f}" for x in out["per_position"]])
+    c.print(t)
+    pp = sorted(out["per_prompt"])
+    c.print(f"per prompt: min {pp[0]:.2f}, median {pp[len(pp) // 2]:.2f}, max {pp[-1]:.2f}")
+    if out["mean_accept_length"] <= 1.0 + 1e-9:
+        c.print("[bold red]accept length 1.00: nothing is ever accepted — a loader or config bug, not a weak drafter (run specbridge check)[/]")
+    return 0
+
+
+def _plot(out: dict, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.5))
+    a.bar(range(len(out["per_position"])), out["per_position"])
+    a.set_xlabel("draft position")
+    a.set_ylabel("acceptance rate")
+    a.set_ylim(0, 1)
+    a.set_title(f"mean accept length {out['mean_accept_length']:.2f}")
+    b.hist(out["per_prompt"], bins=20)
+    b.set_xlabel("accept length per prompt")
+    b.set_ylabel("prompts")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+
+
+def register(app: typer.Typer) -> None:
+    @app.command("eval")
+    def eval_(
+        draft: Path = typer.Argument(..., help="drafter checkpoint (any layout)"),
+        target: str = typer.Option(..., "--target", "-t", help="target model dir, or smollm2-135m"),
+        engine: Optional[str] = typer.Option(None, "--engine", "-e", help="predict as NAME==VERSION would load the drafter"),
+        steps: int = typer.Option(3, "--steps", "-k", help="draft tokens per step (chain depth)"),
+        topk: int = typer.Option(1, "--topk", help="tree drafting when > 1"),
+        draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens", help="tree node budget (SGLang --speculative-num-draft-tokens)"),
+        prompts: Optional[Path] = typer.Option(None, "--prompts", help=".jsonl ({prompt} or {messages}) or text, one per line"),
+        num_prompts: Optional[int] = typer.Option(None, "--num-prompts", help="use the first N prompts"),
+        max_new: int = typer.Option(64, "--max-new-tokens", help="tokens generated per prompt"),
+        as_json: bool = typer.Option(False, "--json"),
+        plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG"),
+        algorithm: str = typer.Option("EAGLE3", "--algorithm", help="the engine's speculative algorithm (EAGLE skips aux capture)"),
+        threads: int = typer.Option(int(os.environ.get("SPECBRIDGE_THREADS", "1")), "--threads", help="torch threads (1 is fastest on small CPUs)"),
+    ) -> None:
+        """Offline acceptance: mean accept length, per position, per prompt — also as an engine version would load it."""
+        raise typer.Exit(eval_cmd(draft, target, engine, steps, topk, draft_tokens, prompts, num_prompts, max_new, as_json, plot, algorithm, threads))

@@ -1,0 +1,223 @@
+"""Offline acceptance: the target's greedy continuation and hidden states in one generation pass per
+prompt, every position drafted in parallel, then the exact decode walk (chain or tree)."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import torch
+
+from ..model.drafter import Eagle3Drafter
+from ..train.capture import decoder_layers
+from .acceptance import PromptResult, Summary, chain_walk, summarise, tree_walk
+
+
+@dataclass
+class TargetRun:
+    ids: list[int]  # prompt + greedy continuation
+    prompt_len: int
+    states: dict[int, torch.Tensor]  # boundary -> [T, Ht] (input of layer b; b = N: before the final norm)
+
+
+def _hooks(model, boundaries: set[int], store: dict[int, list]):
+    layers, norm = decoder_layers(model)
+    handles = []
+    for b in sorted(boundaries):
+        mod = layers[b] if b < len(layers) else norm
+        def grab(m, args, kwargs, b=b):
+            store[b].append((args[0] if args else kwargs["hidden_states"]).detach()[0].float())
+
+        handles.append(mod.register_forward_pre_hook(grab, with_kwargs=True))
+    return handles
+
+
+@torch.no_grad()
+def run_target(model, prompt_ids: list[int], new_tokens: int, boundaries: set[int], eos_id: int | None = None) -> TargetRun:
+    """Greedy generation with hooks that keep the aux boundaries' states of every fed token."""
+    store: dict[int, list] = {b: [] for b in boundaries}
+    handles = _hooks(model, boundaries, store)
+    try:
+        x = torch.tensor([prompt_ids])
+        out = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+                             do_sample=False, pad_token_id=eos_id if eos_id is not None else 0, eos_token_id=None)
+    finally:
+        for h in handles:
+            h.remove()
+    ids = out[0].tolist()
+    states = {b: torch.cat(v, 0) for b, v in store.items()}
+    return TargetRun(ids, len(prompt_ids), states)
+
+
+@torch.no_grad()
+def draft_chains(drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], k: int, skip_fc: bool) -> torch.Tensor:
+    """[T-1, k] target-vocab tokens each row's chain drafts, all rows at once (ttt_forward is exactly
+    a cached chain: prefix keys from step 0, plus the row's own earlier steps)."""
+    n = min(v.shape[0] for v in run.states.values())
+    aux = torch.cat([run.states[b][:n] for b in boundaries], -1)[None]
+    ids = torch.tensor(run.ids[1 : n + 1])[None]
+    if skip_fc:
+        logits = _ttt_no_fc(drafter, ids, aux, k)
+    else:
+        logits = drafter.ttt_forward(ids, aux.to(drafter.fc.weight.dtype), k)
+    return torch.stack([_tokens(drafter, lg[0]) for lg in logits], -1)
+
+
+def _tokens(drafter: Eagle3Drafter, logits: torch.Tensor) -> torch.Tensor:
+    """argmax → target id; rows computed from garbage (non-finite logits) draft -1, which no target token equals."""
+    ids = drafter.draft_to_target(logits.nan_to_num(nan=0.0).argmax(-1))
+    return torch.where(torch.isfinite(logits).all(-1), ids, torch.full_like(ids, -1))
+
+
+def _ttt_no_fc(drafter, ids, hidden, k):
+    """The engine skipped fc: the hidden state goes into the layer as it is."""
+    fc = drafter.fc
+    try:
+        drafter.fc = torch.nn.Identity()
+        return drafter.ttt_forward(ids, hidden, k)
+    finally:
+        drafter.fc = fc
+
+
+class TreeDrafter:
+    """EAGLE/SGLang-style tree drafting at one row: expand the top-`topk` children of each frontier
+    node for `steps` levels, keep the best `topk` by cumulative log-probability as the next
+    frontier, then keep the best `budget - 1` nodes overall (the root token is the budget's +1)."""
+
+    @torch.no_grad()
+    def __init__(self, drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], steps: int, topk: int, budget: int, skip_fc: bool):
+        self.d, self.steps, self.topk, self.budget = drafter, steps, topk, budget
+        n = min(v.shape[0] for v in run.states.values())
+        aux = torch.cat([run.states[b][:n] for b in boundaries], -1)[None]
+        hidden0 = aux if skip_fc else drafter.fuse(aux.to(drafter.fc.weight.dtype))
+        ids = torch.tensor(run.ids[1 : n + 1])[None]
+        # step 0 over the whole sequence, with the keys every later query attends to
+        layer = drafter.layers[0]
+        x, residual = layer.attn_inputs(drafter.embed_tokens(ids).to(hidden0.dtype), hidden0)
+        pos = torch.arange(n)[None]
+        cos, sin = drafter._rope(pos, x.dtype)
+        q, k, v = layer.self_attn.project(x, cos, sin)
+        mask = torch.ones(n, n, dtype=torch.bool).tril()[None, None]
+        o = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        self.h0 = layer.finish(residual, o)[0]
+        self.logp0 = torch.log_softmax(drafter.head(self.h0).float(), -1).nan_to_num(nan=-1e9)
+        self.k0, self.v0 = k, v
+
+    @torch.no_grad()
+    def __call__(self, row: int) -> list[list[int]]:
+        d = self.d
+        layer = d.layers[0]
+        top = self.logp0[row].topk(self.topk)
+        # node: (score, draft-vocab path, hidden out, [(k, v) of its path's steps 1..])
+        frontier = [(float(s), [int(t)], self.h0[row], []) for s, t in zip(top.values, top.indices)]
+        nodes = [(s, p) for s, p, _, _ in frontier]
+        for step in range(1, self.steps):
+            cand = []
+            for score, path, h, kvs in frontier:
+                tok = d.draft_to_target(torch.tensor([path[-1]]))
+                x, residual = layer.attn_inputs(d.embed_tokens(tok)[None].to(h.dtype), h[None, None])
+                cos, sin = d._rope(torch.tensor([[row + step]]), x.dtype)
+                q, k, v = layer.self_attn.project(x, cos, sin)
+                ks = torch.cat([self.k0[:, :, : row + 1]] + [kk for kk, _ in kvs] + [k], 2)
+                vs = torch.cat([self.v0[:, :, : row + 1]] + [vv for _, vv in kvs] + [v], 2)
+                o = torch.nn.functional.scaled_dot_product_attention(q, ks, vs)
+                h2 = layer.finish(residual, o)[0, 0]
+                lp = torch.log_softmax(d.head(h2).float(), -1).nan_to_num(nan=-1e9).topk(self.topk)
+                for s, t in zip(lp.values, lp.indices):
+                    cand.append((score + float(s), path + [int(t)], h2, kvs + [(k, v)]))
+            cand.sort(key=lambda c: -c[0])
+            nodes += [(s, p) for s, p, _, _ in cand]
+            frontier = cand[: self.topk]
+        nodes.sort(key=lambda n: -n[0])
+        keep = nodes[: self.budget - 1]
+        # a path scored from garbage (NaN logits, mapped to -1e9) can never be accepted
+        return [d.draft_to_target(torch.tensor(p)).tolist() if s > -1e8 else [-1] * len(p) for s, p in keep]
+
+
+@dataclass
+class EvalResult:
+    summary: Summary
+    prompts: list[PromptResult]
+    seconds: dict = field(default_factory=dict)
+
+    def to_json(self, engine: dict | None, extra: dict | None = None) -> dict:
+        s = self.summary
+        return {
+            "mean_accept_length": s.mean_accept_length,
+            "per_position": s.per_position,
+            "per_prompt": s.per_prompt,
+            "num_prompts": s.num_prompts,
+            "draft_acceptance_rate": s.draft_acceptance_rate,
+            "drafts": s.drafts,
+            "draft_tokens": s.draft_tokens,
+            "accepted": s.accepted,
+            "engine": engine,
+            "seconds": self.seconds,
+            **(extra or {}),
+        }
+
+
+def evaluate(target, drafter: Eagle3Drafter, prompts: list[list[int]], boundaries: list[int], *, steps: int = 3, topk: int = 1,
+             draft_tokens: int | None = None, max_new: int = 64, skip_fc: bool = False, eos_id: int | None = None,
+             progress=None) -> EvalResult:
+    """Mean accept length etc. of greedy speculative decoding with this drafter on these prompts."""
+    t_target = t_draft = 0.0
+    results = []
+    for ids in prompts:
+        t0 = time.perf_counter()
+        run = run_target(target, ids, max_new + steps, set(boundaries), eos_id)
+        t1 = time.perf_counter()
+        y = run.ids[run.prompt_len :]
+        if topk == 1:
+            chains = draft_chains(drafter, run, boundaries, steps, skip_fc)
+            results.append(chain_walk(chains, y, run.prompt_len, max_new, steps))
+        else:
+            budget = draft_tokens or steps * topk + 1
+            tree = TreeDrafter(drafter, run, boundaries, steps, topk, budget, skip_fc)
+            results.append(tree_walk(tree, y, run.prompt_len, max_new, steps))
+        t_target += t1 - t0
+        t_draft += time.perf_counter() - t1
+        if progress:
+            progress()
+    return EvalResult(summarise(results), results, {"target": round(t_target, 3), "drafter": round(t_draft, 3)})
+
+
+def load_prompts(path: Path | None, tokenizer, limit: int | None) -> list[list[int]]:
+    """Prompts as token ids: a .jsonl of {"prompt": ...} / {"messages": [...]} or a text file, one per line;
+    chat models get their chat template, as EAGLE-3 training and serving do."""
+    if path is None:
+        path = Path(__file__).resolve().parents[3] / "data" / "prompts" / "val.jsonl"
+    rows: list = []
+    for line in Path(path).read_text().splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("{"):
+            obj = json.loads(line)
+            if isinstance(obj.get("prompt_ids"), list):
+                rows.append([int(i) for i in obj["prompt_ids"]])
+            else:
+                rows.append(obj.get("messages") or [{"role": "user", "content": obj.get("prompt") or obj.get("text") or ""}])
+        elif tokenizer is None:  # a target without a tokenizer: lines of token ids
+            rows.append([int(x) for x in line.split()])
+        else:
+            rows.append([{"role": "user", "content": line}])
+    if limit:
+        rows = rows[:limit]
+    out = []
+    for msgs in rows:
+        if msgs and isinstance(msgs[0], int):
+            out.append(msgs)
+            continue
+        if tokenizer is None:
+            raise ValueError("the target has no tokenizer: give prompts as token ids")
+        if tokenizer is not None and getattr(tokenizer, "chat_template", None):
+            ids = tokenizer.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True)
+            if isinstance(ids, dict) or hasattr(ids, "input_ids"):
+                ids = ids["input_ids"]
+        else:
+            ids = tokenizer(msgs[-1]["content"])["input_ids"]
+        out.append(list(ids))
+    return out
