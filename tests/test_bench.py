@@ -202,6 +202,23 @@ def test_percentiles():
     assert percentiles([]) == {"p50": None, "p90": None, "p99": None}
 
 
+def test_speedup_and_crossover():
+    from specbridge.bench.runner import BenchReport, LevelResult, ServerRun
+
+    def run(role, toks):
+        return ServerRun(role, "u", levels=[LevelResult(c, requests=1, ok=1, wall_s=1.0, output_tokens=t) for c, t in toks])
+
+    rep = BenchReport(_cfg("u", concurrency=[1, 4, 16]))
+    rep.servers = [run("spec", [(1, 150), (4, 400), (16, 800)]), run("baseline", [(1, 100), (4, 320), (16, 1000)])]
+    assert [round(s, 3) for _, s in rep.speedups()] == [1.5, 1.25, 0.8]
+    c = rep.crossover()
+    assert c["concurrency"] == 16 and 4 < c["estimate"] < 16  # log-linear between 4 (1.25) and 16 (0.8)
+    rep.servers[0].levels[0].output_tokens = 90
+    assert rep.crossover()["concurrency"] == 1 and "lowest" in rep.crossover()["note"]
+    rep.servers = rep.servers[:1]
+    assert rep.crossover()["concurrency"] is None
+
+
 def test_default_prompts():
     from specbridge.bench.prompts import BUILTIN, REPO_VAL, load_prompts
 
@@ -383,7 +400,8 @@ def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
         r = run_cli("bench", "--url", urls["spec"], "--baseline-url", urls["baseline"], "--concurrency", "1,2",
                     "--max-tokens", "24", "--num-prompts", "4", "--timeout", "120", "--no-progress", "--json", timeout=600)
         table = run_cli("bench", "--url", urls["spec"], "--baseline-url", urls["baseline"], "--concurrency", "1,2",
-                        "--max-tokens", "24", "--num-prompts", "4", "--timeout", "120", "--no-progress", timeout=600)
+                        "--max-tokens", "24", "--num-prompts", "4", "--timeout", "120", "--no-progress",
+                        "--plot", tmp_path / "bench.png", timeout=600)
     finally:
         for s in servers:
             s.stop()
@@ -404,4 +422,5 @@ def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
         assert lv["acceptance"]["drafts"] > 0 and 1.0 <= lv["acceptance"]["mal"] <= k + 1
         assert lv["ttft_ms"]["p50"] > 0 and lv["output_tok_s"] > 0
     assert [x["concurrency"] for x in j["speedup"]] == [1, 2] and all(x["speedup"] > 0 for x in j["speedup"])
-    assert table.returncode == 0 and "MAL" in table.stdout
+    assert table.returncode == 0 and "MAL" in table.stdout and "4.00" in table.stdout
+    assert (tmp_path / "bench.png").read_bytes()[:4] == b"\x89PNG"

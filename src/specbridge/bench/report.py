@@ -96,15 +96,19 @@ def plot(rep: BenchReport, out: Path) -> None:
             xs = [lv.concurrency for lv in srv.levels if lv.tok_s is not None]
             ys = [lv.tok_s for lv in srv.levels if lv.tok_s is not None]
             ax1.plot(xs, ys, style, label=f"{label} ({srv.model})")
-    ax1.set_xscale("log", base=2)
+    levels_x = sorted(rep.config.concurrency)
+    c = rep.crossover()
+    if c.get("estimate"):
+        ax1.axvline(c["estimate"], color="grey", ls=":", label=f"crossover ≈ {c['estimate']}")
+    for ax in (ax1, ax2):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(levels_x, [str(x) for x in levels_x])
+        ax.minorticks_off()
     ax1.set_xlabel("concurrency")
     ax1.set_ylabel("output tokens / s")
     ax1.set_title("throughput")
     ax1.grid(True, alpha=0.3)
     ax1.legend()
-    c = rep.crossover()
-    if c.get("estimate"):
-        ax1.axvline(c["estimate"], color="grey", ls=":", label="crossover")
     levels = [lv for lv in (spec.levels if spec else []) if lv.acceptance and lv.acceptance.mal is not None]
     if levels:
         ax2.plot([lv.concurrency for lv in levels], [lv.acceptance.mal for lv in levels], "o-", label="MAL")
@@ -116,7 +120,6 @@ def plot(rep: BenchReport, out: Path) -> None:
                 ".--",
                 label=f"rate pos {i}",
             )
-        ax2.set_xscale("log", base=2)
         ax2.legend()
     else:
         ax2.text(0.5, 0.5, "no acceptance data", ha="center", va="center", transform=ax2.transAxes)
