@@ -145,6 +145,7 @@ def test_resume_without_checkpoint_fails_clearly(tiny_target, tmp_path):
         train(tiny_args(tiny_target, tmp_path / "empty", resume=True), log=lambda *a: None)
 
 
+@pytest.mark.slow
 def test_two_process_torchrun(tiny_target, trained, tmp_path):
     import socket
 
