@@ -116,11 +116,16 @@ def test_in_place_header_rename_keeps_data_and_backup(tmp_path):
 def test_in_place_full_rewrite_keeps_backup_dir(tmp_path):
     d = tmp_path / "sf"
     shutil.copytree(SF_SGLANG, d)
+    (d / "README.md").write_text("mine")
+    (d / "tokenizer").mkdir()
+    (d / "tokenizer" / "tokenizer.json").write_text("{}")
     r, obj = convert(d, "--to", "trtllm", "--in-place")  # drops t2d: not a names-only change
     assert r.returncode == 0 and obj["method"] == "rewrite", r.stdout
     backups = [p for p in tmp_path.iterdir() if ".specbridge-backup-" in p.name]
     assert len(backups) == 1 and tensor_bytes(backups[0]) == tensor_bytes(SF_SGLANG)
     assert "t2d" not in tensor_bytes(d)
+    assert (d / "README.md").read_text() == "mine" and (d / "tokenizer" / "tokenizer.json").exists()  # the rest comes along
+    assert (backups[0] / "README.md").exists()
 
 
 def test_refuses_existing_destination_without_force(tmp_path):

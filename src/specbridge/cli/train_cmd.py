@@ -42,6 +42,8 @@ def train_command(
     save_every: int = typer.Option(0, help="Checkpoint every N steps (0: at the end only)."),
     resume: bool = typer.Option(False, help="Continue from the latest checkpoint in --out (vocab map from the checkpoint)."),
     save_embeddings: bool = typer.Option(False, help="Also save embed_tokens.weight [V, H] (large; servers share the target's)."),
+    norm_before_residual: bool = typer.Option(True, "--norm-before-residual/--no-norm-before-residual",
+                                              help="Residual taken after hidden_norm (speculators' default). SGLang's layer always takes it before: use --no-norm-before-residual for drafters served by SGLang."),
     threads: int = typer.Option(1, help="torch CPU threads per process (1 is fastest on small shared CPUs)."),
 ) -> None:
     """Train an EAGLE-3 drafter: target-generated data, hidden-state capture, TTT training."""
@@ -49,20 +51,31 @@ def train_command(
         from ..train.trainer import TrainArgs, train
     except ImportError as exc:  # torch / transformers missing
         raise typer.BadParameter(f"train needs the ml extra (pip install 'specbridge[ml]'): {exc}") from exc
-    from ..train.save import LAYOUTS
+    from ..layouts.table import LAYOUTS
 
     if layout not in LAYOUTS:
-        raise typer.BadParameter(f"--layout {layout!r}: train writes {', '.join(LAYOUTS)}; use `specbridge convert` for others")
-    args = TrainArgs(target=target, out=out, layout=layout, draft_vocab_size=draft_vocab_size,
+        raise typer.BadParameter(f"--layout {layout!r}: one of {', '.join(LAYOUTS)}")
+    args = TrainArgs(target=target, out=out, layout="speculators", draft_vocab_size=draft_vocab_size,
                      aux_layers=_parse_ids(aux_layers), steps=steps, epochs=epochs, lr=lr, batch_size=batch_size,
                      max_length=max_length, max_new_tokens=max_new_tokens, ttt_steps=ttt_steps, step_decay=step_decay,
                      seed=seed, num_prompts=num_prompts, data_dir=data_dir, eval_every=eval_every,
-                     save_every=save_every, resume=resume, save_embeddings=save_embeddings, threads=threads)
+                     save_every=save_every, resume=resume, save_embeddings=save_embeddings, threads=threads,
+                     norm_before_residual=norm_before_residual)
     if train_prompts:
         args.train_prompts = train_prompts
     if val_prompts:
         args.val_prompts = val_prompts
     report = train(args)
+    if report and layout != "speculators":
+        # the trainer writes the canonical (speculators) layout; every other layout goes through convert
+        from ..checkpoint.reader import open_checkpoint
+        from ..convert.plan import plan_conversion
+        from ..convert.run import execute
+
+        res = execute(plan_conversion(open_checkpoint(out), layout), None, in_place=True, backup=False)
+        if res.problems:
+            raise typer.BadParameter(f"conversion to {layout} failed verification: {res.problems[:2]}")
+        typer.echo(f"wrote the {layout} layout in place ({res.method})")
     if report:
         final = report["final_val"]
         accs = " ".join(f"acc_{j}={final[f'acc_{j}']:.3f}" for j in range(ttt_steps))

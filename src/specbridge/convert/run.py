@@ -141,6 +141,18 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
     with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
         tensors = _materialise_derived(plan, Path(td))
         res = write_checkpoint(new_dir, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, verify=True)
+    # everything in the directory that is not the checkpoint itself (tokenizer, reports, training
+    # checkpoints, README) comes along: moved when no backup is kept, copied otherwise
+    own = {f.name for f in src.weight_files} | {"config.json", "model.safetensors.index.json", CONFIG_BACKUP}
+    for entry in root.iterdir():
+        if entry.name in own or entry.name.endswith(".specbridge-header-backup") or (new_dir / entry.name).exists():
+            continue
+        if not backup:
+            os.rename(entry, new_dir / entry.name)
+        elif entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, new_dir / entry.name, symlinks=True)
+        else:
+            shutil.copy2(entry, new_dir / entry.name, follow_symlinks=False)
     bdir = parent / f"{root.name}.specbridge-backup-{time.strftime('%Y%m%d-%H%M%S')}"
     os.rename(root, bdir)
     os.rename(new_dir, root)

@@ -62,6 +62,7 @@ class TrainArgs:
     eval_every: int = 0  # 0 -> only at the start and the end
     resume: bool = False
     save_embeddings: bool = False
+    norm_before_residual: bool = True  # speculators' default; SGLang's layer always behaves as False
     threads: int | None = 1
     data_dir: str | None = None  # where responses/captures are cached; default $SPECBRIDGE_CACHE/data
     progress: bool = True
@@ -276,7 +277,8 @@ def train(args: TrainArgs, log=print) -> dict:
     if args.resume and resume_from is None:
         raise FileNotFoundError(f"--resume: no checkpoint under {checkpoint_dir(out)}")
     if resume_from is not None:
-        state = torch.load(resume_from / "state.pt", map_location="cpu", weights_only=False)
+        # our own checkpoint, still loaded without executing pickled code (tensors, dicts, numbers only)
+        state = torch.load(resume_from / "state.pt", map_location="cpu", weights_only=True)
         cfg = DrafterConfig(**state["drafter_config"])
         drafter = Eagle3Drafter(cfg)
         drafter.load_state_dict(state["drafter"])  # vocab map comes from here, never recomputed
@@ -284,7 +286,7 @@ def train(args: TrainArgs, log=print) -> dict:
     else:
         counts = cap.token_counts(data["train"]["rows"], geo["vocab_size"])
         d2t, t2d = build_vocab_map(counts, min(args.draft_vocab_size, geo["vocab_size"]))
-        cfg = DrafterConfig.from_target(geo, int(d2t.numel()), aux)
+        cfg = DrafterConfig.from_target(geo, int(d2t.numel()), aux, norm_before_residual=args.norm_before_residual)
         drafter = Eagle3Drafter(cfg)
         drafter.set_vocab_map(d2t, t2d)
         drafter.init_from_target(target)
