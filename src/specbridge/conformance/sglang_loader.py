@@ -50,10 +50,36 @@ import re
 import sys
 import tempfile
 import traceback
+import types
 from pathlib import Path
 
 FALLBACK = "LlamaForCausalLMEagle3"  # what our simulation falls back to when SGLang cannot dispatch
-STUBBED = ("torchvision", "vllm")
+STUBBED = ("torchvision", "vllm", "sgl_kernel")
+
+
+# Off CUDA/HIP/NPU/XPU and without AMX, SGLang 0.5.2 (and older) ends layernorm.py / activation.py with
+# `from vllm.model_executor.layers.layernorm import GemmaRMSNorm, RMSNorm` (… SiluAndMul), replacing its own
+# classes by vLLM's. A MagicMock there would silently drop every norm weight; this stub hands back SGLang's own
+# classes from the module being imported instead, i.e. what SGLang builds on the GPUs our tables describe.
+SELF_ALIASES = {
+    "vllm.model_executor.layers.layernorm": "sglang.srt.layers.layernorm",
+    "vllm.model_executor.layers.activation": "sglang.srt.layers.activation",
+}
+# kernel FUNCTIONS bound from stubs (never called here); any other mock inside the model is an error
+KERNEL_ATTRS = {"fallback_rotary_embedding", "vllm_rotary_embedding"}
+
+
+class _SelfAlias(types.ModuleType):
+    def __init__(self, name: str, target: str):
+        super().__init__(name)
+        self.__path__ = []
+        self._target = target
+
+    def __getattr__(self, attr):
+        mod = sys.modules.get(object.__getattribute__(self, "_target"))
+        if mod is not None and attr in vars(mod):
+            return vars(mod)[attr]
+        raise AttributeError(attr)
 
 
 class _Stub(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -70,6 +96,8 @@ class _Stub(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def create_module(self, spec):
         from unittest import mock
 
+        if spec.name in SELF_ALIASES:
+            return _SelfAlias(spec.name, SELF_ALIASES[spec.name])
         m = mock.MagicMock(name=spec.name)
         m.__path__, m.__spec__, m.__name__, m.__version__ = [], spec, spec.name, "0.0.0+stub"
         m.__file__ = None
@@ -102,8 +130,10 @@ def _sglang_version() -> str:
         return "unknown"
 
 
-def _publish_server_args() -> str:
-    """Publish a CPU ServerArgs the way the scheduler does; returns which mechanism the version has."""
+def _publish_server_args(model_dir: str) -> str:
+    """Publish a CPU ServerArgs the way the scheduler does; returns which mechanism the version has.
+
+    `model_dir` holds a config.json: some releases (0.5.2) read the model config in ServerArgs itself."""
     from sglang.srt.server_args import ServerArgs
 
     try:  # 0.5.2x: the runtime context owns it
@@ -111,14 +141,14 @@ def _publish_server_args() -> str:
     except ImportError:
         publish = None
     if publish is not None:
-        sa = ServerArgs(model_path="dummy", device="cpu")
+        sa = ServerArgs(model_path=model_dir, device="cpu")
         if hasattr(sa, "resolve_once"):
             sa.resolve_once()
         publish(sa, role="test", ranks=SpawnRanks(world_rank=0))
         return "runtime_context.publish"
     import sglang.srt.server_args as sam
 
-    sa = ServerArgs(model_path="dummy", device="cpu")
+    sa = ServerArgs(model_path=model_dir, device="cpu")
     if hasattr(sam, "set_global_server_args_for_scheduler"):  # 0.5.4 … 0.5.1x
         sam.set_global_server_args_for_scheduler(sa)
         return "set_global_server_args_for_scheduler"
@@ -214,21 +244,44 @@ def _find_module(arch: str | None) -> str | None:
     return None
 
 
+def _stub_leaks(model) -> list[str]:
+    """Attributes of the built model that are MagicMocks (a stubbed module's class stood in for a layer)."""
+    from unittest import mock
+
+    out = []
+    for path, module in model.named_modules():
+        for k, v in vars(module).items():
+            if k in KERNEL_ATTRS:
+                continue
+            if isinstance(v, (mock.Mock, mock.MagicMock)) or (isinstance(v, type) and issubclass(v, mock.Mock)):
+                out.append(f"{path or '<root>'}.{k}")
+    return out
+
+
 _READY: dict = {}
 
 
-def setup() -> dict:
-    """Once per process: stubs, ServerArgs, the gloo world and SGLang's parallel groups."""
+def setup(config: dict) -> dict:
+    """Once per process: stubs, ServerArgs, the gloo world and SGLang's parallel groups.
+    `config` (the first drafter's config view) stands for the served model where ServerArgs reads one."""
     if not _READY:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
         stubs = _install_stubs()
-        import torch  # noqa: F401
+        import torch
+
+        # SGLang 0.4.x asks torch._C._cpu for AMX at import time; torch 2.13 has it only as torch.cpu.*
+        if not hasattr(torch._C._cpu, "_is_amx_tile_supported") and hasattr(torch.cpu, "_is_amx_tile_supported"):
+            torch._C._cpu._is_amx_tile_supported = torch.cpu._is_amx_tile_supported
 
         tmp = tempfile.mkdtemp(prefix="sglang-conform-")
+        model_dir = Path(tmp) / "server-args-model"
+        model_dir.mkdir()
+        (model_dir / "config.json").write_text(json.dumps(config))
         _READY.update(
             tmp=tmp,
             stubs=stubs,
             sglang_version=_sglang_version(),
-            server_args=_publish_server_args(),
+            server_args=_publish_server_args(str(model_dir)),
         )
         _init_distributed(tmp)
     return _READY
@@ -236,7 +289,8 @@ def setup() -> dict:
 
 def run(root: Path, config_json: str | None = None) -> dict:
     """Build SGLang's drafter class for ROOT's config and run its load_weights over ROOT's tensors."""
-    env = setup()
+    view, notes, orig_arch = _config_view(root, config_json)
+    env = setup(view)
     import torch
 
     out: dict = {
@@ -246,7 +300,6 @@ def run(root: Path, config_json: str | None = None) -> dict:
         "errors": [],
         "assumptions": [f"stubbed modules: {env['stubs']}", "parameters in float32 (torch default), not the config dtype"],
     }
-    view, notes, orig_arch = _config_view(root, config_json)
     out["assumptions"] += notes
     out["config_view"] = view
 
@@ -273,6 +326,12 @@ def run(root: Path, config_json: str | None = None) -> dict:
     except Exception as e:  # noqa: BLE001  SGLang refusing the config is a result, not a harness failure
         out["errors"].append(f"{type(e).__name__}: {e}")
         out["construct_traceback"] = traceback.format_exc(limit=-3)
+        return out
+
+    leaks = _stub_leaks(model)
+    if leaks:  # a stub replaced a real layer: the parameter list would be wrong, so say so and stop
+        out["errors"].append(f"HarnessError: stubbed objects inside the model: {leaks}")
+        out["harness_failed"] = True
         return out
 
     named = dict(model.named_parameters())
