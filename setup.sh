@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Set up .venv/ with specbridge (+ test tools), then run the main job on the bundled example:
-# predict how SGLang 0.5.11 loads the story's drafter (it silently drops the decoder).
+# predict how SGLang 0.5.11 loads the bundled SmolLM2 drafter (speculators layout: it silently drops the decoder).
 #   ./setup.sh          core install (no torch), then the demo
 #   ./setup.sh --ml     also torch (pinned CPU wheel) + transformers, for eval/train
 set -euo pipefail
@@ -17,5 +17,5 @@ if [ "${1:-}" = "--ml" ] || [ "${SPECBRIDGE_ML:-0}" = "1" ]; then
 else
   $PIP install -e ".[test]"
 fi
-echo "== specbridge check examples/story --engine sglang==0.5.11"
-.venv/bin/specbridge check examples/story --engine sglang==0.5.11 || true
+echo "== specbridge check examples/smollm2-drafter --engine sglang==0.5.11"
+.venv/bin/specbridge check examples/smollm2-drafter --engine sglang==0.5.11 || true
