@@ -1,0 +1,74 @@
+"""serve: the start-up watchdog names the phase a start stalls in and what to try; it never hangs.
+
+The engines here are small stand-in processes that print the engines' own start-up log lines (fault
+injection: a real engine cannot be made to hang on demand); the real vLLM start is covered by
+tests/test_bench.py."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+import time
+
+from conftest import SF_SGLANG, TINY_TARGET, run_cli
+
+FAKE = textwrap.dedent('''
+    import sys, time
+    mode = {mode!r}
+    print("server_args=ServerArgs(model_path=...)", flush=True)
+    time.sleep(0.3)
+    print("Load weight end. type=LlamaForCausalLM, mem usage=0.5 GB", flush=True)
+    time.sleep(0.3)
+    if mode == "die":
+        print("RuntimeError: CUDA error: out of memory", flush=True)
+        sys.exit(1)
+    print("Capture cuda graph begin. This can take up to several minutes.", flush=True)
+    if mode == "hang":
+        time.sleep(600)
+    print("Capture cuda graph end. Time elapsed: 1.2 s", flush=True)
+    print("Capture draft cuda graph end. Time elapsed: 0.8 s", flush=True)
+    print("The server is fired up and ready to roll!", flush=True)
+    time.sleep(600)
+''')
+
+
+def _fake(tmp_path, mode):
+    script = tmp_path / f"fake_{mode}.py"
+    script.write_text(FAKE.format(mode=mode))
+    launcher = tmp_path / f"py_{mode}"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    launcher.chmod(0o755)
+    return launcher
+
+
+def _serve(tmp_path, mode, *extra):
+    return run_cli("serve", SF_SGLANG, "-e", "sglang", "--target", TINY_TARGET, "--python", _fake(tmp_path, mode),
+                   "--port", "18931", "--log", tmp_path / f"{mode}.log", *extra, timeout=120)
+
+
+def test_ready(tmp_path):
+    r = _serve(tmp_path, "ok", "--exit-when-ready", "--phase-timeout", "20")
+    assert r.returncode == 0, r.stderr
+    for phase in ("engine init", "weights loaded", "target graphs", "draft graphs", "ready"):
+        assert phase in r.stdout
+    assert "--speculative-algorithm EAGLE3" in r.stdout
+
+
+def test_stall_in_graph_capture_is_named(tmp_path):
+    t0 = time.monotonic()
+    r = _serve(tmp_path, "hang", "--phase-timeout", "3")
+    assert r.returncode == 1 and time.monotonic() - t0 < 60
+    assert "stalled after phase 'target graphs'" in r.stderr and "--disable-cuda-graph" in r.stderr
+    assert "Capture cuda graph begin" in r.stderr  # the log tail is shown
+
+
+def test_death_is_reported(tmp_path):
+    r = _serve(tmp_path, "die", "--phase-timeout", "20")
+    assert r.returncode == 1 and "exited during phase 'weights loaded'" in r.stderr and "out of memory" in r.stderr
+
+
+def test_refuses_a_launch_check_flags(tmp_path):
+    r = run_cli("serve", SF_SGLANG, "-e", "sglang", "--target", TINY_TARGET, "--python", _fake(tmp_path, "ok"),
+                "--command", f"python -m sglang.launch_server --model-path {TINY_TARGET} --speculative-algorithm EAGLE "
+                f"--speculative-draft-model-path {SF_SGLANG}", "--exit-when-ready")
+    assert r.returncode == 1 and "A004" in r.stderr
