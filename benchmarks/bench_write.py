@@ -220,20 +220,33 @@ def main() -> None:
 
         compileall.compile_dir(Path(specbridge.__file__).parent, quiet=1)
 
+        # the CLI needs a checkpoint directory: the speculators config of the story's drafter beside the file
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from bench_check import speculators_config
+
+        (src.parent / "config.json").write_text(json.dumps(speculators_config(1), indent=2))
+        cli = [sys.executable, "-m", "specbridge.cli.entry"]
+        inplace_dir = root / "in-place-dir"
+        inplace_dir.mkdir(exist_ok=True)
+        subprocess.run(["cp", src, inplace_dir / "model.safetensors"], check=True)
+        (inplace_dir / "config.json").write_text(json.dumps(speculators_config(1), indent=2))
         py = [sys.executable, "-c"]
         rss_file = root / "rss.txt"
         target = root / "in-place.safetensors"  # the in-place rename works on its own copy
         subprocess.run(["cp", src, target], check=True)
         os.sync()
-        outs = {m: root / f"out-{m}" for m in ("cp", "cp+sync", "ours", "ours-nofsync", "naive")}
+        outs = {m: root / f"out-{m}" for m in ("cp", "cp+sync", "ours", "ours-nofsync", "naive", "convert-cli")}
         cmds = {
             "cp": ["cp", str(src), str(outs["cp"])],
             "cp+sync": ["sh", "-c", 'cp "$0" "$1" && sync "$1"', str(src), str(outs["cp+sync"])],
             "ours": [*py, OURS, str(src), str(outs["ours"]), "fsync"],
             "ours-nofsync": [*py, OURS, str(src), str(outs["ours-nofsync"]), "nofsync"],
             "naive": [*py, NAIVE, str(src), str(outs["naive"])],
+            # the whole `specbridge convert --to sglang`: plan, streamed atomic write, hash verification, post-check
+            # (exit 1 = the post-convert check found errors: only with --size-scale, whose shapes no config matches)
+            "convert-cli": ["sh", "-c", '"$@"; test $? -le 1', "sh", *cli, "convert", str(src.parent), "--to", "sglang", "-o", str(outs["convert-cli"])],
         }
-        wall = {m: [] for m in [*cmds, "in-place"]}
+        wall = {m: [] for m in [*cmds, "in-place", "in-place-cli"]}
         rss = {m: [] for m in wall}
         inner_inplace = []
         modes = list(cmds)
@@ -251,11 +264,15 @@ def main() -> None:
                 wall["in-place"].append(w)
                 rss["in-place"].append(peak)
                 inner_inplace.append(inner)
+            for to in ("--engine=sglang==0.5.11", "--to=speculators"):  # layers.0. <-> midlayer., header only
+                w, peak, _ = run(["sh", "-c", '"$@"; test $? -le 1', "sh", *cli, "convert", str(inplace_dir), to, "--in-place", "--no-backup"], rss_file)
+                wall["in-place-cli"].append(w)
+                rss["in-place-cli"].append(peak)
             print(f"round {r + 1}/{args.runs}: " + ", ".join(f"{m} {wall[m][-1]:.2f}s" for m in modes))
 
         print(f"\n{'command':14} {'wall s, median (min-max)':>28} {'max peak RSS MiB':>17}")
         for m in wall:
-            fmt = "{:.3f}" if m == "in-place" else "{:.2f}"
+            fmt = "{:.3f}" if m.startswith("in-place") else "{:.2f}"
             peak = f"{max(rss[m]):17.1f}" if GNU_TIME else "n/a (no GNU time)"
             print(f"{m:14} {span(wall[m], fmt):>28} {peak}")
         print(f"in-place work after start-up: {span(inner_inplace, '{:.4f}')} s")
@@ -264,7 +281,8 @@ def main() -> None:
             return [x / y for x, y in zip(wall[a], wall[b])]
 
         print("\npaired ratios (same round), median (min-max):")
-        for a, b in [("ours", "cp"), ("ours", "cp+sync"), ("ours-nofsync", "cp"), ("naive", "cp"), ("naive", "ours"), ("cp+sync", "cp")]:
+        for a, b in [("ours", "cp"), ("ours", "cp+sync"), ("ours-nofsync", "cp"), ("convert-cli", "cp"), ("convert-cli", "cp+sync"),
+                     ("naive", "cp"), ("naive", "ours"), ("cp+sync", "cp")]:
             print(f"  {a + ' / ' + b:24} {span(ratio(a, b))}")
         ok_speed = med(ratio("ours", "cp+sync")) <= 1.1
         print(
@@ -280,6 +298,7 @@ def main() -> None:
             p.unlink(missing_ok=True)
         if not args.keep and args.src is None:
             shutil.rmtree(root / "src", ignore_errors=True)
+            shutil.rmtree(root / "in-place-dir", ignore_errors=True)
             if made_root:
                 shutil.rmtree(root, ignore_errors=True)
 
