@@ -94,6 +94,8 @@ def serve_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft
 
 
 def register(app: typer.Typer) -> None:
+    register_sweep(app)
+
     @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def serve(
         ctx: typer.Context,
@@ -114,3 +116,60 @@ def register(app: typer.Typer) -> None:
         """Start the engine with the checked launch command; follow its start-up phases; report a stall and what to try."""
         raise typer.Exit(serve_cmd(path, engine, target, steps, topk, draft_tokens, port, python, phase_timeout,
                                    startup_timeout, exit_when_ready, log, list(ctx.args), command))
+
+
+def register_sweep(app: typer.Typer) -> None:
+    @app.command()
+    def sweep(
+        path: Path = typer.Argument(..., help="drafter checkpoint"),
+        engine: str = typer.Option(..., "--engine", "-e", help="vllm or sglang"),
+        target: str = typer.Option(..., "--target", "-t"),
+        python: str = typer.Option(sys.executable, "--python", help="interpreter that has the engine installed"),
+        steps: str = typer.Option("1,3,5", "--steps", help="draft steps to try, comma separated"),
+        topk: str = typer.Option("1", "--topk", help="SGLang topk values to try"),
+        draft_tokens: Optional[str] = typer.Option(None, "--draft-tokens", help="SGLang draft-token budgets to try"),
+        concurrency: str = typer.Option("1,4", "--concurrency"),
+        max_tokens: int = typer.Option(64, "--max-tokens"),
+        num_prompts: int = typer.Option(8, "--num-prompts"),
+        timeout: float = typer.Option(120, "--timeout", help="per request"),
+        phase_timeout: float = typer.Option(600, "--phase-timeout"),
+        log_dir: Path = typer.Option(Path("specbridge-sweep"), "--log-dir"),
+        as_json: bool = typer.Option(False, "--json"),
+    ) -> None:
+        """Restart the engine for each speculative setting and without speculation; report the best setting per concurrency."""
+        import json as _json
+
+        from ..bench.prompts import load_prompts as bench_prompts
+        from ..bench.runner import BenchConfig
+        from ..bench.sweep import Setting, best_per_concurrency, run_sweep
+        from ..checkpoint.errors import CheckpointError
+        from ..checkpoint.reader import open_checkpoint
+        from ..rules.check import check
+        from .commands import fail
+
+        name = engine.split("==")[0].lower()
+        try:
+            [res] = check(open_checkpoint(path), engine, str(path))
+        except CheckpointError as e:
+            raise typer.Exit(fail(str(e)))
+        if not res.ok:
+            raise typer.Exit(fail("check found errors; run specbridge check first", 1))
+        ints = lambda s: [int(x) for x in s.split(",") if x.strip()]  # noqa: E731
+        settings = [Setting(k, t, d) for k in ints(steps) for t in (ints(topk) if name == "sglang" else [1])
+                    for d in (ints(draft_tokens) if draft_tokens and name == "sglang" else [None])]
+        prompts, src = bench_prompts(None)
+        cfg = BenchConfig(url="", prompts=prompts, prompts_source=src, concurrency=ints(concurrency), max_tokens=max_tokens,
+                          num_prompts=num_prompts, timeout=timeout, engine=name, model="target" if name == "vllm" else None)
+        log_dir.mkdir(parents=True, exist_ok=True)
+        say = (lambda *a: None) if as_json else print
+        results = run_sweep(name, python, target, str(path), settings, cfg, log_dir, phase_timeout, say=say)
+        rows = best_per_concurrency(results)
+        failed = [r for r in results if r.error]
+        if as_json:
+            print(_json.dumps({"ok": not failed, "results": [{"setting": r.setting.label, "tok_s": r.tok_s, "mal": r.mal, "error": r.error, "start_s": r.start_s} for r in results],
+                               "best": rows}, indent=2))
+        else:
+            for r in rows:
+                sp = f"{r['speedup']:.2f}×" if r.get("speedup") else "–"
+                print(f"concurrency {r['concurrency']}: best {r['best']} (fastest speculative: {r.get('best_speculative')}, speedup {sp})")
+        raise typer.Exit(1 if failed else 0)

@@ -1,0 +1,122 @@
+"""Sweep speculative settings on a real server: restart the engine for each setting (and once
+without speculation), benchmark it, and report the best setting per concurrency.
+
+The story compared 16 draft steps against 10/5; the right setting depends on concurrency, and
+speculation stops paying at some load — so the answer is a table, not one number."""
+
+from __future__ import annotations
+
+import asyncio
+import shlex
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .runner import BenchConfig, run_bench
+from .server import ServerProcess, ServerStartError, free_port, vllm_cpu_env, vllm_server_command
+from .watchdog import watch
+
+
+@dataclass
+class Setting:
+    steps: int | None  # None = no speculation (the baseline)
+    topk: int = 1
+    draft_tokens: int | None = None
+
+    @property
+    def label(self) -> str:
+        if self.steps is None:
+            return "no speculation"
+        return f"steps {self.steps}" + (f", topk {self.topk}, draft tokens {self.draft_tokens}" if self.topk > 1 else "")
+
+
+@dataclass
+class SweepResult:
+    setting: Setting
+    tok_s: dict[int, float | None] = field(default_factory=dict)  # concurrency -> output tok/s
+    mal: float | None = None
+    error: str | None = None
+    start_s: float | None = None
+
+
+def server_command(engine: str, python: str, target: str, draft: str, port: int, s: Setting, extra: list[str]) -> list[str]:
+    if engine == "vllm":
+        return vllm_server_command(python, target, port, served_name="target", draft=draft if s.steps else None,
+                                   num_speculative_tokens=s.steps or 1, extra=extra)
+    cmd = [python, "-m", "sglang.launch_server", "--model-path", target, "--host", "127.0.0.1", "--port", str(port), *extra]
+    if s.steps:
+        n = s.draft_tokens or (s.steps + 1 if s.topk == 1 else s.steps * s.topk + 1)
+        cmd += ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", draft, "--speculative-num-steps", str(s.steps),
+                "--speculative-eagle-topk", str(s.topk), "--speculative-num-draft-tokens", str(n)]
+    return cmd
+
+
+def _lines(srv, ready_url):
+    import urllib.request
+
+    while True:
+        got = False
+        for line in srv.follow():
+            got = True
+            yield line
+        try:
+            with urllib.request.urlopen(ready_url, timeout=1) as r:
+                if r.status == 200:
+                    yield "Application startup complete (HTTP ready)"
+        except OSError:
+            pass
+        if not got:
+            yield None
+            time.sleep(0.3)
+
+
+def run_sweep(engine: str, python: str, target: str, draft: str, settings: list[Setting], bench: BenchConfig,
+              log_dir: Path, phase_timeout: float = 600, extra: list[str] | None = None, say=print) -> list[SweepResult]:
+    out = []
+    for s in [Setting(None)] + settings:
+        port = free_port()
+        cmd = server_command(engine, python, target, draft, port, s, list(extra or []))
+        res = SweepResult(s)
+        say(f"== {s.label}: {shlex.join(cmd)}")
+        ready_url = f"http://127.0.0.1:{port}/v1/models"
+        srv = ServerProcess(cmd, log_path=log_dir / f"server-{len(out)}.log", env=vllm_cpu_env() if engine == "vllm" else None, stop_grace=10).start()
+        try:
+            prog, err = watch(_lines(srv, ready_url), engine, phase_timeout, phase_timeout * 3, alive=srv.alive)
+            if err:
+                res.error = err
+            else:
+                res.start_s = prog.reached[-1][1]
+                cfg = BenchConfig(**{**bench.__dict__, "url": f"http://127.0.0.1:{port}", "baseline_url": None})
+                rep = asyncio.run(run_bench(cfg))
+                if rep.error:
+                    res.error = rep.error
+                run = rep.server("spec")
+                if run:
+                    res.tok_s = {lv.concurrency: lv.tok_s for lv in run.levels}
+                    res.mal = run.acceptance.mal if run.acceptance else None
+        except ServerStartError as e:
+            res.error = str(e)
+        finally:
+            srv.stop()
+        say(f"   {'error: ' + res.error.splitlines()[0] if res.error else 'tok/s ' + str({k: round(v, 1) if v else v for k, v in res.tok_s.items()})}"
+            + (f", MAL {res.mal:.2f}" if res.mal else ""))
+        out.append(res)
+    return out
+
+
+def best_per_concurrency(results: list[SweepResult]) -> list[dict]:
+    base = results[0]
+    levels = sorted({c for r in results for c in r.tok_s})
+    rows = []
+    for c in levels:
+        b = base.tok_s.get(c)
+        cands = [(r.tok_s.get(c), r) for r in results[1:] if r.tok_s.get(c)]
+        if not cands:
+            rows.append({"concurrency": c, "best": None, "speedup": None, "baseline_tok_s": b})
+            continue
+        t, r = max(cands, key=lambda x: x[0])
+        sp = t / b if b else None
+        best = r.setting.label if (sp is None or sp >= 1) else "no speculation"
+        rows.append({"concurrency": c, "best": best, "best_speculative": r.setting.label, "tok_s": t, "baseline_tok_s": b,
+                     "speedup": sp, "mal": r.mal})
+    return rows
