@@ -8,6 +8,7 @@ CI) and scripts/fuzz.py (long runs).
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -102,7 +103,7 @@ def mutate_config(cfg: dict, rng: random.Random) -> dict:
         if rng.random() < 0.15:
             where.pop(key, None)
         else:
-            where[key] = rng.choice(WILD_VALUES)
+            where[key] = copy.deepcopy(rng.choice(WILD_VALUES))  # never share one mutable value twice
     return cfg
 
 
