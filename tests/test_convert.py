@@ -206,3 +206,32 @@ def test_sharded_output(tmp_path):
     back = tmp_path / "b"
     convert(tmp_path / "o", "--to", "speculators", "-o", back)
     assert tensor_bytes(back) == tensor_bytes(SPEC_TRAIN)
+
+
+def test_head_added_from_target_weights(tmp_path):
+    """A drafter saved without lm_head (the Kimi-K2.6 case): SGLang would run a random head; convert
+    with --target builds it from the target head's rows i + d2t[i]."""
+    import random as _r
+
+    rnd = _r.Random(0)
+    head = bytes(rnd.getrandbits(8) & 0x3F for _ in range(512 * 64 * 2))
+    tgt = tmp_path / "target"
+    tgt.mkdir()
+    (tgt / "config.json").write_text((TINY_TARGET / "config.json").read_text())
+    from conftest import write_raw
+
+    write_raw(tgt / "model.safetensors", {"lm_head.weight": ("BF16", [512, 64], head), "model.embed_tokens.weight": ("BF16", [512, 64], head)})
+    src = mutate(SF_SGLANG, tmp_path / "nohead", tensors=lambda t: {k: v for k, v in t.items() if k != "lm_head.weight"})
+    [before] = check(open_checkpoint(src), "sglang")
+    assert "lm_head.weight" in before.report.missing
+    r, obj = convert(src, "--engine", "sglang", "-o", tmp_path / "o", "--target", tgt)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert any(n == "lm_head.weight" and "d2t" in why for n, why in obj["added"])
+    assert obj["check"]["ok"] and obj["check"]["load"]["missing"] == []
+    d2t = struct.unpack("<128q", tensor_bytes(SF_SGLANG)["d2t"][2])
+    got = tensor_bytes(tmp_path / "o")["lm_head.weight"]
+    row = 64 * 2
+    assert got[1] == [128, 64] and got[2] == b"".join(head[(i + o) * row : (i + o + 1) * row] for i, o in enumerate(d2t))
+    # without target weights: a warning, and the post-check says what SGLang will do
+    r2, obj2 = convert(src, "--engine", "sglang", "-o", tmp_path / "o2")
+    assert r2.returncode == 1 and any("no lm_head" in w for w in obj2["warnings"])

@@ -192,9 +192,25 @@ def plan_conversion(
         plan.notes.append("t2d derived from d2t (True exactly at the target ids i + d2t[i])")
 
     # --- lm_head -------------------------------------------------------------------------------------
+    plan._gather_head = None  # type: ignore[attr-defined]
     if "lm_head.weight" not in d.tensors:
-        plan.warnings.append("no lm_head.weight: engines that do not borrow the target head will run a random head "
-                             "(SGLang with draft_vocab_size set); a reduced vocab cannot borrow it at all")
+        th = _target_head(target_ckpt)
+        if th is None:
+            plan.warnings.append("no lm_head.weight: engines that do not borrow the target head will run a random head "
+                                 "(SGLang with draft_vocab_size set); a reduced vocab cannot borrow it at all — pass --target with weights to add it")
+        else:
+            new = to_layout("lm_head.weight", layout)
+            if Vd == th.shape[0] and "d2t" not in d.tensors:
+                plan.tensors.append(OutTensor(new, th))
+                plan.added.append((new, f"the target's head ({th.file.name}:{th.name})"))
+            elif "d2t" in d.tensors:
+                rows = [i + o for i, o in enumerate(int_values(d.tensors["d2t"]))]
+                if any(not 0 <= r < th.shape[0] for r in rows):
+                    raise ConvertError(d.tensors["d2t"].file, "d2t maps outside the target head's rows: cannot build lm_head from it")
+                plan._gather_head = (new, th, rows)  # type: ignore[attr-defined]
+                plan.added.append((new, f"rows i + d2t[i] of the target's head ({th.file.name}:{th.name}), {len(rows)} × {th.shape[1]}"))
+            else:
+                plan.warnings.append(f"no lm_head.weight and no d2t for a {Vd}-row draft vocab: cannot pick the target head's rows")
 
     # --- config -------------------------------------------------------------------------------------
     ids = None
@@ -213,6 +229,18 @@ def plan_conversion(
     plan.warnings.extend(notes)
     plan._derive_t2d = derive_t2d  # type: ignore[attr-defined]
     return plan
+
+
+def _target_head(target_ckpt: Checkpoint | None) -> TensorInfo | None:
+    """The target's output head; tied models (SmolLM2) have only the embedding, which is the head."""
+    if target_ckpt is None:
+        return None
+    names = target_ckpt.tensors
+    for suffix in ("lm_head.weight", "embed_tokens.weight"):
+        for n, t in names.items():
+            if n.endswith(suffix) and len(t.shape) == 2:
+                return t
+    return None
 
 
 def _target_tensor(target_ckpt: Checkpoint | None, suffix: str) -> TensorInfo:

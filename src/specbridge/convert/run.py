@@ -39,11 +39,25 @@ class Result:
 
 
 def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
-    """Tensors computed from others (t2d from d2t) go through a small scratch file, so the writer
-    still streams everything from a file."""
+    """Tensors computed from others (t2d from d2t, lm_head rows gathered from the target's head) go
+    through a scratch file written row by row, so the writer still streams everything from a file."""
+    tensors = list(plan.tensors)
+    gather = getattr(plan, "_gather_head", None)
+    if gather is not None:
+        name, th, rows = gather
+        row_bytes = th.nbytes // th.shape[0]
+        hdr = json.dumps({name: {"dtype": th.dtype, "shape": [len(rows), th.shape[1]], "data_offsets": [0, len(rows) * row_bytes]}}).encode()
+        hdr += b" " * (-len(hdr) % 8)
+        f = tmpdir / "head.safetensors"
+        with open(th.file, "rb") as src, open(f, "wb") as out:
+            out.write(struct.pack("<Q", len(hdr)) + hdr)
+            for r in rows:
+                src.seek(th.offset + r * row_bytes)
+                out.write(src.read(row_bytes))
+        tensors.append(OutTensor(name, read_header(f).tensors[name]))
     vocab = getattr(plan, "_derive_t2d", None)
     if vocab is None:
-        return plan.tensors
+        return tensors
     d2t = plan.drafter.tensors["d2t"]
     data = t2d_bytes(d2t, vocab)
     name = to_layout("t2d", plan.layout)
@@ -51,7 +65,7 @@ def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
     hdr += b" " * (-len(hdr) % 8)
     f = tmpdir / "derived.safetensors"
     f.write_bytes(struct.pack("<Q", len(hdr)) + hdr + data)
-    return plan.tensors + [OutTensor(name, read_header(f).tensors[name])]
+    return tensors + [OutTensor(name, read_header(f).tensors[name])]
 
 
 def _same_dir(a: Path, b: Path) -> bool:
@@ -114,7 +128,7 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
     old_config = (root / "config.json").read_bytes()
     new_config_text = json.dumps(plan.config, indent=2) + "\n"
     renames = dict(plan.renamed)
-    if plan.names_only and src.storage == "safetensors" and getattr(plan, "_derive_t2d", None) is None:
+    if plan.names_only and src.storage == "safetensors" and getattr(plan, "_derive_t2d", None) is None and getattr(plan, "_gather_head", None) is None:
         if not renames and old_config.decode("utf-8", "replace") == new_config_text:
             return Result(root, "unchanged", time.perf_counter() - t0, [])
         wfile = src.weight_files[0]
