@@ -16,10 +16,20 @@ What runs is SGLang's code, not ours:
   * its own `load_weights` is called with the checkpoint's tensors, read from the safetensors files
     the way SGLang's DefaultModelLoader iterates them.
 The parameter NAMES and SHAPES therefore come from SGLang's class, not from our tables.
+SGLANG_USE_CPU_ENGINE stays unset, so the weight loaders take the branch SGLang takes on a GPU (not the CPU
+engine's narrow_padded_param_and_loaded_weight).
 
-Only two modules are stubbed (a MagicMock meta-path finder): `torchvision` (PyPI's build needs CUDA torch;
-sglang.srt.configs imports it unconditionally) and `vllm` (RotaryEmbedding binds
-`vllm._custom_ops.rotary_embedding` as a fallback kernel off CUDA; it is never called here).
+Stubbed (a MagicMock meta-path finder), none of them on the weight-loading path:
+  * `torchvision`: PyPI's build needs CUDA torch; sglang.srt.configs imports it unconditionally,
+  * `vllm`: RotaryEmbedding binds `vllm._custom_ops.rotary_embedding` as a fallback kernel off CUDA (never
+    called here); on 0.5.2 and older, layernorm.py / activation.py re-import RMSNorm / SiluAndMul from vLLM off
+    CUDA: those two modules hand back SGLang's OWN classes (see SELF_ALIASES), i.e. what SGLang builds on a GPU,
+  * `sgl_kernel`: compiled CUDA kernels some releases import at module level (0.5.2).
+A guard fails the run ("harness_failed") if any stub ends up inside the built model (other than the bound
+rotary kernel function). torch 2.13 moved `torch._C._cpu._is_amx_tile_supported` (read by 0.4.x at import
+time) to `torch.cpu`; it is aliased back. Parameters are float32 (torch's default), not the config dtype.
+Dispatch is read from SGLang's sources (the sglang/srt/models module whose EntryClass exports
+architectures[0]), not by importing SGLang's ModelRegistry (which imports every model).
 
 How "filled" is measured (as in vllm_loader): just before `load_weights` every parameter is set to NaN;
 afterwards the elements still NaN were never written. Which checkpoint name wrote which parameter
@@ -27,7 +37,9 @@ afterwards the elements still NaN were never written. Which checkpoint name wrot
 module's `default_weight_loader`; `hot_token_id` is watched after every name.
 
 Prints one JSON object per CKPT (a JSON list when several are given):
-  sglang_version, class, dispatched, config_view, assumptions,
+  sglang_version, class, module, config_view, assumptions,
+  dispatched        whether SGLang can resolve architectures[0] at all (else dispatch_error says why and the
+                    fallback LlamaForCausalLMEagle3 is built over the flattened config, as check simulates)
   errors            what SGLang raised (construction or loading), "Type: message"
   params            {name: {"shape": [...], "written": fraction 0..1}}
   filled / partial / unfilled     parameter names by that fraction (1 / between / 0)
