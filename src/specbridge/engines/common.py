@@ -32,32 +32,40 @@ LLAMA_DERIVE = (
 QKV_IN = "2*H if i == 0 else H"
 
 
-def llama_decoder(prefix: str, per_layer: bool) -> tuple[Param, ...]:
-    """The EAGLE-3 decoder layer as the engines fuse it (qkv_proj, gate_up_proj)."""
+def llama_decoder(prefix: str, per_layer: bool, hidden_norm_when: str = "i == 0", o_bias_when: str = "False") -> tuple[Param, ...]:
+    """The EAGLE-3 decoder layer as the engines fuse it (qkv_proj, gate_up_proj).
+
+    tp_dim marks the tensor-parallel dimension a loader narrows (column-parallel: rows; row-parallel:
+    columns); engines differ in what they do when a checkpoint disagrees along it."""
     return (
         Param(
             prefix + "self_attn.qkv_proj.weight",
             shards=(("q", ("nh*hd", QKV_IN)), ("k", ("nkv*hd", QKV_IN)), ("v", ("nkv*hd", QKV_IN))),
             per_layer=per_layer,
             role="decoder",
+            tp_dim=0,
         ),
-        Param(prefix + "self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=per_layer, role="decoder"),
-        Param(prefix + "mlp.gate_up_proj.weight", shards=(("0", ("I", "H")), ("1", ("I", "H"))), per_layer=per_layer, role="decoder"),
-        Param(prefix + "mlp.down_proj.weight", ("H", "I"), per_layer=per_layer, role="decoder"),
+        Param(prefix + "self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=per_layer, role="decoder", tp_dim=1),
+        Param(prefix + "self_attn.o_proj.bias", ("H",), when=o_bias_when, per_layer=per_layer, role="decoder"),
+        Param(prefix + "mlp.gate_up_proj.weight", shards=(("0", ("I", "H")), ("1", ("I", "H"))), per_layer=per_layer, role="decoder",
+              tp_dim=0, pads=True),
+        Param(prefix + "mlp.down_proj.weight", ("H", "I"), per_layer=per_layer, role="decoder", tp_dim=1, pads=True),
         Param(prefix + "input_layernorm.weight", ("H",), per_layer=per_layer, role="decoder"),
-        Param(prefix + "hidden_norm.weight", ("H",), when="i == 0", per_layer=per_layer, role="decoder"),
+        Param(prefix + "hidden_norm.weight", ("H",), when=hidden_norm_when, per_layer=per_layer, role="decoder"),
         Param(prefix + "post_attention_layernorm.weight", ("H",), per_layer=per_layer, role="decoder"),
     )
 
 
-def eagle3_io(fc_in: str, fc_bias: str = "False", head_when: str = "not tie") -> tuple[Param, ...]:
-    """Everything around the decoder: embedding, fc fusion, norms, head."""
+def eagle3_io(fc_in: str, fc_bias: str = "False", head_when: str = "not tie", fc_when: str = "use_aux",
+              input_norm: bool = True, fc_norm: bool = True) -> tuple[Param, ...]:
+    """Everything around the decoder: embedding, fc fusion, norms, head. input_norm / fc_norm: whether
+    this class has those optional norms at all (older releases silently lack them)."""
     return (
         Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
-        Param("model.fc.weight", ("H", fc_in), when="use_aux", role="fc"),
+        Param("model.fc.weight", ("H", fc_in), when=fc_when, role="fc"),
         Param("model.fc.bias", ("H",), when=fc_bias, role="fc"),
-        Param("model.input_norm.weight", (fc_in,), when="norm_before_fc", role="fc"),
-        Param("model.fc_norm.{j}.weight", ("Ht",), when="fc_norm", role="fc"),
+        Param("model.input_norm.weight", (fc_in,), when="norm_before_fc" if input_norm else "False", role="fc"),
+        Param("model.fc_norm.{j}.weight", ("Ht",), when="fc_norm" if fc_norm else "False", role="fc"),
         Param("model.norm.weight", ("H",), role="norm"),
         Param("lm_head.weight", ("Vd", "H"), when=head_when, share="head", role="head"),
     )

@@ -44,13 +44,19 @@ DROP_VOCAB = (
 SKIP_MSG = "no such parameter: skipped silently (SGLang logs nothing)"
 
 
-def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite_versions: str) -> DraftClass:
+LINEAR = "sglang/srt/layers/linear.py (weight_loader: loaded_weight.narrow(...) along the TP dim; pad_or_narrow_weight from 0.5.11)"
+O_BIAS = "attention_bias or bias"  # sglang/srt/models/llama.py LlamaDecoderLayer: LlamaAttention(bias=attention_bias or bias)
+
+
+def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite_versions: str, pads: bool = False) -> DraftClass:
     return DraftClass(
         name="LlamaForCausalLMEagle3",
         file=f"{F} @ {cite_versions}",
         fields=COMMON_FIELDS + (Field("bias", ("bias",), fc_bias == "True", kind="bool"),),
         derive=COMMON_DERIVE + (Derive("n_aux", "3"),),  # fc width hard-coded as target_hidden_size * 3
-        params=eagle3_io("Ht*n_aux", fc_bias="bias") + llama_decoder("model.midlayer.", per_layer=False),
+        # fc is always built; no input_norm / fc_norm before 0.5.12/0.5.20 (conformance runs of the real loader)
+        params=eagle3_io("Ht*n_aux", fc_bias="bias", fc_when="True", input_norm=False, fc_norm=False)
+        + llama_decoder("model.midlayer.", per_layer=False, o_bias_when=O_BIAS),
         loader=DROP_VOCAB + STACK_LLAMA + (Step("prefix_if_not_param", "model.", cite=f"{F} load_weights"),),
         unknown="skip",
         unknown_message=SKIP_MSG,
@@ -63,19 +69,24 @@ def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite
         share_cite=f"{WORKER}: set_embed replaces the draft embedding unless target_hidden_size differs; "
         "set_embed_and_head when load_lm_head_from_target",
         notes=(f"decoder parameters are model.midlayer.* ({name_suffix})",),
+        wider_tp="truncate",
+        narrower_tp="pad" if pads else "raise",
     )
 
 
-LAYERS_CLASS = DraftClass(
+def _layers_class(versions: str, input_norm: bool) -> DraftClass:
+  return DraftClass(
     name="LlamaForCausalLMEagle3",
-    file=f"{F} @ 0.5.12, 0.5.16, 0.5.20, 0.5.23",
+    file=f"{F} @ {versions}",
     fields=COMMON_FIELDS
     + (
         Field("bias", ("bias",), False, kind="bool"),
         Field("n_aux", ("num_aux_hidden_states", "len:eagle_config.eagle_aux_hidden_state_layer_ids"), 3),
     ),
     derive=COMMON_DERIVE,
-    params=eagle3_io("Ht*n_aux", fc_bias="bias") + llama_decoder("model.layers.{i}.", per_layer=True),
+    # every EAGLE-3 layer has its own hidden_norm; input_norm exists from 0.5.20 (conformance runs)
+    params=eagle3_io("Ht*n_aux", fc_bias="bias", fc_when="True", input_norm=input_norm)
+    + llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="True", o_bias_when=O_BIAS),
     loader=(
         Step("substr", "midlayer", "layers.0", cite=f"{F} load_weights (legacy rename, 0.5.12+)"),
         Step("substr", "aux_norm_low", "fc_norm.0", cite=f"{F} load_weights"),
@@ -91,7 +102,13 @@ LAYERS_CLASS = DraftClass(
     share_embed="'target' if Ht == H else 'own'",
     share_head="'target' if head_from_target else 'own'",
     share_cite=f"{WORKER}: set_embed / set_embed_and_head",
-)
+    wider_tp="truncate",
+    narrower_tp="pad",
+  )
+
+
+LAYERS_CLASS = _layers_class("0.5.12, 0.5.16", input_norm=False)
+LAYERS_CLASS_INPUT_NORM = _layers_class("0.5.20, 0.5.23", input_norm=True)
 
 MLA = "Eagle3DeepseekV2ForCausalLM"
 KIMI_CLASS = DraftClass(
@@ -171,19 +188,29 @@ ERAS = (
     ),
     Era(
         "sglang",
-        "0.5.2–0.5.11 midlayer",
+        "0.5.2–0.5.4 midlayer",
         "0.5.2",
-        "0.5.11",
-        ("0.5.2", "0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
+        "0.5.4",  # approximate: pad_or_narrow_weight is absent in 0.5.2, present in 0.5.5.post3
+        ("0.5.2",),
         Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
-        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.2–0.5.11", "False", True, "0.5.2 … 0.5.11")},
+        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.2", "False", True, "0.5.2")},
     ),
     Era(
         "sglang",
-        "0.5.12+ layers",
+        "0.5.5–0.5.11 midlayer",
+        "0.5.5",
+        "0.5.11",
+        ("0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
+        Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
+        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.5–0.5.11", "False", True, "0.5.5.post3 … 0.5.11", pads=True)},
+        notes=("gate_up/down weights narrower than the parameter are zero-padded silently (linear.py pad_or_narrow_weight)",),
+    ),
+    Era(
+        "sglang",
+        "0.5.12–0.5.19 layers",
         "0.5.12",
-        None,
-        ("0.5.12", "0.5.16", "0.5.20", "0.5.23"),
+        "0.5.19",
+        ("0.5.12", "0.5.16"),
         Dispatch(
             "sglang",
             {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3", MLA: MLA},
@@ -191,6 +218,21 @@ ERAS = (
             cite=_DISPATCH_CITE,
         ),
         {"LlamaForCausalLMEagle3": LAYERS_CLASS, MLA: KIMI_CLASS},
-        notes=("midlayer.* and layers.N.* both load; multi-layer drafters supported",),
+        notes=("midlayer.* and layers.N.* both load; multi-layer drafters supported; no input_norm (norm_before_fc) yet",),
+    ),
+    Era(
+        "sglang",
+        "0.5.20+ layers",
+        "0.5.20",
+        None,
+        ("0.5.20", "0.5.23"),
+        Dispatch(
+            "sglang",
+            {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3", MLA: MLA},
+            "LlamaForCausalLMEagle3",
+            cite=_DISPATCH_CITE,
+        ),
+        {"LlamaForCausalLMEagle3": LAYERS_CLASS_INPUT_NORM, MLA: KIMI_CLASS},
+        notes=("adds input_norm (norm_before_fc)",),
     ),
 )

@@ -19,6 +19,8 @@ BUFFER = "buffer"  # fills non-parameter state (hot_token_id)
 OVERWRITTEN = "overwritten"  # loaded, then replaced by the target's
 RAISES = "raises"  # the engine raises on this name
 MISMATCHED = "mismatched"
+TRUNCATED = "truncated"  # loaded after the loader silently cut it along the TP dimension
+PADDED = "padded"  # loaded after the loader silently zero-padded it along the TP dimension
 
 # parameter fates
 P_LOADED = "loaded"
@@ -208,6 +210,19 @@ def _unknown_component(name: str, params: dict) -> tuple[str, str]:
     return parts[-1], module
 
 
+def _tp_fit(cls: DraftClass, p: Param, found: tuple, expected: tuple) -> str | None:
+    """Does the loader silently make `found` fit (SGLang narrows along the TP dimension, and from 0.5.11
+    zero-pads some parameters)? Only a difference along p.tp_dim qualifies; anything else raises."""
+    d = p.tp_dim
+    if d is None or len(found) != len(expected) or any(f != e for i, (f, e) in enumerate(zip(found, expected)) if i != d):
+        return None
+    if found[d] > expected[d] and cls.wider_tp == "truncate":
+        return TRUNCATED
+    if found[d] < expected[d] and cls.narrower_tp == "pad" and p.pads:
+        return PADDED
+    return None
+
+
 def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict, str, list[str]]:
     """Which class this engine version builds for `config`, and the config view it reads.
 
@@ -321,6 +336,13 @@ def simulate(ckpt: Checkpoint, era: Era, version: str) -> LoadReport:
         else:
             expected = _shape(p.shape, local)
         if expected is not None and tuple(info.shape) != expected:
+            silent = _tp_fit(cls, p, tuple(info.shape), expected)
+            if silent:
+                filled[final][shard] = n
+                fates.append(TensorFate(n, silent, final, shard,
+                                        f"{'cut' if silent == TRUNCATED else 'zero-padded'} from {list(info.shape)} to {list(expected)} "
+                                        f"along dim {p.tp_dim}, without a message"))
+                continue
             mm = {"name": final + (f"[{shard}]" if shard else ""), "expected": list(expected), "found": list(info.shape)}
             mismatched.append(mm)
             errors.append(f"size mismatch for {mm['name']}: checkpoint {list(info.shape)}, engine expects {list(expected)}")

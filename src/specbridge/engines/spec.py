@@ -58,6 +58,8 @@ class Param:
     role: str = ""  # human words: "decoder", "fc", "norm", "embed", "head", "vocab map"
     missing_ok: str = "False"  # when nothing fills it, is its initial value harmless?
     missing_note: str = ""
+    tp_dim: int | None = None  # the dimension a tensor-parallel loader narrows
+    pads: bool = False  # a narrower checkpoint along tp_dim is zero-padded (when the class pads at all)
 
 
 @dataclass(frozen=True)
@@ -104,6 +106,10 @@ class DraftClass:
     share_head: str = "'own'"
     share_cite: str = ""
     notes: tuple[str, ...] = ()
+    # what the loader does when a tensor disagrees with a parameter along its tp_dim only:
+    # "raise" (a size mismatch), or SGLang's narrow()/pad_or_narrow_weight behaviour
+    wider_tp: str = "raise"  # "raise" | "truncate"
+    narrower_tp: str = "raise"  # "raise" | "pad" (for params with pads=True; the rest raise)
 
 
 @dataclass(frozen=True)

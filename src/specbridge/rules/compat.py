@@ -368,7 +368,7 @@ def config_launch(c: Context) -> None:
 VARIANT_SUPPORT = {
     # engine, since-version -> flags its EAGLE-3 drafter class reads (research: vllm.md §2.1, sglang.md §1a, §5)
     "vllm": (("0.32.0", {"norm_before_residual", "norm_before_fc", "fc_norm", "norm_output"}), ("0.10.0", {"norm_before_residual"}), ("0.8.5", set())),
-    "sglang": (("0.5.12", {"norm_before_fc", "fc_norm", "norm_output"}), ("0.4.6", set())),
+    "sglang": (("0.5.20", {"norm_before_fc", "fc_norm", "norm_output"}), ("0.5.12", {"fc_norm", "norm_output"}), ("0.4.6", set())),
     # TensorRT-LLM's layer order for norm_before_residual was not verified: not judged here
     "trtllm": (("1.0.0", {"norm_before_fc", "fc_norm", "norm_output", "norm_before_residual"}),),
 }

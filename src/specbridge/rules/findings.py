@@ -40,6 +40,7 @@ RULES: dict[str, Rule] = {
         Rule("L009", "embedding or head taken from the target", (2, 4)),
         Rule("L010", "head borrowed from the target while the draft vocab is reduced", (2, 9)),
         Rule("L011", "parameter left at an initial value that is right for this config", (9, 13)),
+        Rule("L012", "tensor silently cut or zero-padded to the engine's shape", (5, 6)),
         Rule("G001", "fc input width is not a multiple of the target hidden size", (5, 15, 20)),
         Rule("G002", "fc output width differs from the draft hidden size", (5,)),
         Rule("G003", "first-layer q/k/v input is not 2 x hidden", (6,)),

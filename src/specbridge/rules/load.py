@@ -104,6 +104,18 @@ def load_findings(rep: LoadReport, path: str, dtypes: dict[str, str]) -> list[Fi
                 "fix config.json so it describes these tensors (hidden_size, heads, head_dim, intermediate_size, draft_vocab_size, target_hidden_size)",
             )
         )
+    bent = [t for t in rep.tensors if t.status in ("truncated", "padded")]
+    if bent:
+        out.append(
+            finding(
+                "L012",
+                ERROR,
+                f"{rep.engine} {rep.version} loads {len(bent)} tensor(s) that do not fit by cutting or zero-padding them, silently: "
+                + "; ".join(f"{t.name} {t.reason}" for t in bent[:3]) + (" …" if len(bent) > 3 else "")
+                + ". The loaded drafter is not the trained one.",
+                "fix config.json so it describes these tensors (intermediate_size, heads, head_dim)",
+            )
+        )
     over = [t for t in rep.tensors if t.status == OVERWRITTEN]
     if over:
         out.append(
