@@ -44,6 +44,9 @@ def seeds() -> list[Path]:
 def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False) -> dict:
     rng = random.Random(seed)
     srcs = seeds()
+    # per-input limits: 5 s of CPU (a shared, loaded machine must not turn slowness into "hangs")
+    # and a wall-clock backstop for anything that blocks
+    signal.signal(signal.SIGPROF, _alarm)
     signal.signal(signal.SIGALRM, _alarm)
     stats = {"inputs": 0, "ok": 0, "refused": 0, "crashes": 0, "hangs": 0, "slowest_s": 0.0}
     crashes = []
@@ -70,7 +73,8 @@ def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False) 
                 hostile_index(d, rng, outside)
             stats["inputs"] += 1
             t0 = time.monotonic()
-            signal.setitimer(signal.ITIMER_REAL, per_input)
+            signal.setitimer(signal.ITIMER_PROF, per_input)
+            signal.setitimer(signal.ITIMER_REAL, per_input * 12)
             try:
                 out = exercise(d)
                 stats["ok" if out == "ok" else "refused"] += 1
@@ -81,6 +85,7 @@ def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False) 
                 stats["crashes"] += 1
                 crashes.append((str(d), traceback.format_exc(limit=4)))
             finally:
+                signal.setitimer(signal.ITIMER_PROF, 0)
                 signal.setitimer(signal.ITIMER_REAL, 0)
             stats["slowest_s"] = max(stats["slowest_s"], time.monotonic() - t0)
             if not crashes or crashes[-1][0] != str(d):
@@ -88,6 +93,7 @@ def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False) 
     finally:
         if not crashes:
             shutil.rmtree(work, ignore_errors=True)
+    stats["cpu_s"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_utime, 1)
     stats["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     stats["rss_growth_mb"] = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - rss0) / 1024
     stats["crash_details"] = crashes[:5]

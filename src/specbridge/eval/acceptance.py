@@ -34,24 +34,10 @@ class PromptResult:
 def chain_walk(draft: torch.Tensor, y: list[int], prompt_len: int, max_new: int, k: int) -> PromptResult:
     """draft[t, j] = the target-vocab token the chain drafted at step j from sequence row t
     (row t predicts position t+2+j). y = the target's greedy tokens after the prompt
-    (at least max_new + k of them where the sequence allows)."""
-    res = PromptResult(accepted_per_pos=[0] * k)
-    i = 1  # tokens generated so far: the prefill produced y[0]
+    (at least max_new + k of them where the sequence allows). A chain is the tree whose nodes are
+    its k prefixes."""
     rows = draft.tolist()
-    while i < max_new:
-        row = prompt_len + i - 2  # holds the aux state of the token before the last generated one
-        chain = rows[row][:k]
-        a = 0
-        while a < k and i + a < len(y) and chain[a] == y[i + a]:
-            a += 1
-        res.drafts += 1
-        res.draft_tokens += k
-        res.accepted += a
-        for j in range(a):
-            res.accepted_per_pos[j] += 1
-        res.accept_lengths.append(a + 1)
-        i += a + 1
-    return res
+    return tree_walk(lambda row: [rows[row][: j + 1] for j in range(k)], y, prompt_len, max_new, k)
 
 
 def tree_accept(paths: list[list[int]], y_from: list[int]) -> int:
