@@ -125,6 +125,7 @@ EXPECTED_ERRORS = {
     ("train-save", "0.4.6"): {"L002", "L005"},
     ("train-save", "0.4.9"): {"L002", "L005"},
     ("train-save", "0.5.2"): {"L002", "L005"},
+    ("train-save", "0.5.5"): {"L002", "L005"},
     ("train-save", "0.5.12"): {"L005"},
     ("train-save", "0.5.20"): {"L005"},
     ("train-save", "0.8.5"): {"L005", "C011"},  # norm_before_residual unknown to 0.8.5
@@ -169,9 +170,11 @@ def test_engine_all_one_json_object():
 
 
 def test_version_resolution():
-    assert resolve("sglang==0.5.11")[0][0].min_version == "0.5.2"
+    assert resolve("sglang==0.5.11")[0][0].min_version == "0.5.5"
+    assert resolve("sglang==0.5.2")[0][0].min_version == "0.5.2"
+    assert resolve("sglang==0.5.20")[0][0].min_version == "0.5.20"
     assert resolve("sglang==0.5.12")[0][0].min_version == "0.5.12"
-    assert resolve("sglang==0.5.5.post3")[0][0].min_version == "0.5.2"
+    assert resolve("sglang==0.5.5.post3")[0][0].min_version == "0.5.5"
     assert resolve("vllm==0.32")[0][0].min_version == "0.32.0"
     assert resolve("vllm==0.20.1")[0][0].min_version == "0.11.0"
     assert resolve("vllm")[0][1] == "0.33.0"
