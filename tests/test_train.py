@@ -222,9 +222,27 @@ def test_cli_registers_train_and_rejects_other_layouts(tiny_target, tmp_path):
     def noop():  # a second command keeps typer in multi-command mode
         pass
 
+    # every layout convert knows is accepted (written through convert); anything else is refused up front
     result = CliRunner().invoke(app, ["train", "--target", str(tiny_target), "--out", str(tmp_path / "x"),
-                                      "--layout", "sglang"])
-    assert result.exit_code != 0 and "convert" in result.output
+                                      "--layout", "onnx"])
+    assert result.exit_code != 0 and "sglang" in result.output and "speculators" in result.output
     help_text = CliRunner().invoke(app, ["train", "--help"]).output
     for flag in ("--draft-vocab-size", "--aux-layers", "--ttt-steps", "--resume", "--num-prompts", "--steps"):
         assert flag in help_text
+
+
+def test_train_writes_other_layouts_through_convert(tiny_target, tmp_path):
+    out = tmp_path / "sgl"
+    r = subprocess.run([sys.executable, "-m", "specbridge.train", "--target", str(tiny_target), "--out", str(out),
+                        "--layout", "sglang", "--steps", "2", "--draft-vocab-size", str(VD), "--aux-layers", "1,2,3",
+                        "--max-new-tokens", "16", "--batch-size", "4", "--train-prompts", str(tiny_target / "train.jsonl"),
+                        "--val-prompts", str(tiny_target / "val.jsonl"), "--data-dir", str(tmp_path / "data"), "--threads", "1"],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-2000:]
+    from specbridge.checkpoint.reader import open_checkpoint
+    from specbridge.layouts.canonical import describe
+
+    d = describe(open_checkpoint(out))
+    assert d.layout == "sglang" and any(n.startswith("midlayer.") for n in d.source_names.values())
+    assert json.loads((out / "config.json").read_text())["architectures"] == ["LlamaForCausalLMEagle3"]
+    assert (out / "training_report.json").exists()  # the run's other files stay beside the checkpoint
