@@ -35,26 +35,7 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-H, V, VD, I = 7168, 163840, 32000, 18432
-KIMI = {
-    "d2t": ("I64", [VD]),
-    "t2d": ("BOOL", [V]),
-    "embed_tokens.weight": ("BF16", [V, H]),
-    "fc.weight": ("BF16", [H, 3 * H]),
-    "lm_head.weight": ("BF16", [VD, H]),
-    "norm.weight": ("BF16", [H]),
-    "layers.0.self_attn.q_proj.weight": ("BF16", [7168, 2 * H]),
-    "layers.0.self_attn.k_proj.weight": ("BF16", [1024, 2 * H]),
-    "layers.0.self_attn.v_proj.weight": ("BF16", [1024, 2 * H]),
-    "layers.0.self_attn.o_proj.weight": ("BF16", [H, 7168]),
-    "layers.0.mlp.gate_proj.weight": ("BF16", [I, H]),
-    "layers.0.mlp.up_proj.weight": ("BF16", [I, H]),
-    "layers.0.mlp.down_proj.weight": ("BF16", [H, I]),
-    "layers.0.input_layernorm.weight": ("BF16", [H]),
-    "layers.0.hidden_norm.weight": ("BF16", [H]),
-    "layers.0.post_attention_layernorm.weight": ("BF16", [H]),
-}
-SIZE = {"BF16": 2, "I64": 8, "BOOL": 1}
+from bench_check import KIMI, SIZE, V, VD  # the story drafter's exact names and shapes, one definition
 BLOCK = 16 << 20
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .runner import BenchConfig, run_bench
 from .server import ServerProcess, ServerStartError, free_port, vllm_cpu_env, vllm_server_command
-from .watchdog import watch
+from .watchdog import log_lines, watch
 
 
 @dataclass
@@ -51,25 +51,6 @@ def server_command(engine: str, python: str, target: str, draft: str, port: int,
     return cmd
 
 
-def _lines(srv, ready_url):
-    import urllib.request
-
-    while True:
-        got = False
-        for line in srv.follow():
-            got = True
-            yield line
-        try:
-            with urllib.request.urlopen(ready_url, timeout=1) as r:
-                if r.status == 200:
-                    yield "Application startup complete (HTTP ready)"
-        except OSError:
-            pass
-        if not got:
-            yield None
-            time.sleep(0.3)
-
-
 def run_sweep(engine: str, python: str, target: str, draft: str, settings: list[Setting], bench: BenchConfig,
               log_dir: Path, phase_timeout: float = 600, extra: list[str] | None = None, say=print) -> list[SweepResult]:
     out = []
@@ -81,7 +62,8 @@ def run_sweep(engine: str, python: str, target: str, draft: str, settings: list[
         ready_url = f"http://127.0.0.1:{port}/v1/models"
         srv = ServerProcess(cmd, log_path=log_dir / f"server-{len(out)}.log", env=vllm_cpu_env() if engine == "vllm" else None, stop_grace=10).start()
         try:
-            prog, err = watch(_lines(srv, ready_url), engine, phase_timeout, phase_timeout * 3, alive=srv.alive)
+            ready_line = "Application startup complete (HTTP ready)" if engine == "vllm" else "The server is fired up and ready to roll (HTTP ready)"
+            prog, err = watch(log_lines(srv, ready_url, ready_line, poll=0.3), engine, phase_timeout, phase_timeout * 3, alive=srv.alive)
             if err:
                 res.error = err
             else:

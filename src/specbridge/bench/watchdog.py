@@ -105,3 +105,25 @@ def watch(lines_iter, engine: str, phase_timeout: float, total_timeout: float, a
         if now - t0 > total_timeout:
             return prog, prog.stall_report(now - last) + f"\n  (total start-up limit {total_timeout:.0f} s reached)"
     return prog, "the log ended before the server was ready"
+
+
+def log_lines(srv, ready_url: str | None, ready_line: str, poll: float = 0.2):
+    """A server's new log lines as they come (None when there is nothing new), plus `ready_line` once
+    its HTTP endpoint answers: the endpoint is the final word on readiness, whatever the log says."""
+    import urllib.request
+
+    while True:
+        got = False
+        for line in srv.follow():
+            got = True
+            yield line
+        if ready_url:
+            try:
+                with urllib.request.urlopen(ready_url, timeout=1) as r:
+                    if r.status == 200:
+                        yield ready_line
+            except OSError:
+                pass
+        if not got:
+            yield None
+            time.sleep(poll)

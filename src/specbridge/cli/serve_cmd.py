@@ -5,37 +5,17 @@ from __future__ import annotations
 import shlex
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
 
-def _lines(srv, poll: float, ready_url: str | None):
-    """Log lines as they come (None when there is nothing new), plus a synthetic line once HTTP answers."""
-    while True:
-        got = False
-        for line in srv.follow():
-            got = True
-            yield line
-        if ready_url:
-            try:
-                with urllib.request.urlopen(ready_url, timeout=1) as r:
-                    if r.status == 200:
-                        yield "Application startup complete (HTTP ready)" if "v1/models" in ready_url else "The server is fired up and ready to roll (HTTP ready)"
-            except OSError:
-                pass
-        if not got:
-            yield None
-            time.sleep(poll)
-
-
 def serve_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft_tokens: int | None, port: int,
               python: str | None, phase_timeout: float, startup_timeout: float, exit_when_ready: bool, log: Path,
               extra: list[str], command: str | None) -> int:
     from ..bench.server import ServerProcess
-    from ..bench.watchdog import watch
+    from ..bench.watchdog import log_lines, watch
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.reader import open_checkpoint
     from ..checkpoint.target import open_target
@@ -75,7 +55,8 @@ def serve_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft
         print(f"  [{t:7.1f} s] {ph}", flush=True)
 
     try:
-        prog, err = watch(_lines(srv, 0.2, ready_url), name, phase_timeout, startup_timeout, alive=srv.alive, on_phase=on_phase)
+        ready_line = "Application startup complete (HTTP ready)" if name == "vllm" else "The server is fired up and ready to roll (HTTP ready)"
+        prog, err = watch(log_lines(srv, ready_url, ready_line), name, phase_timeout, startup_timeout, alive=srv.alive, on_phase=on_phase)
         if err:
             sys.stderr.write(f"specbridge: {err}\n")
             srv.stop()
