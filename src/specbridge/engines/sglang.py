@@ -165,6 +165,12 @@ KIMI_CLASS = DraftClass(
 
 _DISPATCH_CITE = "SGLang dispatches on architectures[0] via EntryClass; no speculators support (sglang.md §5)"
 
+# SGLang dispatches on architectures[0]; the Kimi MLA drafter class exists from 0.5.12
+MIDLAYER_DISPATCH = Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE)
+LAYERS_DISPATCH = Dispatch(
+    "sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3", MLA: MLA}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE
+)
+
 ERAS = (
     Era(
         "sglang",
@@ -172,7 +178,7 @@ ERAS = (
         "0.4.6",
         "0.4.8",  # approximate: the bias default changed between 0.4.6.post5 and 0.4.9.post6
         ("0.4.6.post5",),
-        Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
+        MIDLAYER_DISPATCH,
         {"LlamaForCausalLMEagle3": _midlayer_class("0.4.6.post5: fc bias=True", "True", False, "0.4.6.post5")},
         notes=("fc is nn.Linear(target_hidden_size*3, hidden_size) with PyTorch's default bias=True",),
     ),
@@ -182,7 +188,7 @@ ERAS = (
         "0.4.9",
         "0.5.1",
         ("0.4.9.post6",),
-        Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
+        MIDLAYER_DISPATCH,
         {"LlamaForCausalLMEagle3": _midlayer_class("0.4.9.post6", "False", False, "0.4.9.post6")},
         notes=("no load_lm_head_from_target yet: the drafter must ship lm_head",),
     ),
@@ -192,7 +198,7 @@ ERAS = (
         "0.5.2",
         "0.5.4",  # approximate: pad_or_narrow_weight is absent in 0.5.2, present in 0.5.5.post3
         ("0.5.2",),
-        Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
+        MIDLAYER_DISPATCH,
         {"LlamaForCausalLMEagle3": _midlayer_class("0.5.2", "False", True, "0.5.2")},
     ),
     Era(
@@ -201,7 +207,7 @@ ERAS = (
         "0.5.5",
         "0.5.11",
         ("0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
-        Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE),
+        MIDLAYER_DISPATCH,
         {"LlamaForCausalLMEagle3": _midlayer_class("0.5.5–0.5.11", "False", True, "0.5.5.post3 … 0.5.11", pads=True)},
         notes=("gate_up/down weights narrower than the parameter are zero-padded silently (linear.py pad_or_narrow_weight)",),
     ),
@@ -211,12 +217,7 @@ ERAS = (
         "0.5.12",
         "0.5.19",
         ("0.5.12", "0.5.16"),
-        Dispatch(
-            "sglang",
-            {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3", MLA: MLA},
-            "LlamaForCausalLMEagle3",
-            cite=_DISPATCH_CITE,
-        ),
+        LAYERS_DISPATCH,
         {"LlamaForCausalLMEagle3": LAYERS_CLASS, MLA: KIMI_CLASS},
         notes=("midlayer.* and layers.N.* both load; multi-layer drafters supported; no input_norm (norm_before_fc) yet",),
     ),
@@ -226,12 +227,7 @@ ERAS = (
         "0.5.20",
         None,
         ("0.5.20", "0.5.23"),
-        Dispatch(
-            "sglang",
-            {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3", MLA: MLA},
-            "LlamaForCausalLMEagle3",
-            cite=_DISPATCH_CITE,
-        ),
+        LAYERS_DISPATCH,
         {"LlamaForCausalLMEagle3": LAYERS_CLASS_INPUT_NORM, MLA: KIMI_CLASS},
         notes=("adds input_norm (norm_before_fc)",),
     ),
