@@ -19,10 +19,9 @@ import torch
 
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.eval.load import build_drafter
-from specbridge.eval.run import evaluate, load_prompts
+from specbridge.eval.run import aux_hooks, evaluate, load_prompts
 from specbridge.model.drafter import KVCache
 from specbridge.model.target import load_target
-from specbridge.train.capture import decoder_layers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -39,15 +38,8 @@ def plain_loop(model, drafter, prompts, boundaries, k, new):
     """Greedy speculative decoding, one verify step at a time, with KV caches on both models."""
     from transformers import DynamicCache
 
-    layers, norm = decoder_layers(model)
     grabbed = {}
-
-    def hook(b):
-        def f(m, args, kwargs):
-            grabbed[b] = (args[0] if args else kwargs["hidden_states"])[0]
-        return f
-
-    hs = [(layers[b] if b < len(layers) else norm).register_forward_pre_hook(hook(b), with_kwargs=True) for b in boundaries]
+    hs = aux_hooks(model, boundaries, lambda b, t: grabbed.__setitem__(b, t[0]))
     totals = [0, 0]
     try:
         for ids in prompts:
@@ -95,15 +87,8 @@ def plain_loop(model, drafter, prompts, boundaries, k, new):
 def plain_loop_nocache(model, drafter, prompts, boundaries, k, new):
     """The loop the equivalence tests use: every verify step recomputes the target over the whole
     sequence and the drafter over its whole prefix (simple, obviously right, slow)."""
-    layers, norm = decoder_layers(model)
     grabbed = {}
-
-    def hook(b):
-        def f(m, args, kwargs):
-            grabbed[b] = (args[0] if args else kwargs["hidden_states"])[0]
-        return f
-
-    hs = [(layers[b] if b < len(layers) else norm).register_forward_pre_hook(hook(b), with_kwargs=True) for b in boundaries]
+    hs = aux_hooks(model, boundaries, lambda b, t: grabbed.__setitem__(b, t[0]))
     totals = [0, 0]
     try:
         for ids in prompts:

@@ -22,49 +22,26 @@ class TargetRun:
     states: dict[int, torch.Tensor]  # boundary -> [T, Ht] (input of layer b; b = N: before the final norm)
 
 
-def _hooks(model, boundaries: set[int], store: dict[int, list]):
+def aux_hooks(model, boundaries, on_state):
+    """Forward pre-hooks that hand every fed batch's state at each boundary b to on_state(b, [B, T, H]):
+    layer b's input, or the final norm's for b = N. Returns the handles to remove."""
     layers, norm = decoder_layers(model)
-    handles = []
-    for b in sorted(boundaries):
-        mod = layers[b] if b < len(layers) else norm
-        def grab(m, args, kwargs, b=b):
-            store[b].append((args[0] if args else kwargs["hidden_states"]).detach()[0].float())
 
-        handles.append(mod.register_forward_pre_hook(grab, with_kwargs=True))
-    return handles
+    def hook(b):
+        def grab(m, args, kwargs):
+            on_state(b, (args[0] if args else kwargs["hidden_states"]).detach().float())
 
+        return grab
 
-@torch.no_grad()
-def run_target(model, prompt_ids: list[int], new_tokens: int, boundaries: set[int], pad_id: int | None = None) -> TargetRun:
-    """Greedy generation with hooks that keep the aux boundaries' states of every fed token."""
-    store: dict[int, list] = {b: [] for b in boundaries}
-    handles = _hooks(model, boundaries, store)
-    try:
-        x = torch.tensor([prompt_ids])
-        out = model.generate(x, attention_mask=torch.ones_like(x), max_new_tokens=new_tokens, min_new_tokens=new_tokens,
-                             do_sample=False, pad_token_id=pad_id if pad_id is not None else 0, eos_token_id=None)
-    finally:
-        for h in handles:
-            h.remove()
-    ids = out[0].tolist()
-    states = {b: torch.cat(v, 0) for b, v in store.items()}
-    return TargetRun(ids, len(prompt_ids), states)
+    return [(layers[b] if b < len(layers) else norm).register_forward_pre_hook(hook(b), with_kwargs=True) for b in sorted(boundaries)]
 
 
 @torch.no_grad()
 def run_target_batch(model, prompts: list[list[int]], new_tokens: int, boundaries: set[int], pad_id: int = 0) -> list[TargetRun]:
     """Greedy generation for several prompts at once (left padding; CPUs and GPUs both run batches
     far faster than one sequence at a time), keeping every sequence's aux states."""
-    if len(prompts) == 1:
-        return [run_target(model, prompts[0], new_tokens, boundaries, pad_id)]
     store: dict[int, list] = {b: [] for b in boundaries}
-    layers, norm = decoder_layers(model)
-    handles = []
-    for b in sorted(boundaries):
-        def grab(m, args, kwargs, b=b):
-            store[b].append((args[0] if args else kwargs["hidden_states"]).detach().float())
-
-        handles.append((layers[b] if b < len(layers) else norm).register_forward_pre_hook(grab, with_kwargs=True))
+    handles = aux_hooks(model, boundaries, lambda b, t: store[b].append(t))
     width = max(len(p) for p in prompts)
     ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
     mask = torch.zeros_like(ids)
