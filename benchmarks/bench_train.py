@@ -7,6 +7,12 @@ costs relative to just running the target over those tokens:
     capture          : the same forward + aux/final hooks + greedy ids + bf16 copies (tokens/s)
     drafter training : TTT unroll (k steps) + loss + backward + AdamW step      (tokens/s)
 
+and, on real prompts (the bundled validation set), data generation:
+
+    generate         : greedy KV-cached decoding only (new tokens/s)
+    generate+capture : the one-pass loop that also captures aux/final states (new tokens/s);
+                       the ratio says what the capture costs on top of generation
+
 Usage:  python benchmarks/bench_train.py [--target smollm2-135m] [--batch 8] [--seq 128]
         [--draft-vocab 8192] [--ttt-steps 3] [--repeats 3] [--threads 1] [--json out.json]
 Reports the median of --repeats timed runs after one warm-up.
@@ -40,6 +46,8 @@ def main() -> dict:
     ap.add_argument("--aux-layers", default=None, help="comma-separated; default [2, N//2, N-3]")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--gen-prompts", type=int, default=8, help="prompts for the generation rows (0: skip them)")
+    ap.add_argument("--gen-tokens", type=int, default=32, help="new tokens per prompt for the generation rows")
     ap.add_argument("--json", default=None, help="also write the results here")
     args = ap.parse_args()
 
@@ -100,7 +108,27 @@ def main() -> dict:
         "train_over_target_forward": round((train_tokens / t_train) / (n_tokens / t_target), 3),
         "seconds": {"target_forward": round(t_target, 3), "capture": round(t_capture, 3), "train_step": round(t_train, 3)},
     }
-    for k in ("target_forward_tok_s", "capture_tok_s", "drafter_train_tok_s", "train_over_target_forward"):
+    keys = ["target_forward_tok_s", "capture_tok_s", "drafter_train_tok_s", "train_over_target_forward"]
+    if args.gen_prompts:
+        from specbridge.train import selfdistill
+        from specbridge.train.data import PROMPTS_DIR, eos_and_pad, generate_greedy, load_prompts, prompt_token_ids
+
+        tok = load_target(args.target)[1]
+        prompts = [prompt_token_ids(tok, p) for p in load_prompts(PROMPTS_DIR / "val.jsonl", args.gen_prompts)]
+        _, pad = eos_and_pad(target, tok)
+        made = {}
+        # no eos: every row decodes --gen-tokens tokens in both, so the token counts are equal
+        t_gen = timed(lambda: made.__setitem__("g", generate_greedy(target, prompts, args.gen_tokens, set(), pad,
+                                                                    batch_size=len(prompts))), args.repeats)
+        t_gencap = timed(lambda: made.__setitem__("c", selfdistill.generate_capture_batch(
+            target, prompts, aux, args.gen_tokens, set(), pad)), args.repeats)
+        assert [r["response_ids"] for r in made["c"]] == made["g"], "one-pass responses differ from generate"
+        new = len(prompts) * args.gen_tokens
+        result.update({"generate_tok_s": round(new / t_gen, 1), "generate_capture_tok_s": round(new / t_gencap, 1),
+                       "capture_overhead_on_generation": round(t_gencap / t_gen, 3)})
+        result["seconds"].update({"generate": round(t_gen, 3), "generate_capture": round(t_gencap, 3)})
+        keys += ["generate_tok_s", "generate_capture_tok_s", "capture_overhead_on_generation"]
+    for k in keys:
         print(f"{k:28s} {result[k]}")
     if args.json:
         with open(args.json, "w") as f:

@@ -61,7 +61,7 @@ def tiny_args(target: Path, out: Path, **kw) -> TrainArgs:
     base = dict(target=str(target), out=str(out), train_prompts=str(target / "train.jsonl"),
                 val_prompts=str(target / "val.jsonl"), max_new_tokens=24, draft_vocab_size=VD,
                 aux_layers=[1, 2, 3], steps=120, batch_size=8, lr=1e-2, warmup_steps=5,
-                data_dir=str(out.parent / "data"), progress=False)
+                data_dir=str(out.parent / "data"), progress=False, gen_workers=1)
     base.update(kw)
     return TrainArgs(**base)
 
@@ -186,6 +186,80 @@ def test_capture_uses_input_of_layer_convention(tiny_target):
     assert got[1]["aux_hidden"].shape == (3, 192)  # padding stripped
     with pytest.raises(ValueError):
         cap.capture_batch(model, seqs, [5])
+
+
+def _tiny_prompts(target: Path, n: int) -> list[list[int]]:
+    from specbridge.train.data import load_prompts
+
+    return load_prompts(target / "train.jsonl")[:n]
+
+
+def test_one_pass_capture_equals_generate_then_capture(tiny_target):
+    """The fused loop must give the two-pass result: same greedy answers, same aux states
+    (up to bf16 rounding of cached vs full attention), the same target tokens on every
+    trained position, and zeros only on the never-fed last token."""
+    from transformers import AutoModelForCausalLM
+
+    from specbridge.train import selfdistill
+    from specbridge.train.data import generate_greedy
+
+    model = AutoModelForCausalLM.from_pretrained(tiny_target).eval()
+    prompts = [p + [7] * (i % 3) for i, p in enumerate(_tiny_prompts(tiny_target, 6))]  # ragged: left padding
+    rows = selfdistill.generate_capture_batch(model, prompts, [1, 2, 4], 12, eos_ids={2}, pad_id=0)
+    ref_resp = generate_greedy(model, prompts, 12, {2}, 0, batch_size=6)
+    assert [r["response_ids"] for r in rows] == ref_resp
+    ref = cap.capture_batch(model, [p + r for p, r in zip(prompts, ref_resp)], [1, 2, 4])
+    for p, row, want in zip(prompts, rows, ref):
+        L = len(p) + len(row["response_ids"])
+        assert row["input_ids"].tolist() == p + row["response_ids"]
+        m = row["loss_mask"]
+        assert m.tolist() == [len(p) - 1 <= i < L - 1 for i in range(L)]
+        torch.testing.assert_close(row["aux_hidden"][: L - 1].float(), want["aux_hidden"][: L - 1].float(), rtol=2e-2, atol=2e-2)
+        torch.testing.assert_close(row["final_hidden"][m].float(), want["final_hidden"][m].float(), rtol=2e-2, atol=2e-2)
+        assert torch.equal(row["target_next"][m], want["target_next"][m])
+        assert not row["aux_hidden"][L - 1].any()
+
+
+def test_generation_workers_split_and_merge_to_the_same_capture(tiny_target, tmp_path):
+    """Two worker processes (1 thread each) must produce the capture one process does."""
+    from specbridge.train import selfdistill
+
+    prompts = _tiny_prompts(tiny_target, 10)
+    base = {"target": "tiny", "aux_layer_ids": [1, 2, 3]}
+    got = {}
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}"
+        from transformers import AutoModelForCausalLM
+
+        model = AutoModelForCausalLM.from_pretrained(tiny_target).eval()
+        manifest = selfdistill.build_capture(str(tiny_target), model, None, prompts, prompts, out, [1, 2, 3], 8, 4,
+                                             workers, base, log=lambda *a: None)
+        assert not list(tmp_path.glob(f"w{workers}.part*")) and manifest["num_seqs"] == 10
+        rows = selfdistill.load_rows(out)
+        seqs = {}
+        for _, shard in cap.iter_shards(out):
+            for seq in shard:
+                seqs[tuple(seq["input_ids"].tolist())] = seq
+        got[workers] = (sorted((r["prompt_ids"], r["response_ids"]) for r in rows), seqs, manifest)
+    assert got[1][0] == got[2][0]
+    assert got[1][1].keys() == got[2][1].keys()
+    for key, seq in got[1][1].items():
+        torch.testing.assert_close(seq["aux_hidden"].float(), got[2][1][key]["aux_hidden"].float(), rtol=2e-2, atol=2e-2)
+        assert torch.equal(seq["target_next"], got[2][1][key]["target_next"])
+    assert got[1][2]["num_tokens"] == got[2][2]["num_tokens"] and got[1][2]["num_loss_tokens"] == got[2][2]["num_loss_tokens"]
+
+
+def test_several_prompt_files_are_read_in_order(tiny_target, tmp_path):
+    from specbridge.train.trainer import prompt_files
+
+    assert prompt_files(f"{tiny_target / 'train.jsonl'}, {tiny_target / 'val.jsonl'}") == [
+        str(tiny_target / "train.jsonl"), str(tiny_target / "val.jsonl")]
+    out = tmp_path / "two-files"
+    report = train(tiny_args(tiny_target, out, steps=2, prepare_only=True,
+                             train_prompts=f"{tiny_target / 'train.jsonl'},{tiny_target / 'val.jsonl'}",
+                             data_dir=str(tmp_path / "data")), log=lambda *a: None)
+    assert report["data"]["train"]["seqs"] == 96 + 24 and report["data"]["val"]["seqs"] == 24
+    assert not (out / "model.safetensors").exists()  # --prepare-only stops after the data
 
 
 def test_default_aux_ids_follow_the_eagle3_rule():

@@ -35,7 +35,7 @@ def train_command(
     step_decay: float = typer.Option(0.8, help="Loss weight of TTT step j is step_decay**j."),
     seed: int = typer.Option(0),
     num_prompts: Optional[int] = typer.Option(None, help="Use only the first N training prompts."),
-    train_prompts: Optional[str] = typer.Option(None, help="Prompts JSONL (default: bundled data/prompts/train.jsonl)."),
+    train_prompts: Optional[str] = typer.Option(None, help="Prompts JSONL, or several comma-separated (default: bundled data/prompts/train.jsonl,train_extra.jsonl)."),
     val_prompts: Optional[str] = typer.Option(None, help="Validation prompts JSONL (default: bundled val.jsonl)."),
     data_dir: Optional[str] = typer.Option(None, help="Cache for generated responses and captures (default $SPECBRIDGE_CACHE/data)."),
     eval_every: int = typer.Option(0, help="Validate every N steps (0: at start and end only)."),
@@ -45,6 +45,12 @@ def train_command(
     norm_before_residual: bool = typer.Option(True, "--norm-before-residual/--no-norm-before-residual",
                                               help="Residual taken after hidden_norm (speculators' default). SGLang's layer always takes it before: use --no-norm-before-residual for drafters served by SGLang."),
     threads: int = typer.Option(1, help="torch CPU threads per process (1 is fastest on small shared CPUs)."),
+    warmup_steps: int = typer.Option(20, help="Linear learning-rate warmup steps."),
+    ttt_inputs: str = typer.Option("teacher", help="Tokens fed at TTT steps >= 1 while training: 'teacher' (the real next tokens, SpecForge) or 'own' (the drafter's argmax, speculators). Validation always feeds its own."),
+    gen_workers: Optional[int] = typer.Option(None, help="Processes generating the data (1 thread each). Default: one per CPU core; 1 on GPU."),
+    gen_batch_size: int = typer.Option(32, help="Prompts decoded together per generation process."),
+    one_pass: bool = typer.Option(True, "--one-pass/--two-pass", help="Capture hidden states during generation (one target pass per token) or generate, then capture."),
+    prepare_only: bool = typer.Option(False, help="Stop after generating and capturing the data (cached for a later run)."),
 ) -> None:
     """Train an EAGLE-3 drafter: target-generated data, hidden-state capture, TTT training."""
     try:
@@ -60,12 +66,16 @@ def train_command(
                      max_length=max_length, max_new_tokens=max_new_tokens, ttt_steps=ttt_steps, step_decay=step_decay,
                      seed=seed, num_prompts=num_prompts, data_dir=data_dir, eval_every=eval_every,
                      save_every=save_every, resume=resume, save_embeddings=save_embeddings, threads=threads,
-                     norm_before_residual=norm_before_residual)
+                     norm_before_residual=norm_before_residual, warmup_steps=warmup_steps, gen_workers=gen_workers,
+                     gen_batch_size=gen_batch_size, one_pass=one_pass, prepare_only=prepare_only,
+                     ttt_inputs=ttt_inputs)
     if train_prompts:
         args.train_prompts = train_prompts
     if val_prompts:
         args.val_prompts = val_prompts
     report = train(args)
+    if prepare_only:
+        return
     if report and layout != "speculators":
         # the trainer writes the canonical (speculators) layout; every other layout goes through convert
         from ..checkpoint.reader import open_checkpoint

@@ -29,7 +29,8 @@ from torch import nn
 from ..model.drafter import DrafterConfig, Eagle3Drafter, count_trainable
 from ..model.target import cache_root, load_target, target_geometry
 from . import capture as cap
-from .data import PROMPTS_DIR, build_or_load_responses
+from . import selfdistill
+from .data import PROMPTS_DIR, build_or_load_responses, load_prompts, prompt_token_ids
 from .save import save_drafter
 from .vocab import build_vocab_map, coverage
 
@@ -39,17 +40,21 @@ class TrainArgs:
     target: str = "smollm2-135m"
     out: str = "out/drafter"
     layout: str = "speculators"
-    train_prompts: str = str(PROMPTS_DIR / "train.jsonl")
+    train_prompts: str = f"{PROMPTS_DIR / 'train.jsonl'},{PROMPTS_DIR / 'train_extra.jsonl'}"  # comma-separated files
     val_prompts: str = str(PROMPTS_DIR / "val.jsonl")
     num_prompts: int | None = None
     num_val_prompts: int | None = None
     max_new_tokens: int = 96
     max_length: int = 256
     gen_batch_size: int = 32
+    gen_workers: int | None = None  # generation processes; None -> one per core on CPU (1 thread each), 1 on GPU
+    prepare_only: bool = False  # stop after the (cached) data: generate on one machine, train on another
+    one_pass: bool = True  # generate and capture in the same target pass (selfdistill.py); False -> two passes
     draft_vocab_size: int = 8192
     aux_layers: list[int] | None = None  # input-of-layer ids; None -> [2, N//2, N-3]
     ttt_steps: int = 3
     step_decay: float = 0.8  # loss weight of TTT step j is step_decay**j
+    ttt_inputs: str = "teacher"  # tokens fed at TTT steps >= 1 in training: "teacher" (x[t+1+j]) or "own" (argmax)
     epochs: float = 1.0
     steps: int | None = None  # overrides epochs
     lr: float = 1e-3
@@ -139,15 +144,18 @@ class TTTObjective(nn.Module):
       full_acc_j : the same AND steps 0..j-1 of that chain were all correct (speculators' full_acc)
     """
 
-    def __init__(self, drafter: Eagle3Drafter, target_head_rows: torch.Tensor, ttt_steps: int, step_decay: float):
+    def __init__(self, drafter: Eagle3Drafter, target_head_rows: torch.Tensor, ttt_steps: int, step_decay: float,
+                 teacher_tokens: bool = False):
         super().__init__()
+        self.teacher_tokens = teacher_tokens  # training only: validation always feeds the drafter's own tokens
         self.drafter = drafter
         self.register_buffer("target_head_rows", target_head_rows.float(), persistent=False)
         self.ttt_steps = ttt_steps
         self.step_decay = step_decay
 
     def forward(self, batch: dict):
-        step_logits = self.drafter.ttt_forward(batch["input_ids"], batch["aux_hidden"], self.ttt_steps)
+        step_logits = self.drafter.ttt_forward(batch["input_ids"], batch["aux_hidden"], self.ttt_steps,
+                                               teacher_tokens=self.teacher_tokens and self.training)
         with torch.no_grad():
             target_probs = torch.softmax(batch["target_final"] @ self.target_head_rows.T, dim=-1)
         T = batch["input_ids"].shape[1]
@@ -193,10 +201,22 @@ def evaluate(objective: TTTObjective, capture_dir: Path, batch_size: int, device
 
 
 # ---- data preparation ---------------------------------------------------------------------
-def data_key(args: TrainArgs, target_path: Path, prompts_file: str, num_prompts, aux: list[int]) -> str:
-    blob = json.dumps([str(target_path), Path(prompts_file).read_text(), num_prompts, args.max_new_tokens,
-                       args.max_length, aux, cap.FORMAT])
+def prompt_files(spec: str) -> list[str]:
+    """A prompts argument names one file or several, comma-separated (read in that order)."""
+    return [f for f in (part.strip() for part in str(spec).split(",")) if f]
+
+
+def data_key(args: TrainArgs, target_path: Path, prompts_spec: str, num_prompts, aux: list[int]) -> str:
+    texts = [Path(f).read_text() for f in prompt_files(prompts_spec)]
+    blob = json.dumps([str(target_path), texts if len(texts) > 1 else texts[0], num_prompts, args.max_new_tokens,
+                       args.max_length, aux, cap.FORMAT] + (["one-pass"] if args.one_pass else []))
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def default_gen_workers() -> int:
+    if torch.cuda.is_available():
+        return 1
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1))
 
 
 def prepare_data(args: TrainArgs, target, tokenizer, target_path: Path, aux: list[int], log) -> dict:
@@ -206,7 +226,25 @@ def prepare_data(args: TrainArgs, target, tokenizer, target_path: Path, aux: lis
     for split, prompts, num in (("train", args.train_prompts, args.num_prompts),
                                 ("val", args.val_prompts, args.num_val_prompts)):
         t0 = time.time()
-        rows = build_or_load_responses(target, tokenizer, target_path, prompts, data_dir, num,
+        if args.one_pass:
+            texts = [p for f in prompt_files(prompts) for p in load_prompts(f)][: num or None]
+            ids = [prompt_token_ids(tokenizer, p) for p in texts]
+            cdir = data_dir / f"gencap-{split}-{data_key(args, target_path, prompts, num, aux)}"
+            base = {"target": args.target, "target_path": str(target_path), "aux_layer_ids": list(aux),
+                    "num_layers": target_geometry(target)["num_layers"], "hidden_size": target.config.hidden_size,
+                    "vocab_size": target.config.vocab_size, "source": str(prompts),
+                    "max_new_tokens": args.max_new_tokens}
+            manifest = selfdistill.build_capture(args.target, target, tokenizer, texts, ids, cdir, aux,
+                                                 args.max_new_tokens, args.gen_batch_size,
+                                                 args.gen_workers or default_gen_workers(), base, log=log)
+            rows = selfdistill.load_rows(cdir)
+            out[split] = {"capture_dir": cdir, "rows": rows, "manifest": manifest, "generate_s": None,
+                          "capture_s": round(time.time() - t0, 1), "one_pass": True}
+            continue
+        files = prompt_files(prompts)
+        if len(files) != 1:
+            raise ValueError("the two-pass data path takes one prompts file; use one_pass for several")
+        rows = build_or_load_responses(target, tokenizer, target_path, files[0], data_dir, num,
                                        args.max_new_tokens, args.gen_batch_size, log=log)
         gen_s = time.time() - t0
         t0 = time.time()
@@ -271,6 +309,12 @@ def train(args: TrainArgs, log=print) -> dict:
     if rank != 0:
         data = prepare_data(args, target, tokenizer, target_path, aux, log)  # cached now: only reads
     prep_s = time.time() - t0
+    if args.prepare_only:
+        summary = {split: {"capture_dir": str(d["capture_dir"]), "seqs": d["manifest"]["num_seqs"],
+                           "tokens": d["manifest"]["num_tokens"], "loss_tokens": d["manifest"]["num_loss_tokens"],
+                           "seconds": d["capture_s"]} for split, d in data.items()}
+        log(json.dumps(summary, indent=2))
+        return {"data": summary, "prepare_s": round(prep_s, 1)}
     train_manifest = data["train"]["manifest"]
 
     resume_from = latest_checkpoint(out) if args.resume else None
@@ -294,7 +338,10 @@ def train(args: TrainArgs, log=print) -> dict:
     counts = cap.token_counts(data["train"]["rows"], geo["vocab_size"])
     vocab_cov = coverage(counts, drafter.t2d)
     head_rows = target.get_output_embeddings().weight.detach()[drafter.t2d].clone()
-    objective = TTTObjective(drafter, head_rows, args.ttt_steps, args.step_decay).to(device)
+    if args.ttt_inputs not in ("teacher", "own"):
+        raise ValueError(f"ttt_inputs must be 'teacher' or 'own', got {args.ttt_inputs!r}")
+    objective = TTTObjective(drafter, head_rows, args.ttt_steps, args.step_decay,
+                             teacher_tokens=args.ttt_inputs == "teacher").to(device)
     model = objective
     if world > 1:
         model = nn.parallel.DistributedDataParallel(objective, device_ids=[device.index] if device.type == "cuda" else None)
