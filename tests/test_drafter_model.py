@@ -59,6 +59,29 @@ def test_ttt_unroll_matches_cached_chain_drafting(nkv):
             assert cache.length == t + 1
 
 
+def test_teacher_token_ttt_matches_a_chain_fed_the_real_tokens():
+    """teacher_tokens: row t of step j is a cached chain from prefix 0..t whose step-j input is
+    the sequence's own next token (input_ids[t+j] = x[t+1+j]), not the drafter's argmax."""
+    model = tiny_drafter()
+    B, T, steps = 2, 10, 3
+    gen = torch.Generator().manual_seed(2)
+    input_ids = torch.randint(0, 512, (B, T), generator=gen)
+    aux = torch.randn(B, T, model.cfg.aux_width, generator=gen)
+    with torch.no_grad():
+        teacher = model.ttt_forward(input_ids, aux, steps, teacher_tokens=True)
+        own = model.ttt_forward(input_ids, aux, steps)
+        torch.testing.assert_close(teacher[0], own[0])  # step 0 is the same forward
+        assert not torch.allclose(teacher[1], own[1])  # an untrained drafter's argmax is not the real token
+        for t in (0, 4, T - 3):
+            cache = KVCache()
+            logits, h = model(input_ids[:, : t + 1], model.fuse(aux[:, : t + 1]), torch.arange(t + 1)[None].expand(B, -1),
+                              kv_cache=cache)
+            h = h[:, -1:]
+            for j in range(1, steps):
+                logits, h = model(input_ids[:, t + j: t + j + 1], h, torch.full((B, 1), t + j), kv_cache=cache)
+                torch.testing.assert_close(logits[:, 0], teacher[j][:, t], rtol=1e-4, atol=1e-4)
+
+
 def test_ttt_step0_is_plain_causal_forward():
     model = tiny_drafter()
     ids = torch.randint(0, 512, (1, 9))

@@ -234,12 +234,17 @@ class Eagle3Drafter(nn.Module):
 
     # ---- training: train-time-test unroll -----------------------------------------------
     def ttt_forward(self, input_ids: torch.Tensor, aux_hidden: torch.Tensor, ttt_steps: int,
-                    position_ids: torch.Tensor | None = None) -> list[torch.Tensor]:
+                    position_ids: torch.Tensor | None = None, teacher_tokens: bool = False) -> list[torch.Tensor]:
         """Unroll k draft steps over whole sequences; returns per-step logits [B, T, Vd].
 
         Row t of step j predicts target token t+2+j. input_ids [B, T] holds the token
         AFTER each aux position (x[t+1] for aux h[t]); aux_hidden [B, T, k*Ht]. Right padding is
-        fine: causal attention never reaches padded keys from real queries."""
+        fine: causal attention never reaches padded keys from real queries.
+
+        Step j >= 1 takes the drafter's own previous token (as at inference), or, with
+        teacher_tokens, the sequence's real token x[t+1+j] (SpecForge's way). A chain only
+        reaches step j when steps < j were right, and then both are the same token, so the
+        teacher version trains exactly the conditional that acceptance needs."""
         b, t = input_ids.shape
         if position_ids is None:
             position_ids = torch.arange(t, device=input_ids.device)[None].expand(b, t)
@@ -277,7 +282,10 @@ class Eagle3Drafter(nn.Module):
             logits = self.head(hidden)
             all_logits.append(logits)
             with torch.no_grad():
-                tokens = self.draft_to_target(logits.argmax(-1))
+                if teacher_tokens:
+                    tokens = torch.cat([input_ids[:, step + 1:], input_ids.new_zeros(b, step + 1)], dim=1)
+                else:
+                    tokens = self.draft_to_target(logits.argmax(-1))
         return all_logits
 
     # ---- init from the target -----------------------------------------------------------
