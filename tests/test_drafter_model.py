@@ -82,6 +82,24 @@ def test_teacher_token_ttt_matches_a_chain_fed_the_real_tokens():
                 torch.testing.assert_close(logits[:, 0], teacher[j][:, t], rtol=1e-4, atol=1e-4)
 
 
+def test_fc_input_scale_folds_into_the_saved_fc_weight():
+    """Training's per-dimension input scale must vanish on save: a drafter loaded from the
+    folded state (plain fc on raw aux states, as engines run it) computes the same drafts."""
+    model = tiny_drafter()
+    with torch.no_grad():
+        model.fc_input_scale.copy_(torch.rand(model.cfg.aux_width) * 10 + 0.01)
+    ids = torch.randint(0, 512, (2, 7))
+    aux = torch.randn(2, 7, model.cfg.aux_width) * 50
+    folded = model.folded_state_dict()
+    assert "fc_input_scale" not in folded
+    plain = tiny_drafter(seed=5)
+    plain.load_state_dict({**folded, "fc_input_scale": torch.ones(model.cfg.aux_width)})
+    with torch.no_grad():
+        for a, b in zip(model.ttt_forward(ids, aux, 2), plain.ttt_forward(ids, aux, 2)):
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-4)
+        assert not torch.allclose(model.fc.weight, plain.fc.weight)
+
+
 def test_ttt_step0_is_plain_causal_forward():
     model = tiny_drafter()
     ids = torch.randint(0, 512, (1, 9))

@@ -46,6 +46,7 @@ def train_command(
                                               help="Residual taken after hidden_norm (speculators' default). SGLang's layer always takes it before: use --no-norm-before-residual for drafters served by SGLang."),
     threads: int = typer.Option(1, help="torch CPU threads per process (1 is fastest on small shared CPUs)."),
     warmup_steps: int = typer.Option(20, help="Linear learning-rate warmup steps."),
+    precondition_fc: bool = typer.Option(True, "--precondition-fc/--no-precondition-fc", help="Train fc on per-dimension RMS-normalised aux states (folded into fc.weight when saving; the saved drafter is plain EAGLE-3)."),
     ttt_inputs: str = typer.Option("teacher", help="Tokens fed at TTT steps >= 1 while training: 'teacher' (the real next tokens, SpecForge) or 'own' (the drafter's argmax, speculators). Validation always feeds its own."),
     gen_workers: Optional[int] = typer.Option(None, help="Processes generating the data (1 thread each). Default: one per CPU core; 1 on GPU."),
     gen_batch_size: int = typer.Option(32, help="Prompts decoded together per generation process."),
@@ -68,7 +69,7 @@ def train_command(
                      save_every=save_every, resume=resume, save_embeddings=save_embeddings, threads=threads,
                      norm_before_residual=norm_before_residual, warmup_steps=warmup_steps, gen_workers=gen_workers,
                      gen_batch_size=gen_batch_size, one_pass=one_pass, prepare_only=prepare_only,
-                     ttt_inputs=ttt_inputs)
+                     ttt_inputs=ttt_inputs, precondition_fc=precondition_fc)
     if train_prompts:
         args.train_prompts = train_prompts
     if val_prompts:

@@ -187,6 +187,13 @@ class Eagle3Drafter(nn.Module):
         self.norm = RMSNorm(h, cfg.rms_norm_eps)
         self.lm_head = nn.Linear(h, cfg.draft_vocab_size, bias=False)
         # target_id = i + d2t[i]; t2d[v] is True at the Vd selected target ids.
+        # Training-time preconditioning of fc's input, per aux dimension (ones = none). Target
+        # residual streams carry a few "massive" dimensions (SmolLM2: ~200-350 on every token,
+        # ~25k on the first, against ~10 elsewhere), so raw inputs make fc's Adam steps hundreds of
+        # times larger in those directions. Training runs fc(aux * scale) with a fixed scale;
+        # `folded_state_dict` multiplies it into fc.weight, so what is saved (and what engines
+        # run) is the plain EAGLE-3 fc on raw states, numerically the same function.
+        self.register_buffer("fc_input_scale", torch.ones(cfg.aux_width))
         self.register_buffer("d2t", torch.zeros(cfg.draft_vocab_size, dtype=torch.long))
         self.register_buffer("t2d", torch.ones(cfg.vocab_size, dtype=torch.bool) if cfg.draft_vocab_size == cfg.vocab_size
                              else torch.zeros(cfg.vocab_size, dtype=torch.bool))
@@ -202,7 +209,15 @@ class Eagle3Drafter(nn.Module):
     # ---- building blocks -----------------------------------------------------------------
     def fuse(self, aux_hidden: torch.Tensor) -> torch.Tensor:
         """[.., k*Ht] concatenated aux target states -> [.., H]. Applied once, before step 0."""
-        return self.fc(aux_hidden)
+        return self.fc(aux_hidden * self.fc_input_scale.to(aux_hidden.dtype))
+
+    @torch.no_grad()
+    def folded_state_dict(self) -> dict:
+        """The state engines load: fc.weight @ diag(fc_input_scale), and no scale buffer."""
+        state = dict(self.state_dict())
+        scale = state.pop("fc_input_scale")
+        state["fc.weight"] = state["fc.weight"] * scale.to(state["fc.weight"].dtype)[None, :]
+        return state
 
     def head(self, hidden: torch.Tensor) -> torch.Tensor:
         return self.lm_head(self.norm(hidden))

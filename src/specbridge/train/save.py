@@ -75,7 +75,7 @@ def save_drafter(model: Eagle3Drafter, out_dir: str | Path, layout: str = "specu
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tensors = {}
-    for name, t in model.state_dict().items():
+    for name, t in model.folded_state_dict().items():
         if name == "embed_tokens.weight" and not save_embeddings:
             continue
         if name in ("d2t", "t2d") and model.cfg.draft_vocab_size == model.cfg.vocab_size:
@@ -118,6 +118,7 @@ def load_drafter(path: str | Path, target_model=None, dtype: torch.dtype = torch
         if target_model is None:
             raise ValueError(f"{path} has no embed_tokens.weight; pass target_model to copy it from")
         state["embed_tokens.weight"] = target_model.get_input_embeddings().weight.detach()
+    state.setdefault("fc_input_scale", torch.ones(cfg.aux_width))  # saved drafters are folded
     if "d2t" not in state:  # full-vocab drafter
         state["d2t"] = torch.zeros(cfg.draft_vocab_size, dtype=torch.long)
         state["t2d"] = torch.ones(cfg.vocab_size, dtype=torch.bool)

@@ -54,6 +54,7 @@ class TrainArgs:
     aux_layers: list[int] | None = None  # input-of-layer ids; None -> [2, N//2, N-3]
     ttt_steps: int = 3
     step_decay: float = 0.8  # loss weight of TTT step j is step_decay**j
+    precondition_fc: bool = True  # train fc on per-dimension RMS-normalised aux states, folded in at save
     ttt_inputs: str = "teacher"  # tokens fed at TTT steps >= 1 in training: "teacher" (x[t+1+j]) or "own" (argmax)
     epochs: float = 1.0
     steps: int | None = None  # overrides epochs
@@ -256,6 +257,21 @@ def prepare_data(args: TrainArgs, target, tokenizer, target_path: Path, aux: lis
     return out
 
 
+def aux_input_scale(capture_dir: Path, max_tokens: int = 65536) -> torch.Tensor:
+    """1 / per-dimension RMS of the aux states over the first shards of the capture, leaving
+    out each sequence's first token (its attention-sink values are ~100x the rest)."""
+    total, n = None, 0
+    for _, seqs in cap.iter_shards(capture_dir):
+        for s in seqs:
+            a = s["aux_hidden"][1:].float()
+            total = a.pow(2).sum(0) if total is None else total + a.pow(2).sum(0)
+            n += a.shape[0]
+        if n >= max_tokens:
+            break
+    rms = (total / max(n, 1)).sqrt()
+    return 1.0 / rms.clamp(min=1e-3)
+
+
 # ---- checkpoints --------------------------------------------------------------------------
 def checkpoint_dir(out: Path) -> Path:
     return out / "checkpoints"
@@ -334,6 +350,8 @@ def train(args: TrainArgs, log=print) -> dict:
         drafter = Eagle3Drafter(cfg)
         drafter.set_vocab_map(d2t, t2d)
         drafter.init_from_target(target)
+        if args.precondition_fc:
+            drafter.fc_input_scale.copy_(aux_input_scale(data["train"]["capture_dir"]))
         state = None
     counts = cap.token_counts(data["train"]["rows"], geo["vocab_size"])
     vocab_cov = coverage(counts, drafter.t2d)
