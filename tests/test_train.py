@@ -117,6 +117,26 @@ def test_saved_drafter_is_the_exact_speculators_layout(trained):
         assert set(cfg["transformer_layer_config"]) == set(ref["transformer_layer_config"])
 
 
+def test_saved_drafter_reloads_to_the_trained_accuracy(trained, tiny_target):
+    """Training preconditions fc's input; the saved file must hold the folded, plain EAGLE-3 fc
+    and still score what training measured."""
+    from transformers import AutoModelForCausalLM
+
+    from specbridge.train.save import load_drafter
+    from specbridge.train.trainer import TTTObjective, evaluate, latest_checkpoint
+
+    out, report = trained
+    state = torch.load(latest_checkpoint(out) / "state.pt", map_location="cpu", weights_only=True)["drafter"]
+    assert not torch.allclose(state["fc_input_scale"], torch.ones_like(state["fc_input_scale"]))  # it did precondition
+    target = AutoModelForCausalLM.from_pretrained(tiny_target).eval()
+    drafter = load_drafter(out, target_model=target)
+    assert torch.equal(drafter.fc_input_scale, torch.ones_like(drafter.fc_input_scale))
+    head_rows = target.get_output_embeddings().weight.detach()[drafter.t2d]
+    m = evaluate(TTTObjective(drafter, head_rows, 3, 0.8), Path(report["data"]["val"]["capture_dir"]), 8, torch.device("cpu"))
+    for j in range(3):
+        assert abs(m[f"acc_{j}"] - report["final_val"][f"acc_{j}"]) < 0.03, (j, m, report["final_val"])
+
+
 def test_resume_loads_the_vocab_map_and_never_rebuilds_it(trained, tiny_target, monkeypatch, tmp_path):
     import shutil
 
