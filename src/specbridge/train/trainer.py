@@ -446,6 +446,7 @@ def train(args: TrainArgs, log=print) -> dict:
                              "tokens": d["manifest"]["num_tokens"], "loss_tokens": d["manifest"]["num_loss_tokens"],
                              "response_tokens": sum(len(r["response_ids"]) for r in d["rows"]),
                              "generate_s": d["generate_s"], "capture_s": d["capture_s"],
+                             "generated_and_captured_s": d["manifest"].get("capture_seconds"),
                              "capture_dir": str(d["capture_dir"])} for split, d in data.items()},
             "steps": step, "resumed_from_step": start_step, "prepare_s": round(prep_s, 1),
             "train_s": round(train_s, 1),
