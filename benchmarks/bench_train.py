@@ -60,7 +60,7 @@ def main() -> dict:
     from specbridge.train.trainer import TTTObjective, collate
     from specbridge.train.vocab import build_vocab_map
 
-    target, _, path = load_target(args.target)
+    target, tok, path = load_target(args.target)
     geo = target_geometry(target)
     aux = [int(x) for x in args.aux_layers.split(",")] if args.aux_layers else cap.default_aux_layer_ids(geo["num_layers"])
     g = torch.Generator().manual_seed(0)
@@ -113,7 +113,6 @@ def main() -> dict:
         from specbridge.train import selfdistill
         from specbridge.train.data import PROMPTS_DIR, eos_and_pad, generate_greedy, load_prompts, prompt_token_ids
 
-        tok = load_target(args.target)[1]
         prompts = [prompt_token_ids(tok, p) for p in load_prompts(PROMPTS_DIR / "val.jsonl", args.gen_prompts)]
         _, pad = eos_and_pad(target, tok)
         made = {}

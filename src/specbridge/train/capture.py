@@ -101,11 +101,28 @@ def capture_batch(model, sequences: list[list[int]], aux_layer_ids: list[int], p
     return out
 
 
+SEQ_KEYS = ("input_ids", "loss_mask", "aux_hidden", "final_hidden", "target_next")
+
+
+def write_shard(out_dir: Path, index: int, seqs: list[dict]) -> dict:
+    """Pack per-sequence capture dicts end to end into shard-{index}; return its manifest entry."""
+    from safetensors.torch import save_file
+
+    offsets = [0]
+    for q in seqs:
+        offsets.append(offsets[-1] + q["input_ids"].shape[0])
+    tensors = {k: torch.cat([q[k] for q in seqs]).contiguous() for k in SEQ_KEYS}
+    tensors["seq_offsets"] = torch.tensor(offsets, dtype=torch.int64)
+    name = f"shard-{index:05d}.safetensors"
+    save_file(tensors, str(Path(out_dir) / name))
+    return {"file": name, "num_seqs": len(seqs), "num_tokens": offsets[-1],
+            "seq_lengths": [b - a for a, b in zip(offsets[:-1], offsets[1:])]}
+
+
 def capture_to_disk(model, rows: list[dict], out_dir: str | Path, aux_layer_ids: list[int], target_name: str,
                     target_path: str, batch_size: int = 8, max_length: int = 512, shard_tokens: int = 16384,
                     source: str = "", log=print) -> dict:
     """rows: [{prompt_ids, response_ids}] -> capture dir (see module docstring). Returns manifest."""
-    from safetensors.torch import save_file
     from tqdm.auto import tqdm
 
     out = Path(out_dir)
@@ -128,18 +145,8 @@ def capture_to_disk(model, rows: list[dict], out_dir: str | Path, aux_layer_ids:
 
     def flush():
         nonlocal pending, pending_tokens
-        if not pending:
-            return
-        offsets = [0]
-        for p in pending:
-            offsets.append(offsets[-1] + p["input_ids"].shape[0])
-        tensors = {k: torch.cat([p[k] for p in pending]) for k in ("input_ids", "loss_mask", "aux_hidden",
-                                                                    "final_hidden", "target_next")}
-        tensors["seq_offsets"] = torch.tensor(offsets, dtype=torch.int64)
-        name = f"shard-{len(shards):05d}.safetensors"
-        save_file({k: v.contiguous() for k, v in tensors.items()}, str(tmp / name))
-        shards.append({"file": name, "num_seqs": len(pending), "num_tokens": offsets[-1],
-                       "seq_lengths": [b - a for a, b in zip(offsets[:-1], offsets[1:])]})
+        if pending:
+            shards.append(write_shard(tmp, len(shards), pending))
         pending, pending_tokens = [], 0
 
     with tqdm(total=sum(len(s) for s in seqs), desc=f"capture {out.name}", unit="tok") as bar:
@@ -183,7 +190,7 @@ def iter_shards(capture_dir: str | Path, order: list[int] | None = None):
     for si in order if order is not None else range(len(manifest["shards"])):
         t = load_file(str(Path(capture_dir) / manifest["shards"][si]["file"]))
         off = t["seq_offsets"].tolist()
-        yield si, [{k: t[k][a:b] for k in ("input_ids", "loss_mask", "aux_hidden", "final_hidden", "target_next")}
+        yield si, [{k: t[k][a:b] for k in SEQ_KEYS}
                    for a, b in zip(off[:-1], off[1:])]
 
 

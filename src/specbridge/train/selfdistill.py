@@ -134,63 +134,49 @@ def generate_capture_part(model, tokenizer, prompts: list, prompt_ids: list[list
                           aux_layer_ids: list[int], max_new_tokens: int, eos_ids: set[int], pad_id: int,
                           batch_size: int, shard_tokens: int = 16384, progress=None) -> dict:
     """One worker's slice -> a part directory (capture shards + responses.jsonl)."""
-    from safetensors.torch import save_file
-
     out_dir = Path(out_dir)
     if (out_dir / "part.json").exists():
         return json.loads((out_dir / "part.json").read_text())
     shutil.rmtree(out_dir, ignore_errors=True)
     out_dir.mkdir(parents=True)
     order = sorted(range(len(prompt_ids)), key=lambda i: len(prompt_ids[i]))  # little left padding
-    shards, pending, resp_lines = [], [], []
+    shards, pending, resp_lines, response_tokens = [], [], [], 0
     t0 = time.time()
-
-    def flush():
-        if not pending:
-            return
-        offsets = [0]
-        for p in pending:
-            offsets.append(offsets[-1] + p["input_ids"].shape[0])
-        tensors = {k: torch.cat([p[k] for p in pending]).contiguous()
-                   for k in ("input_ids", "loss_mask", "aux_hidden", "final_hidden", "target_next")}
-        tensors["seq_offsets"] = torch.tensor(offsets, dtype=torch.int64)
-        name = f"shard-{len(shards):05d}.safetensors"
-        save_file(tensors, str(out_dir / name))
-        shards.append({"file": name, "num_seqs": len(pending), "num_tokens": offsets[-1],
-                       "seq_lengths": [b - a for a, b in zip(offsets[:-1], offsets[1:])]})
-        pending.clear()
-
     for start in range(0, len(order), batch_size):
         idx = order[start:start + batch_size]
         got = generate_capture_batch(model, [prompt_ids[i] for i in idx], aux_layer_ids, max_new_tokens, eos_ids, pad_id)
+        batch_tokens = 0
         for i, g in zip(idx, got):
             resp = g.pop("response_ids")
+            batch_tokens += len(resp)
             text = tokenizer.decode(resp, skip_special_tokens=True) if tokenizer is not None else ""
             resp_lines.append(json.dumps({"prompt": prompts[i], "prompt_ids": prompt_ids[i], "response_ids": resp,
                                           "text": text}))
             pending.append(g)
+        response_tokens += batch_tokens
         if sum(p["input_ids"].shape[0] for p in pending) >= shard_tokens:
-            flush()
+            shards.append(cap.write_shard(out_dir, len(shards), pending))
+            pending = []
         if progress is not None:
-            progress(len(idx), sum(len(json.loads(l)["response_ids"]) for l in resp_lines[-len(idx):]))
-    flush()
+            progress(len(idx), batch_tokens)
+    if pending:
+        shards.append(cap.write_shard(out_dir, len(shards), pending))
     (out_dir / RESPONSES).write_text("".join(line + "\n" for line in resp_lines))
-    part = {"shards": shards, "seconds": round(time.time() - t0, 1),
-            "response_tokens": sum(len(json.loads(l)["response_ids"]) for l in resp_lines)}
+    part = {"shards": shards, "seconds": round(time.time() - t0, 1), "response_tokens": response_tokens}
     (out_dir / "part.json").write_text(json.dumps(part))
     return part
 
 
-def merge_parts(parts: list[Path], out_dir: Path, manifest_base: dict) -> dict:
+def merge_parts(parts: list[Path], out_dir: Path, manifest_base: dict, seconds: float) -> dict:
     """Join worker parts into one capture directory (files moved, not copied), atomically."""
     out_dir = Path(out_dir)
     tmp = out_dir.with_name(out_dir.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
-    shards, lines, seconds = [], [], 0.0
+    shards, lines, response_tokens = [], [], 0
     for part_dir in parts:
         part = json.loads((part_dir / "part.json").read_text())
-        seconds = max(seconds, part["seconds"])
+        response_tokens += part["response_tokens"]
         for s in part["shards"]:
             name = f"shard-{len(shards):05d}.safetensors"
             os.replace(part_dir / s["file"], tmp / name)
@@ -199,8 +185,8 @@ def merge_parts(parts: list[Path], out_dir: Path, manifest_base: dict) -> dict:
     (tmp / RESPONSES).write_text("".join(lines))
     lengths = [n for s in shards for n in s["seq_lengths"]]
     manifest = {"format": cap.FORMAT, **manifest_base, "num_seqs": len(lengths), "num_tokens": sum(lengths),
-                "num_loss_tokens": sum(len(json.loads(l)["response_ids"]) for l in lines),
-                "capture_seconds": seconds, "generated_and_captured_in_one_pass": True, "shards": shards}
+                "num_loss_tokens": response_tokens, "capture_seconds": round(seconds, 1),
+                "generated_and_captured_in_one_pass": True, "shards": shards}
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     os.replace(tmp, out_dir)
     for part_dir in parts:
@@ -263,10 +249,8 @@ def build_capture(target_name: str, model, tokenizer, prompts: list, prompt_ids:
         log(f"generate+capture {len(prompts)} prompts in {workers} worker processes (1 thread each)")
         with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
             list(pool.map(_worker, jobs))
-    manifest = merge_parts([Path(j["out"]) for j in jobs], out_dir, manifest_base)
     wall = time.time() - t0
-    manifest["capture_seconds"] = round(wall, 1)
-    (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2))
+    manifest = merge_parts([Path(j["out"]) for j in jobs], out_dir, manifest_base, wall)
     log(f"generated+captured {manifest['num_loss_tokens']} response tokens ({manifest['num_tokens']} in all, "
         f"{manifest['num_seqs']} seqs) in {wall:.0f}s ({manifest['num_loss_tokens'] / max(wall, 1e-9):.1f} response tok/s)")
     return manifest
