@@ -62,8 +62,7 @@ def run_sweep(engine: str, python: str, target: str, draft: str, settings: list[
         ready_url = f"http://127.0.0.1:{port}/v1/models"
         srv = ServerProcess(cmd, log_path=log_dir / f"server-{len(out)}.log", env=vllm_cpu_env() if engine == "vllm" else None, stop_grace=10).start()
         try:
-            ready_line = "Application startup complete (HTTP ready)" if engine == "vllm" else "The server is fired up and ready to roll (HTTP ready)"
-            prog, err = watch(log_lines(srv, ready_url, ready_line, poll=0.3), engine, phase_timeout, phase_timeout * 3, alive=srv.alive)
+            prog, err = watch(log_lines(srv, ready_url, engine, poll=0.3), engine, phase_timeout, phase_timeout * 3, alive=srv.alive)
             if err:
                 res.error = err
             else:

@@ -107,10 +107,14 @@ def watch(lines_iter, engine: str, phase_timeout: float, total_timeout: float, a
     return prog, "the log ended before the server was ready"
 
 
-def log_lines(srv, ready_url: str | None, ready_line: str, poll: float = 0.2):
-    """A server's new log lines as they come (None when there is nothing new), plus `ready_line` once
-    its HTTP endpoint answers: the endpoint is the final word on readiness, whatever the log says."""
+def log_lines(srv, ready_url: str | None, engine: str, poll: float = 0.2):
+    """A server's new log lines as they come (None when there is nothing new), plus the engine's own
+    ready line once its HTTP endpoint answers: the endpoint is the final word on readiness, whatever
+    the log says."""
     import urllib.request
+
+    ready_line = ("Application startup complete (HTTP ready)" if engine == "vllm"
+                  else "The server is fired up and ready to roll (HTTP ready)")
 
     while True:
         got = False

@@ -55,8 +55,7 @@ def serve_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft
         print(f"  [{t:7.1f} s] {ph}", flush=True)
 
     try:
-        ready_line = "Application startup complete (HTTP ready)" if name == "vllm" else "The server is fired up and ready to roll (HTTP ready)"
-        prog, err = watch(log_lines(srv, ready_url, ready_line), name, phase_timeout, startup_timeout, alive=srv.alive, on_phase=on_phase)
+        prog, err = watch(log_lines(srv, ready_url, name), name, phase_timeout, startup_timeout, alive=srv.alive, on_phase=on_phase)
         if err:
             sys.stderr.write(f"specbridge: {err}\n")
             srv.stop()
