@@ -29,7 +29,7 @@ def train_command(
     epochs: float = typer.Option(1.0, help="Passes over the training data."),
     lr: float = typer.Option(1e-3, help="Peak AdamW learning rate (warmup, then cosine to 10%)."),
     batch_size: int = typer.Option(8, help="Sequences per process per step."),
-    max_length: int = typer.Option(256, help="Max tokens per sequence (prompt + response)."),
+    max_length: int = typer.Option(256, help="Max tokens per sequence (prompt + response) with --two-pass; one-pass sequences are bounded by prompt + --max-new-tokens."),
     max_new_tokens: int = typer.Option(96, help="Max response tokens the target generates per prompt."),
     ttt_steps: int = typer.Option(3, help="Train-time-test unroll depth (= speculative_tokens in the config)."),
     step_decay: float = typer.Option(0.8, help="Loss weight of TTT step j is step_decay**j."),
