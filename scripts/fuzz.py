@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from specbridge.fuzzing import exercise, hostile_index, mutate_bytes, mutate_config  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "fixtures"
+FIXTURES = ROOT / "tests" / "fixtures"  # the repository's own producer fixtures and the story
 
 
 class Hang(Exception):
@@ -38,7 +38,8 @@ def _alarm(*_):
 
 
 def seeds() -> list[Path]:
-    return sorted(p for p in SHARED.rglob("model.safetensors")) and sorted({p.parent for p in SHARED.rglob("model.safetensors")})
+    """Every fixture checkpoint directory in the repository (one with a model.safetensors)."""
+    return sorted({p.parent for p in FIXTURES.rglob("model.safetensors")})
 
 
 def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False) -> dict:

@@ -16,7 +16,7 @@
 #   wheels/<version>/.specbridge-ok   written after the harness loaded examples/story with that version.
 #
 # Why not `pip install sglang`: every release pins a CUDA torch (0.5.23: torch==2.14.1) and CUDA-only
-# packages (sglang-kernel, flashinfer, …); see shared research sglang.md §6. Never let pip resolve torch
+# packages (sglang-kernel, flashinfer, …), per each wheel's METADATA Requires-Dist. Never let pip resolve torch
 # here: every install below is either --no-deps or constrained to torch==2.13.0. torchvision is never
 # installed (PyPI's build needs CUDA torch); the harness stubs it, and vllm / sgl_kernel.
 set -euo pipefail

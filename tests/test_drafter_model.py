@@ -10,9 +10,7 @@ pytest.importorskip("safetensors")
 
 from specbridge.model.drafter import DrafterConfig, Eagle3Drafter, KVCache  # noqa: E402
 
-FIXTURE = Path("/work/shared/fixtures/producers/speculators-0.9.0/train-save")
-if not FIXTURE.exists():
-    FIXTURE = Path(__file__).resolve().parents[1] / "shared/fixtures/producers/speculators-0.9.0/train-save"
+FIXTURE = Path(__file__).resolve().parent / "fixtures/producers/speculators-0.9.0/train-save"
 
 
 def tiny_drafter(seed=0, vocab=512, draft_vocab=128, nkv=2, nh=4, hd=16) -> Eagle3Drafter:

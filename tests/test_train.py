@@ -24,7 +24,7 @@ from specbridge.train.trainer import TrainArgs, train  # noqa: E402
 from specbridge.train.vocab import build_vocab_map, coverage  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
-FIXTURE = Path("/work/shared/fixtures/producers/speculators-0.9.0/train-save")
+FIXTURE = REPO / "tests/fixtures/producers/speculators-0.9.0/train-save"
 VD = 448
 
 

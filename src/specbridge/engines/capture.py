@@ -4,7 +4,9 @@ physical layer boundaries each engine version actually feeds to the drafter's `f
 A *boundary* b is the residual stream entering target layer b (HF `hidden_states[b]`); b = N is the
 final pre-norm state. Trainers and engines number aux layers two ways (input-of-layer b, or
 output-of-layer b-1); everything here is converted to boundaries so they can be compared.
-Sources: shared research sglang.md §2, vllm.md §3, producers.md §4–5.
+Sources: SGLang wheels 0.4.6.post5 … 0.5.23 (`set_eagle3_layers_to_capture` in `sglang/srt/models/*.py`),
+vLLM wheels 0.8.5 … 0.33.0 (`_get_eagle3_aux_layers_from_config` in `v1/worker/gpu_model_runner.py`),
+TensorRT-LLM@00679c66 `modeling_speculative.py`; sgl-project/sglang PR #25454 and #32334, vllm-project/vllm PR #43671.
 """
 
 from __future__ import annotations

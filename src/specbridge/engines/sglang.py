@@ -1,6 +1,7 @@
 """SGLang: how each release range builds and loads an EAGLE-3 drafter.
 
-Read from the PyPI wheels' source (0.4.6.post5 … 0.5.23); see shared research sglang.md §1–3.
+Read from the PyPI wheels' source (0.4.6.post5 … 0.5.23): `sglang/srt/models/llama_eagle3.py`,
+`kimi_k25_eagle3.py`, `sglang/srt/speculative/eagle_worker.py` (`eagle_worker_v2.py` from 0.5.16).
 Key facts: unknown checkpoint names are skipped silently, missing parameters are never reported,
 and the decoder is `midlayer.*` up to 0.5.11 and `layers.N.*` from 0.5.12.
 """

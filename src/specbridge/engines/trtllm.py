@@ -1,7 +1,7 @@
 """TensorRT-LLM (PyTorch backend): how it builds and loads an EAGLE-3 drafter.
 
 Read at NVIDIA/TensorRT-LLM@00679c66 `tensorrt_llm/_torch/models/modeling_speculative.py`
-(shared research producers.md §4). Less is verified here than for SGLang/vLLM: where the source
+(and NVIDIA/Model-Optimizer@a2fbac7b `modelopt/torch/export/plugins/hf_spec_export.py`, its producer). Less is verified here than for SGLang/vLLM: where the source
 was not read (unknown-name handling), the table says "assumed".
 """
 

@@ -1,6 +1,7 @@
 """vLLM: how each release range builds and loads an EAGLE-3 drafter.
 
-Read from the PyPI wheels (0.8.5, 0.10.2, 0.14.0, 0.32.0, 0.33.0); see shared research vllm.md §1–3.
+Read from the PyPI wheels (0.8.5, 0.10.2, 0.14.0, 0.32.0, 0.33.0): `vllm/model_executor/models/llama_eagle3.py`,
+`vllm/transformers_utils/configs/{eagle.py,speculators/}`, `vllm/v1/spec_decode/`.
 Key facts: unknown names raise, missing parameters are silent (load_weights returns None, so the
 "weights not initialized" check is off), `midlayer.` is renamed to `layers.0.`, everything but
 lm_head gets a `model.` prefix, and speculators configs are translated.

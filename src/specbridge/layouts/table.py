@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Aux-layer id conventions (see shared research producers.md §5):
+# Aux-layer id conventions (speculators/EAGLE/vLLM count boundaries, SpecForge/ModelOpt/SGLang explicit ids count
+# layer outputs; sgl-project/sglang PR #25454):
 INPUT_OF_LAYER = "input-of-layer"  # id i = residual stream entering target layer i (HF hidden_states[i])
 OUTPUT_OF_LAYER = "output-of-layer"  # id i = output of target layer i (HF hidden_states[i+1])
 

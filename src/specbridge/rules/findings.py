@@ -11,7 +11,7 @@ ERROR, WARNING, INFO = "error", "warning", "info"
 class Rule:
     code: str
     title: str
-    failure_modes: tuple[int, ...] = ()  # rows of shared research failure-modes.md
+    failure_modes: tuple[int, ...] = ()  # rows of docs/failure-modes.md
 
 
 @dataclass
