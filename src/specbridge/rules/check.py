@@ -9,7 +9,7 @@ from ..engines.registry import resolve
 from ..engines.simulate import LoadReport, simulate
 from ..layouts.canonical import Drafter, describe
 from .findings import ERROR, Finding
-from .compat import compat_findings
+from .compat import checkpoint_facts, compat_findings
 from .load import load_findings
 
 
@@ -58,11 +58,12 @@ def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=N
     drafter = describe(ckpt)
     dtypes = {n: t.dtype for n, t in ckpt.tensors.items()}
     label = path_label or str(ckpt.root)
+    facts = checkpoint_facts(ckpt, drafter, target, label, parent)  # engine-independent: once, not per era
     out = []
     for era, version in resolve(engine):
         rep = simulate(ckpt, era, version)
         res = CheckResult(drafter, rep, load_findings(rep, label, dtypes))
-        more, res.aux = compat_findings(ckpt, drafter, rep, target, launch, label, parent)
+        more, res.aux = compat_findings(ckpt, drafter, rep, target, launch, label, parent, facts=facts)
         res.findings.extend(more)
         out.append(res)
     return out

@@ -7,13 +7,16 @@ failure-mode rows and tests.
 
 from __future__ import annotations
 
+import operator
+from array import array
 from dataclasses import dataclass, field
+from itertools import islice
 from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.reader import Checkpoint
 from ..checkpoint.target import TargetInfo, rope_of
-from ..checkpoint.values import int_values, mean_std, row_bytes, sample_rows
+from ..checkpoint.values import int_array, mean_std, row_bytes, sample_rows
 from ..engines.capture import default_boundaries, engine_capture
 from ..engines.launch import Launch
 from ..engines.simulate import LoadReport
@@ -26,7 +29,7 @@ from .findings import ERROR, INFO, WARNING, Finding, finding
 class Context:
     ckpt: Checkpoint
     d: Drafter
-    rep: LoadReport
+    rep: LoadReport | None  # None while computing the engine-independent CheckpointFacts
     target: TargetInfo | None = None
     launch: Launch | None = None
     path: str = "PATH"
@@ -98,6 +101,33 @@ def geometry(c: Context) -> None:
 
 
 # --- vocab maps -------------------------------------------------------------------------------
+# d2t has up to ~10^5–10^6 entries and t2d ~10^6: every pass below runs in C (array methods, map/filter
+# over builtins, min/max), never a Python-level loop per entry.
+
+
+def d2t_targets(d2t: array):
+    """The target id of each draft id (target_id = i + d2t[i]), lazily; Python ints, so hostile offsets
+    near ±2^63 cannot overflow."""
+    return map(operator.add, d2t, range(len(d2t)))
+
+
+def target_id_range(d2t: array, ascending: bool) -> tuple[int, int]:
+    """Smallest and largest target id d2t selects. Ascending offsets mean increasing target ids, so the
+    ends are the first and last entries: no pass over the map."""
+    if ascending:
+        return d2t[0], len(d2t) - 1 + d2t[-1]
+    tgt = list(d2t_targets(d2t))
+    return min(tgt), max(tgt)
+
+
+def unset_in_t2d(t2d: array, d2t: array, inside: bool) -> int:
+    """How many of d2t's target ids t2d does not mark (ids outside t2d are V003's business, not counted).
+    `inside`: every id is known to lie in t2d, so the range filter is skipped."""
+    ids = d2t_targets(d2t)
+    if not inside:
+        ids = filter(range(len(t2d)).__contains__, ids)
+    return operator.countOf(map(t2d.__getitem__, ids), 0)
+
 
 
 def vocab(c: Context) -> None:
@@ -128,46 +158,53 @@ def vocab(c: Context) -> None:
         c.add("V001", WARNING, f"d2t is {d2t_info.dtype}; producers and SGLang/vLLM use int64 (TensorRT-LLM converts to int32 itself).",
               f"specbridge convert {c.path} --to {c.d.layout} -o OUT (writes int64)")
     try:
-        d2t = int_values(d2t_info)
+        d2t = int_array(d2t_info)
     except CheckpointError as e:
         c.add("V001", ERROR, e.message)
         return
     if Vd and len(d2t) != Vd:
         c.add("V002", ERROR, f"d2t has {len(d2t)} entries but the draft vocab (lm_head rows) is {Vd}.")
-    tgt = [i + o for i, o in enumerate(d2t)]
-    if len(d2t) > 1 and all(o == i for i, o in enumerate(d2t)):
+    n = len(d2t)
+    # offsets never decreasing <=> target ids strictly increasing (one-to-one, sorted as producers write them)
+    ascending = all(map(operator.le, d2t, islice(d2t, 1, None)))
+    if n > 1 and d2t[0] == 0 and d2t[-1] == n - 1 and d2t == array(d2t.typecode, range(n)):
         c.add("V008", ERROR, "d2t == arange: it holds absolute ids where offsets are expected, so target id = 2i for draft id i.",
               "store offsets: d2t[i] = target_id[i] - i")
-    if V:
-        bad = [i for i, t in enumerate(tgt) if not 0 <= t < V]
-        if bad:
-            c.add("V003", ERROR, f"{len(bad)} d2t entries map outside the target vocab [0, {V}) (first: draft id {bad[0]} → {tgt[bad[0]]}).")
-    if len(set(tgt)) != len(tgt):
-        c.add("V004", ERROR, f"d2t maps {len(tgt) - len(set(tgt))} draft ids onto target ids already taken: the map is not one-to-one.")
-    elif any(b <= a for a, b in zip(tgt, tgt[1:])):
-        c.add("V004", WARNING, "d2t's target ids are not increasing; every producer writes them sorted ascending.")
+    lo, hi = target_id_range(d2t, ascending) if n else (0, -1)
+    if V and n and (lo < 0 or hi >= V):
+        tgt = list(d2t_targets(d2t))
+        outside = list(map(operator.not_, map(range(V).__contains__, tgt)))
+        first = outside.index(True)
+        c.add("V003", ERROR, f"{outside.count(True)} d2t entries map outside the target vocab [0, {V}) (first: draft id {first} → {tgt[first]}).")
+    if not ascending:
+        taken = n - len(set(d2t_targets(d2t)))
+        if taken:
+            c.add("V004", ERROR, f"d2t maps {taken} draft ids onto target ids already taken: the map is not one-to-one.")
+        else:
+            c.add("V004", WARNING, "d2t's target ids are not increasing; every producer writes them sorted ascending.")
     if t2d_info is not None:
         try:
-            t2d = int_values(t2d_info)
+            t2d = int_array(t2d_info)
         except CheckpointError as e:
             c.add("V005", ERROR, e.message)
             return
         problems = []
         if V and len(t2d) != V:
             problems.append(f"length {len(t2d)} ≠ target vocab {V}")
-        if sum(1 for x in t2d if x) != len(d2t):
-            problems.append(f"{sum(1 for x in t2d if x)} entries set ≠ {len(d2t)} draft ids")
-        miss = [t for t in tgt if 0 <= t < len(t2d) and not t2d[t]]
+        set_count = len(t2d) - t2d.count(0)
+        if set_count != len(d2t):
+            problems.append(f"{set_count} entries set ≠ {len(d2t)} draft ids")
+        miss = unset_in_t2d(t2d, d2t, inside=lo >= 0 and hi < len(t2d))
         if miss:
-            problems.append(f"{len(miss)} ids selected by d2t are not set in t2d")
+            problems.append(f"{miss} ids selected by d2t are not set in t2d")
         if problems:
             c.add("V005", ERROR, "t2d disagrees with d2t: " + "; ".join(problems) + ".", "recompute t2d from d2t (specbridge convert)")
     if c.parent is not None:
         pd = c.parent.tensors.get(next((n for n in c.parent.tensors if n.endswith("d2t")), ""), None)
         if pd is None:
             c.add("V011", WARNING, f"the parent checkpoint {c.parent.root} has no d2t to compare with.")
-        elif int_values(pd) != d2t:
-            diff = sum(1 for a, b in zip(int_values(pd), d2t) if a != b) + abs(len(d2t) - pd.shape[0])
+        elif (parent_d2t := int_array(pd)).tolist() != d2t.tolist():
+            diff = sum(map(operator.ne, parent_d2t, d2t)) + abs(len(d2t) - pd.shape[0])
             c.add("V011", ERROR, f"d2t differs from the parent checkpoint's in {diff} position(s): the vocab map was recomputed "
                   "during fine-tuning, so lm_head row i now scores another token than it learned (SpecForge #534).",
                   "restore the parent's d2t/t2d and retrain, or resume with the parent's vocab map")
@@ -255,7 +292,44 @@ def aux_layers(c: Context) -> None:
 # --- embedding / head -----------------------------------------------------------------------------
 
 
-def embed_head(c: Context) -> None:
+@dataclass(frozen=True)
+class EmbedStats:
+    """embed_tokens sampled (16 rows) and compared with the target's table: what E002/E003 judge."""
+
+    mean: float
+    std: float
+    init: float  # the config's initializer_range (0.02 when absent)
+    differs: bool | None  # from the target's table; None when no target weights to compare with
+
+    @property
+    def fresh(self) -> bool:
+        """Looks like a fresh initialisation: mean ≈ 0 and std ≈ initializer_range."""
+        return abs(self.mean) < 0.1 * self.init and abs(self.std - self.init) < 0.15 * self.init
+
+
+def embed_stats(d: Drafter, target: TargetInfo | None) -> EmbedStats | None:
+    emb = d.tensors.get("embed_tokens.weight")
+    if emb is None or len(emb.shape) != 2 or emb.dtype not in ("BF16", "F16", "F32"):
+        return None
+    _, rows = sample_rows(emb, 16)
+    mean, std = mean_std(rows)
+    init = d.cfg.get("initializer_range", 0.02) if isinstance(d.cfg.get("initializer_range", 0.02), (int, float)) else 0.02
+    differs = None
+    if target and target.weights_dir:
+        from ..checkpoint.reader import open_checkpoint
+
+        try:
+            tck = open_checkpoint(target.weights_dir)
+            te = next((x for n, x in tck.tensors.items() if n.endswith("embed_tokens.weight")), None)
+            if te is not None and te.shape == emb.shape and te.dtype == emb.dtype:
+                idx = list(range(0, emb.shape[0], max(1, emb.shape[0] // 16)))[:16]
+                differs = row_bytes(te, idx) != row_bytes(emb, idx)
+        except CheckpointError:
+            differs = None
+    return EmbedStats(mean, std, init, differs)
+
+
+def embed_head(c: Context, emb: EmbedStats | None) -> None:
     d = c.d
     Vd = d.draft_vocab_from_keys or d.draft_vocab_size
     V = d.vocab_size or d.vocab_from_keys
@@ -264,25 +338,9 @@ def embed_head(c: Context) -> None:
               "set tie_word_embeddings to false")
     elif d.tie_word_embeddings and d.has("lm_head.weight"):
         c.add("E001", WARNING, "tie_word_embeddings is true but the checkpoint also ships lm_head.weight: one of them is ignored.")
-    emb = d.tensors.get("embed_tokens.weight")
-    if emb is None or len(emb.shape) != 2 or emb.dtype not in ("BF16", "F16", "F32"):
+    if emb is None:
         return
-    _, rows = sample_rows(emb, 16)
-    mean, std = mean_std(rows)
-    init = d.cfg.get("initializer_range", 0.02) if isinstance(d.cfg.get("initializer_range", 0.02), (int, float)) else 0.02
-    fresh = abs(mean) < 0.1 * init and abs(std - init) < 0.15 * init
-    differs = None
-    if c.target and c.target.weights_dir:
-        from ..checkpoint.reader import open_checkpoint
-
-        try:
-            tck = open_checkpoint(c.target.weights_dir)
-            te = next((x for n, x in tck.tensors.items() if n.endswith("embed_tokens.weight")), None)
-            if te is not None and te.shape == emb.shape and te.dtype == emb.dtype:
-                idx = list(range(0, emb.shape[0], max(1, emb.shape[0] // 16)))[:16]
-                differs = row_bytes(te, idx) != row_bytes(emb, idx)
-        except CheckpointError:
-            differs = None
+    mean, std, init, fresh, differs = emb.mean, emb.std, emb.init, emb.fresh, emb.differs
     own_kept = any(p.role == "embed" and p.status in ("loaded", "own-unless-equal") for p in c.rep.params)
     stats = f"mean {mean:.4f}, std {std:.4f} ≈ initializer_range {init}"
     if differs is None:
@@ -404,9 +462,30 @@ def variant_flags(c: Context) -> None:
         c.add("C011", INFO, "norm_before_residual is unset: vLLM's speculators translation defaults it to true; a converter writing a plain config must write it explicitly.")
 
 
+@dataclass(frozen=True)
+class CheckpointFacts:
+    """What the rules learn from the drafter, its target and its parent alone. It names no engine, so
+    `check` computes it once per checkpoint and every engine era reuses it: reading and counting a
+    1.6 M-entry t2d, or sampling the embedding, happens once instead of once per era."""
+
+    findings: tuple[Finding, ...]  # geometry and vocab-map findings, in rule order
+    embed: EmbedStats | None
+
+
+def checkpoint_facts(ckpt: Checkpoint, d: Drafter, target: TargetInfo | None, path: str,
+                     parent: Checkpoint | None = None) -> CheckpointFacts:
+    c = Context(ckpt, d, None, target, None, path, parent=parent)
+    geometry(c)
+    vocab(c)
+    return CheckpointFacts(tuple(c.out), embed_stats(d, target))
+
+
 def compat_findings(ckpt: Checkpoint, d: Drafter, rep: LoadReport, target: TargetInfo | None, launch: Launch | None, path: str,
-                    parent: Checkpoint | None = None) -> tuple[list[Finding], dict | None]:
-    c = Context(ckpt, d, rep, target, launch, path, parent=parent)
-    for rule in (geometry, vocab, aux_layers, embed_head, config_launch):
-        rule(c)
+                    parent: Checkpoint | None = None, *, facts: CheckpointFacts) -> tuple[list[Finding], dict | None]:
+    """One engine era's compatibility findings: the shared `facts` first (geometry, vocab maps), then the
+    rules that depend on what this era loads and feeds."""
+    c = Context(ckpt, d, rep, target, launch, path, out=list(facts.findings), parent=parent)
+    aux_layers(c)
+    embed_head(c, facts.embed)
+    config_launch(c)
     return c.out, c.aux
