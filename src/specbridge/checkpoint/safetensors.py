@@ -11,7 +11,7 @@ import json
 import math
 import os
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import CheckpointError
@@ -58,18 +58,37 @@ class TensorInfo:
     file: Path
     offset: int  # absolute byte offset in `file`
     nbytes: int
+    # Where the bytes are when `file` is not a local file (a Hub file read by HTTP range): a
+    # checkpoint.source.ByteSource. None: read `file` directly (and let the writer copy in the kernel).
+    source: object | None = field(default=None, compare=False, repr=False)
+    # Element strides when the tensor is not one contiguous row-major range (a view saved by
+    # torch.save); such a tensor is described, but its bytes cannot be read or copied as one range.
+    strides: tuple[int, ...] | None = None
 
     @property
     def numel(self) -> int:
         return math.prod(self.shape)
 
-    def read_bytes(self) -> bytes:
-        with open(self.file, "rb") as f:
-            f.seek(self.offset)
-            data = f.read(self.nbytes)
-        if len(data) != self.nbytes:
+    def read_at(self, start: int, n: int) -> bytes:
+        """`n` bytes from `start` within this tensor's bytes, from wherever they live."""
+        if self.strides is not None:
+            raise CheckpointError(
+                self.file, f"tensor {self.name!r} is a strided view (strides {list(self.strides)}), not one byte range; refusing to read it as one"
+            )
+        if start < 0 or n < 0 or start + n > self.nbytes:
+            raise CheckpointError(self.file, f"tensor {self.name!r}: read {start}..{start + n} outside its {self.nbytes} bytes")
+        if self.source is not None:
+            data = self.source.pread(self.offset + start, n)
+        else:
+            with open(self.file, "rb") as f:
+                f.seek(self.offset + start)
+                data = f.read(n)
+        if len(data) != n:
             raise CheckpointError(self.file, f"tensor {self.name!r} is cut short (file changed while reading?)")
         return data
+
+    def read_bytes(self) -> bytes:
+        return self.read_at(0, self.nbytes)
 
 
 @dataclass(frozen=True)

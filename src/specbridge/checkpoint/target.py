@@ -36,6 +36,7 @@ class TargetInfo:
     bundled_mtp_layers: int = 0
     tokenizer_sha256: str | None = None
     weights_dir: Path | None = None
+    hub: object | None = None  # a checkpoint.hub.HubRef when the target is a Hub id
 
 
 def _find_config(p: Path) -> Path:
@@ -69,22 +70,33 @@ def _int(v):
 
 def open_target(path: str | os.PathLike) -> TargetInfo:
     p = Path(path)
-    if not p.exists():
-        raise CheckpointError(p, "target: no such file or directory")
-    cfg_path = _find_config(p)
+    hub = None
+    if p.exists():
+        cfg_path = _find_config(p)
+        tok: Path | None = cfg_path.parent / "tokenizer.json"
+        has_weights = any(cfg_path.parent.glob("*.safetensors")) or (cfg_path.parent / "model.safetensors.index.json").is_file()
+        weights_dir = cfg_path.parent if has_weights else None
+        where = cfg_path.parent
+    else:  # a Hub id: only config.json is fetched; weights are read by range if a rule needs them
+        from .hub import hub_ref_or_none, hub_target_config
+
+        ref = hub_ref_or_none(os.fspath(path))
+        if ref is None:
+            raise CheckpointError(p, "target: no such file or directory")
+        cfg_path, tok, hub_weights, hub = hub_target_config(ref)
+        weights_dir = Path(hub_weights) if hub_weights else None
+        where = Path(hub.repo_id)
     cfg = read_json(cfg_path)
     text = next((cfg[k] for k in TEXT_KEYS if isinstance(cfg.get(k), dict)), cfg)
     archs = cfg.get("architectures") if isinstance(cfg.get("architectures"), list) else []
-    tok = cfg_path.parent / "tokenizer.json"
-    tok_sha = hashlib.sha256(tok.read_bytes()).hexdigest() if tok.is_file() and tok.stat().st_size < 256 * 2**20 else None
-    has_weights = any(cfg_path.parent.glob("*.safetensors")) or (cfg_path.parent / "model.safetensors.index.json").is_file()
+    tok_sha = hashlib.sha256(tok.read_bytes()).hexdigest() if tok and tok.is_file() and tok.stat().st_size < 256 * 2**20 else None
 
     def get(k, default=None):
         v = text.get(k, cfg.get(k, default))
         return default if v is None else v
 
     return TargetInfo(
-        path=cfg_path.parent,
+        path=where,
         config=cfg,
         text=text,
         architecture=archs[0] if archs and isinstance(archs[0], str) else None,
@@ -102,5 +114,6 @@ def open_target(path: str | os.PathLike) -> TargetInfo:
         eos_token_id=get("eos_token_id"),
         bundled_mtp_layers=_int(get("num_nextn_predict_layers")) or 0,
         tokenizer_sha256=tok_sha,
-        weights_dir=cfg_path.parent if has_weights else None,
+        weights_dir=weights_dir,
+        hub=hub,
     )

@@ -53,23 +53,14 @@ def sample_rows(t: TensorInfo, n_rows: int = 16, max_cols: int = 1024) -> tuple[
     elt = t.nbytes // max(1, rows * cols)
     take = min(cols, max_cols)
     idx = sorted({int(i * (rows - 1) / max(1, n_rows - 1)) for i in range(n_rows)}) if rows else []
-    out = []
-    with open(t.file, "rb") as f:
-        for r in idx:
-            f.seek(t.offset + r * cols * elt)
-            out.append(_floats(f.read(take * elt), t.dtype))
-    return idx, out
+    # through read_at: the tensor may live in a torch zip or on the Hub (16 small range reads)
+    return idx, [_floats(t.read_at(r * cols * elt, take * elt), t.dtype) for r in idx]
 
 
 def row_bytes(t: TensorInfo, rows: list[int]) -> list[bytes]:
     r_total, cols = t.shape
     elt = t.nbytes // max(1, r_total * cols)
-    with open(t.file, "rb") as f:
-        out = []
-        for r in rows:
-            f.seek(t.offset + r * cols * elt)
-            out.append(f.read(cols * elt))
-    return out
+    return [t.read_at(r * cols * elt, cols * elt) for r in rows]
 
 
 def mean_std(values: list[list[float]]) -> tuple[float, float]:
