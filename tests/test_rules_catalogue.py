@@ -25,3 +25,19 @@ def test_coverage_page_is_fresh_and_every_rule_has_a_test():
     assert r.returncode == 0, "docs/coverage.md is stale: run python scripts/gen_coverage.py"
     text = (root / "docs" / "coverage.md").read_text()
     assert "**none**" not in text and "**not covered**" not in text
+
+
+def test_every_rule_has_its_own_section_with_anchor_and_fix():
+    """Findings link to `docs/rules.md#<code lowercased>`: each code needs a `### ` heading carrying that
+    anchor, and its section (up to the next `### ` or `## `) a `**Fix:**` line."""
+    lines = DOCS.read_text().splitlines()
+    for code in RULES:
+        marker = f'<a id="{code.lower()}"></a>{code} — '
+        starts = [i for i, line in enumerate(lines) if line.startswith("### ") and marker in line]
+        assert len(starts) == 1, f"{code}: expected one '### {marker}…' heading in docs/rules.md, found {len(starts)}"
+        section = []
+        for line in lines[starts[0] + 1:]:
+            if line.startswith("### ") or line.startswith("## "):
+                break
+            section.append(line)
+        assert any(line.startswith("**Fix:**") for line in section), f"{code}: its section in docs/rules.md has no **Fix:** line"
