@@ -24,6 +24,7 @@ from urllib.parse import urlparse
 
 from .errors import CheckpointError
 from .safetensors import MAX_HEADER_BYTES, TensorInfo, parse_header
+from .source import BlockCache
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}"
 HUB_ID = re.compile(rf"^(?P<repo>{_NAME}/{_NAME})(?:@(?P<rev>[A-Za-z0-9._/-]{{1,200}}))?$")
@@ -325,7 +326,7 @@ def weights_of(ref: HubRef, name: str, listing: Listing) -> tuple[dict[str, Tens
     if is_pickle(Path(name)):
         from .torchzip import read_torch_zip
 
-        z = read_torch_zip(f)
+        z = read_torch_zip(BlockCache(f))  # the zip directory and local headers in a few requests
         return {k: replace(t, source=f) for k, t in z.tensors.items()}, z.metadata, f.path
     tensors, meta = remote_safetensors(f)
     return tensors, meta, f.path

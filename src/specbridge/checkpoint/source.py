@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import io
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
@@ -87,3 +87,39 @@ class SourceFile(io.RawIOBase):
         b[: len(data)] = data
         self._pos += len(data)
         return len(data)
+
+
+@dataclass
+class BlockCache:
+    """Small reads of a ByteSource served from aligned blocks kept for the life of this object.
+
+    zipfile reads a central directory in many small pieces and each storage's local header sits
+    in its own place: over HTTP each would be a request. Reading whole 4 KiB blocks once turns those
+    into a few requests without fetching anything large. Reads longer than a few blocks go straight
+    to the source."""
+
+    inner: ByteSource
+    block: int = 4096
+    blocks: dict[int, bytes] = field(default_factory=dict)
+
+    @property
+    def path(self) -> Path:
+        return self.inner.path
+
+    @property
+    def size(self) -> int:
+        return self.inner.size
+
+    def pread(self, offset: int, n: int) -> bytes:
+        if n > 4 * self.block:
+            return self.inner.pread(offset, n)
+        first, last = offset // self.block, (offset + n - 1) // self.block
+        missing = [b for b in range(first, last + 1) if b not in self.blocks]
+        if missing:  # one read for the missing run (they are adjacent or few)
+            lo, hi = missing[0] * self.block, min(self.size, (missing[-1] + 1) * self.block)
+            data = self.inner.pread(lo, hi - lo)
+            for b in range(missing[0], missing[-1] + 1):
+                self.blocks[b] = data[(b - missing[0]) * self.block : (b - missing[0] + 1) * self.block]
+        joined = b"".join(self.blocks[b] for b in range(first, last + 1))
+        start = offset - first * self.block
+        return joined[start : start + n]

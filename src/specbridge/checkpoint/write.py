@@ -29,6 +29,7 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
 }
 MAX_TRANSFORM_BYTES = 64 << 20  # transforms read their source whole; vocab maps are ~1 MB
 COPY_CHUNK = 64 << 20  # bytes per copy call; also how often we start writeback
+STREAM_CHUNK = 16 << 20  # bytes per read from a source that is not a local file (HTTP range)
 BUFFER_BYTES = 8 << 20  # the last-resort copy loop and the verifier read this much at a time
 HEADER_BACKUP_SUFFIX = ".specbridge-header-backup"
 SINGLE_FILE = "model.safetensors"
@@ -53,6 +54,12 @@ class OutTensor:
     transform: str | None = None  # None (byte copy) or a key of TRANSFORMS
 
     def __post_init__(self):
+        if self.source.strides is not None:
+            raise CheckpointError(
+                self.source.file,
+                f"tensor {self.source.name!r} is a strided view (strides {list(self.source.strides)}); "
+                "only contiguous tensors are copied (save it with .contiguous() first)",
+            )
         if self.transform is None:
             want = self.source.dtype
         elif self.transform in TRANSFORMS:
@@ -171,13 +178,31 @@ def _copy_range(src_fd: int, src_off: int, dst_fd: int, dst_off: int, count: int
         src_off, dst_off, count = src_off + n, dst_off + n, count - n
 
 
-def write_safetensors(dst_file: Path, tensors: list[OutTensor], metadata: dict[str, str] | None = None) -> None:
-    """Write one safetensors file (which must not exist yet), streamed and fsynced; removed again on failure."""
+def _stream_from_source(t: OutTensor, fd: int, pos: int) -> bytes:
+    """Copy a tensor whose bytes are not in a local file (a Hub file read by range) through memory
+    in chunks, hashing them on the way: verification then compares with this digest instead of
+    fetching the bytes a second time."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=32)
+    src, done = t.source, 0
+    while done < src.nbytes:
+        data = src.read_at(done, min(STREAM_CHUNK, src.nbytes - done))
+        h.update(data)
+        _pwrite_all(fd, data, pos + done)
+        done += len(data)
+    return h.digest()
+
+
+def write_safetensors(dst_file: Path, tensors: list[OutTensor], metadata: dict[str, str] | None = None) -> dict[str, bytes]:
+    """Write one safetensors file (which must not exist yet), streamed and fsynced; removed again on failure.
+    Returns the blake2b of every tensor streamed from a non-local source (see _stream_from_source)."""
     dst_file = Path(dst_file)
     header = header_bytes(tensors, metadata)
     # 0644 before umask, like cp and open(); safetensors' save_file gives 0600.
     fd = os.open(dst_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     sources: dict[Path, int] = {}
+    streamed: dict[str, bytes] = {}
     try:
         _pwrite_all(fd, header, 0)
         pos = len(header)
@@ -185,6 +210,8 @@ def write_safetensors(dst_file: Path, tensors: list[OutTensor], metadata: dict[s
         for t in tensors:
             if t.transform:
                 _pwrite_all(fd, transformed_bytes(t), pos)
+            elif t.source.source is not None:
+                streamed[t.name] = _stream_from_source(t, fd, pos)
             else:
                 src = t.source
                 if src.file not in sources:
@@ -205,6 +232,7 @@ def write_safetensors(dst_file: Path, tensors: list[OutTensor], metadata: dict[s
             os.close(fd)
         for sfd in sources.values():
             os.close(sfd)
+    return streamed
 
 
 # ---------------------------------------------------------------------------------------------
@@ -300,7 +328,7 @@ def _shard_plan(tensors: list[OutTensor], max_shard_bytes: int | None) -> list[l
 
 def _check_destination(dst: Path, tensors: list[OutTensor], force: bool) -> None:
     real_dst = Path(os.path.realpath(dst))
-    for src_file in {t.source.file for t in tensors}:
+    for src_file in {t.source.file for t in tensors if t.source.source is None}:
         # Both the directory the path names and the one the file really lives in (HF caches symlink to blobs).
         named_dir = Path(os.path.realpath(os.path.dirname(os.path.abspath(src_file))))
         for src_dir in {named_dir, Path(os.path.realpath(src_file)).parent}:
@@ -382,17 +410,18 @@ def write_checkpoint(
 
     current = "the checkpoint"
     problems = None
+    streamed: dict[str, bytes] = {}
     try:
         for name, shard in zip(names, shards):
             current = name
-            write_safetensors(tmp / name, shard, metadata)
+            streamed.update(write_safetensors(tmp / name, shard, metadata))
         for name, data in small.items():
             current = name
             _write_small_file(tmp / name, data)
         current = "the directory"
         _fsync_dir(tmp)
         if verify:
-            problems = verify_written(tmp, tensors)
+            problems = verify_written(tmp, tensors, streamed)
             if problems:
                 raise CheckpointError(
                     dst, f"verification failed ({len(problems)} problems, first: {problems[0]}); nothing was written"
@@ -526,6 +555,16 @@ def _hash_range(path: Path, offset: int, nbytes: int, buf: memoryview) -> bytes:
     return h.digest()
 
 
+def _source_digest(src: TensorInfo) -> bytes:
+    """blake2b of a non-local tensor's bytes, read again in chunks (when no digest was taken while writing)."""
+    import hashlib
+
+    h = hashlib.blake2b(digest_size=32)
+    for start in range(0, src.nbytes, STREAM_CHUNK):
+        h.update(src.read_at(start, min(STREAM_CHUNK, src.nbytes - start)))
+    return h.digest()
+
+
 def _written_files(dst) -> tuple[list[Path], dict | None, list[str]]:
     """The safetensors files of a written checkpoint, its index (if sharded), and problems found on the way."""
     if isinstance(dst, (list, tuple)):
@@ -546,9 +585,10 @@ def _written_files(dst) -> tuple[list[Path], dict | None, list[str]]:
     return [], None, [f"{dst}: neither {SINGLE_FILE} nor {INDEX_FILE}"]
 
 
-def verify_written(dst_files_or_dir, expected: list[OutTensor]) -> list[str]:
+def verify_written(dst_files_or_dir, expected: list[OutTensor], streamed: dict[str, bytes] | None = None) -> list[str]:
     """Re-read what was written and compare with what was asked: names, dtypes, shapes, and a blake2b of
-    every tensor's bytes against its source (or the transformed bytes). Streamed. Returns problems; [] = verified."""
+    every tensor's bytes against its source (or the transformed bytes; or, for a tensor streamed from a
+    remote source, the digest taken as its bytes arrived). Streamed. Returns problems; [] = verified."""
     import hashlib
 
     files, index, problems = _written_files(dst_files_or_dir)
@@ -589,6 +629,8 @@ def verify_written(dst_files_or_dir, expected: list[OutTensor]) -> list[str]:
             except CheckpointError as e:
                 problems.append(f"{t.name}: {e}")
                 continue
+        elif t.source.source is not None:
+            want = (streamed or {}).get(t.name) or _source_digest(t.source)
         else:
             want = _hash_range(t.source.file, t.source.offset, t.source.nbytes, buf)
         if _hash_range(got.file, got.offset, got.nbytes, buf) != want:

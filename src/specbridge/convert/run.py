@@ -49,11 +49,9 @@ def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
         hdr = json.dumps({name: {"dtype": th.dtype, "shape": [len(rows), th.shape[1]], "data_offsets": [0, len(rows) * row_bytes]}}).encode()
         hdr += b" " * (-len(hdr) % 8)
         f = tmpdir / "head.safetensors"
-        with open(th.file, "rb") as src, open(f, "wb") as out:
+        with open(f, "wb") as out:  # read_at: the target's head may be in a torch zip or on the Hub
             out.write(struct.pack("<Q", len(hdr)) + hdr)
-            for r in rows:
-                src.seek(th.offset + r * row_bytes)
-                out.write(src.read(row_bytes))
+            out.writelines(th.read_at(r * row_bytes, row_bytes) for r in rows)
         tensors.append(OutTensor(name, read_header(f).tensors[name]))
     vocab = getattr(plan, "_derive_t2d", None)
     if vocab is None:
@@ -80,6 +78,10 @@ def execute(plan: Plan, dst: Path | None, *, in_place: bool = False, backup: boo
     src = plan.src
     t0 = time.perf_counter()
     metadata = dict(src.metadata) or {"format": "pt"}
+    if in_place and src.hub is not None:
+        raise CheckpointError(src.root, "a Hub repository cannot be converted in place; give -o DST")
+    if in_place and src.storage.startswith("torch-zip"):
+        raise CheckpointError(src.weight_files[0], "a torch checkpoint is converted to safetensors with -o DST, not in place")
     if in_place:
         return _in_place(plan, backup, metadata, max_shard_bytes, t0)
     assert dst is not None
@@ -94,7 +96,10 @@ def execute(plan: Plan, dst: Path | None, *, in_place: bool = False, backup: boo
 
 def _keep_modes(src: Checkpoint, files: list[Path]) -> None:
     """Output files get the permission bits their source had (a checkpoint shared with a serving
-    user must stay readable by it; safetensors' own save_file would give 0600)."""
+    user must stay readable by it; safetensors' own save_file would give 0600). A Hub source has no
+    local modes to keep: the writer's defaults stand."""
+    if src.hub is not None:
+        return
     wmode = src.weight_files[0].stat().st_mode & 0o7777
     cmode = src.config_path.stat().st_mode & 0o7777 if src.config_path else wmode
     for f in files:
