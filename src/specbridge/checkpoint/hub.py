@@ -74,6 +74,17 @@ def source_json(obj) -> dict | None:
     return ref.to_json() if isinstance(ref, HubRef) else None
 
 
+def hub_sources(ckpt, target=None) -> dict:
+    """Keys to add to a JSON report for Hub inputs: `source` (the drafter) and `target_source`, each
+    with the commit that was read. Empty for local inputs, so their reports keep exactly their keys."""
+    out = {}
+    if source_json(ckpt):
+        out["source"] = source_json(ckpt)
+    if target is not None and source_json(target):
+        out["target_source"] = source_json(target)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # huggingface_hub, imported only for Hub inputs (it costs start-up time)
 
@@ -380,7 +391,8 @@ def open_hub_checkpoint(ref: HubRef):
         files = [path]
     config_path = small_file(ref, "config.json")
     storage = ("torch-zip" if is_pickle(Path(files[0].name)) else "safetensors") + ("-sharded" if kind == "index" else "")
-    return Checkpoint(Path(ref.label), read_json(config_path), config_path, tensors, files, storage, meta, [], hub=ref)
+    # the commit in the name: every report that prints the checkpoint's path shows what was read
+    return Checkpoint(Path(f"{ref.repo_id}@{ref.commit}"), read_json(config_path), config_path, tensors, files, storage, meta, [], hub=ref)
 
 
 def hub_target_config(ref: HubRef) -> tuple[Path, Path | None, str | None, HubRef]:

@@ -68,6 +68,9 @@ def check_cmd(path: Path, engine: str | None, as_json: bool, verbose: bool = Fal
     ok = all(r.ok for r in results)
     if as_json:
         obj = results[0].to_json() if len(results) == 1 else {"ok": ok, "results": [r.to_json() for r in results]}
+        from ..checkpoint.hub import hub_sources
+
+        obj.update(hub_sources(ckpt, tgt))  # the commits read, for Hub ids only
         print(json.dumps(obj, indent=2))
     else:
         from . import render
