@@ -1,0 +1,158 @@
+"""Hub ids (`org/name[@rev]`) through huggingface_hub's real client, against a local Hub stand-in
+(tests/hubserver.py, set through HF_ENDPOINT) that counts every request and byte it serves."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import SPEC_TRAIN, TINY_TARGET
+from hubserver import FakeHub, make_repo
+
+pytest.importorskip("huggingface_hub")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(hub: FakeHub, cache: Path, *args, offline: bool = False) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE_"))}
+    env.update(HF_ENDPOINT=hub.url, HF_HUB_CACHE=str(cache), HF_HUB_DISABLE_TELEMETRY="1", HF_TOKEN="")
+    if offline:
+        env["HF_HUB_OFFLINE"] = "1"
+    return subprocess.run([sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True,
+                          text=True, timeout=120, env=env)
+
+
+def local(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True, text=True, timeout=120)
+
+
+def same_report(a: str, a_path: str, b: str, b_path: str) -> tuple[dict, dict]:
+    """Two JSON reports with the checkpoint's own name (path or Hub id) and the Hub's `source` set aside."""
+    ja, jb = json.loads(a.replace(a_path, "CKPT")), json.loads(b.replace(b_path, "CKPT"))
+    for j in (ja, jb):
+        j.pop("source", None)
+        j.pop("target_source", None)
+    return ja, jb
+
+
+def sparse_kimi(root: Path) -> Path:
+    """benchmarks/bench_check.py's 4.3 GB Kimi-K2.5 drafter shape: a real header, the data a sparse hole."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    try:
+        from bench_check import build
+    finally:
+        sys.path.pop(0)
+    return build(root, 1)
+
+
+@pytest.fixture
+def spec_hub(tmp_path):
+    repo = make_repo(SPEC_TRAIN)
+    with FakeHub({"org/spec": repo, "org/tiny-target": make_repo(TINY_TARGET)}) as hub:
+        yield hub, repo, tmp_path / "hf-cache"
+
+
+def test_check_over_the_hub_is_the_local_report_with_the_commit(spec_hub):
+    hub, repo, cache = spec_hub
+    r = cli(hub, cache, "check", "org/spec", "--engine", "vllm", "--json")
+    want = local("check", SPEC_TRAIN, "--engine", "vllm", "--json")
+    assert r.returncode == want.returncode, r.stderr
+    got, exp = same_report(r.stdout, "org/spec", want.stdout, str(SPEC_TRAIN))
+    assert got == exp
+    src = json.loads(r.stdout)["source"]
+    assert src == {"hub": "org/spec", "revision": "main", "commit": repo.commit, "endpoint": hub.url}
+    # weights: only ranges, never the file
+    assert all(rng for m, p, rng in hub.stats.requests if p.endswith(".safetensors") and m == "GET")
+    human = cli(hub, cache, "check", "org/spec", "--engine", "vllm")
+    assert repo.commit in human.stdout
+
+
+def test_inspect_over_the_hub(spec_hub):
+    hub, repo, cache = spec_hub
+    r = cli(hub, cache, "inspect", "org/spec", "--json")
+    want = local("inspect", SPEC_TRAIN, "--json")
+    assert r.returncode == 0, r.stderr
+    got, exp = json.loads(r.stdout), json.loads(want.stdout)
+    assert got["source"]["commit"] == repo.commit and got["path"] == f"org/spec@{repo.commit}"
+    for k in ("layout", "evidence", "geometry", "tensors", "totals", "metadata", "storage"):
+        assert got[k] == exp[k], k
+    assert repo.commit in cli(hub, cache, "inspect", "org/spec").stdout
+
+
+def test_check_of_a_4gb_checkpoint_transfers_under_1mb(tmp_path):
+    d = sparse_kimi(tmp_path / "src")
+    size = (d / "model.safetensors").stat().st_size
+    assert size > 4 * 10**9
+    with FakeHub({"moonshot/kimi-eagle3": make_repo(d)}) as hub:
+        r = cli(hub, tmp_path / "cache", "check", "moonshot/kimi-eagle3", "--engine", "vllm", "--json")
+        served, n = hub.stats.body_bytes, len(hub.stats.requests)
+    want = local("check", d, "--engine", "vllm", "--json")
+    assert r.returncode == want.returncode, r.stderr
+    got, exp = same_report(r.stdout, "moonshot/kimi-eagle3", want.stdout, str(d))
+    assert got == exp
+    print(f"\ncheck of a {size / 1e9:.2f} GB checkpoint over the Hub: {served} bytes served in {n} requests")
+    assert served < 1_000_000
+
+
+def test_offline_uses_the_cache_without_a_request(spec_hub):
+    from huggingface_hub import hf_hub_download
+
+    hub, repo, cache = spec_hub
+    for name in repo.files:  # as `hf download org/spec` leaves it: blobs, snapshot, refs/main
+        hf_hub_download("org/spec", name, cache_dir=str(cache), endpoint=hub.url)
+    hub.stats.reset()
+    r = cli(hub, cache, "check", "org/spec", "--engine", "vllm", "--json", offline=True)
+    want = local("check", SPEC_TRAIN, "--engine", "vllm", "--json")
+    assert r.returncode == want.returncode, r.stderr
+    got, exp = same_report(r.stdout, "org/spec", want.stdout, str(SPEC_TRAIN))
+    assert got == exp and json.loads(r.stdout)["source"]["commit"] == repo.commit
+    # online, pinned to the cached commit: no request either
+    r2 = cli(hub, cache, "check", f"org/spec@{repo.commit}", "--engine", "vllm", "--json")
+    assert r2.returncode == want.returncode, r2.stderr
+    assert hub.stats.requests == []
+
+
+def test_offline_and_not_cached_is_one_line_exit_2(spec_hub):
+    hub, _, cache = spec_hub
+    r = cli(hub, cache, "check", "org/spec", "--engine", "vllm", offline=True)
+    assert r.returncode == 2
+    assert len(r.stderr.strip().splitlines()) == 1 and "org/spec" in r.stderr and "not in the HF cache" in r.stderr
+    assert "Traceback" not in r.stderr and hub.stats.requests == []
+
+
+def test_unknown_repo_and_revision_are_one_line_exit_2(spec_hub):
+    hub, _, cache = spec_hub
+    for ident, needle in (("org/nope", "no such repository"), ("org/spec@v9", "no revision 'v9'")):
+        r = cli(hub, cache, "inspect", ident)
+        assert r.returncode == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_hub_target_reads_only_its_config(spec_hub):
+    hub, repo, cache = spec_hub
+    r = cli(hub, cache, "check", SPEC_TRAIN, "--engine", "vllm", "--target", "org/tiny-target", "--json")
+    want = local("check", SPEC_TRAIN, "--engine", "vllm", "--target", TINY_TARGET, "--json")
+    assert r.returncode == want.returncode, r.stderr
+    got, exp = same_report(r.stdout, "org/tiny-target", want.stdout, str(TINY_TARGET))
+    assert got == exp
+    assert json.loads(r.stdout)["target_source"]["hub"] == "org/tiny-target"
+    fetched = {p.rsplit("/", 1)[-1] for m, p, _ in hub.stats.requests if "/resolve/" in p}
+    assert fetched == {"config.json"}
+
+
+def test_convert_streams_from_the_hub(spec_hub, tmp_path):
+    hub, _, cache = spec_hub
+    r = cli(hub, cache, "convert", "org/spec", "--to", "sglang", "-o", tmp_path / "from-hub")
+    assert r.returncode == 0, r.stderr + r.stdout
+    assert "verified: 16/16" in r.stdout
+    want = local("convert", SPEC_TRAIN, "--to", "sglang", "-o", tmp_path / "from-local")
+    assert want.returncode == 0
+    assert (tmp_path / "from-hub" / "model.safetensors").read_bytes() == (tmp_path / "from-local" / "model.safetensors").read_bytes()
+    # streamed by range into the writer: no whole-file GET, nothing of the weights in the HF cache
+    assert all(rng for m, p, rng in hub.stats.requests if p.endswith(".safetensors") and m == "GET")
+    assert not list(cache.rglob("*.safetensors"))
