@@ -64,7 +64,7 @@ class FakeHub:
         host, port = self._server.server_address[:2]
         return f"http://{host}:{port}"
 
-    def __enter__(self) -> FakeHub:
+    def __enter__(self):
         self._thread.start()
         return self
 

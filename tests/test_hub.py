@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import SPEC_TRAIN, TINY_TARGET
 from hubserver import FakeHub, make_repo
 
@@ -25,11 +24,11 @@ def cli(hub: FakeHub, cache: Path, *args, offline: bool = False) -> subprocess.C
     if offline:
         env["HF_HUB_OFFLINE"] = "1"
     return subprocess.run([sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, env=env)
+                          text=True, timeout=120, env=env, check=False)
 
 
 def local(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True, text=True, timeout=120)
+    return subprocess.run([sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True, text=True, timeout=120, check=False)
 
 
 def same_report(a: str, a_path: str, b: str, b_path: str) -> tuple[dict, dict]:
@@ -134,7 +133,7 @@ def test_unknown_repo_and_revision_are_one_line_exit_2(spec_hub):
 
 
 def test_hub_target_reads_only_its_config(spec_hub):
-    hub, repo, cache = spec_hub
+    hub, _, cache = spec_hub
     r = cli(hub, cache, "check", SPEC_TRAIN, "--engine", "vllm", "--target", "org/tiny-target", "--json")
     want = local("check", SPEC_TRAIN, "--engine", "vllm", "--target", TINY_TARGET, "--json")
     assert r.returncode == want.returncode, r.stderr
