@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -210,3 +211,39 @@ def test_sharded_bin_index(tmp_path, twins):
     ck = open_checkpoint(d)
     assert ck.storage == "torch-zip-sharded" and set(ck.tensors) == set(names)
     assert all(ck.tensors[n].read_bytes() == open_checkpoint(twins[1]).tensors[n].read_bytes() for n in names)
+
+
+def test_bin_over_the_hub_matches_local(twins, tmp_path):
+    """A pytorch_model.bin on the Hub: the zip directory, pickle and local headers by range, nothing more."""
+    pytest.importorskip("huggingface_hub")
+    from hubserver import FakeHub, make_repo
+    from test_hub import cli
+
+    b = twins[1]
+    with FakeHub({"org/eagle-bin": make_repo(b)}) as hub:
+        r = cli(hub, tmp_path / "cache", "check", "org/eagle-bin", "--engine", "vllm", "--json")
+        ranged = all(rng for m, p, rng in hub.stats.requests if p.endswith(".bin") and m == "GET")
+    want = run_cli("check", b, "--engine", "vllm", "--json")
+    assert r.returncode == want.returncode, r.stderr
+    got = json.loads(r.stdout)
+    assert got.pop("source")["hub"] == "org/eagle-bin"
+    assert got == json.loads(want.stdout.replace(str(b), "org/eagle-bin"))
+    assert ranged
+
+
+@pytest.mark.parametrize(
+    "stream,needle",
+    [
+        (b"\x80\x02c__builtin__\nobject\n)\x81.", "__builtin__.object"),  # NEWOBJ after a refused global
+        (b"\x80\x02(ctorch._utils\n_rebuild_tensor_v2\no.", "opcode b'o'"),  # OBJ
+        (b"(i__builtin__\nlist\n.", "opcode b'i'"),  # INST: constructs by name
+        (b"\x80\x02\x82\x01.", "opcode b'\\x82'"),  # EXT1: copyreg extension registry
+        (b"\x80\x02P1\n.", "opcode b'P'"),  # text persistent id
+        (b"\x80\x02ctorch\nFloatStorage\n)R.", "is a type"),  # calling a storage type
+    ],
+)
+def test_interpreter_refuses_everything_torch_never_writes(stream, needle):
+    from specbridge.checkpoint.torchzip import _Refused, run_pickle
+
+    with pytest.raises(_Refused, match=re.escape(needle)):
+        run_pickle(stream)
