@@ -1,10 +1,13 @@
-"""Long fuzz run over the reader, config parser and checkers, seeded with every real fixture.
+"""Long fuzz run over the reader, config parser, checkers and the CLI's human reports, seeded with every
+real fixture.
 
     python scripts/fuzz.py --seconds 600 [--seed 1]
 
-Each input runs in this process with a per-input time limit (SIGALRM); prints inputs tried, how many
-were accepted/refused, crashes (any exception but CheckpointError), hangs (time limit hit) and the
-peak RSS. Exit 1 on any crash or hang.
+Each input runs in this process with a per-input time limit (SIGALRM): the library (`exercise`), then
+`inspect`, `check` (all eras, and one era's tables), `convert` and eval's summary rendered as users see
+them (`render_cli`, through the CLI's entry point). Prints inputs tried, how many were accepted/refused,
+the CLI exit codes seen, crashes (any exception but CheckpointError, and any CLI exit other than 0/1/2,
+i.e. what users would see as exit 3), hangs (time limit hit) and the peak RSS. Exit 1 on any crash or hang.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from specbridge.fuzzing import exercise, hostile_index, mutate_bytes, mutate_config  # noqa: E402
+from specbridge.fuzzing import exercise, hostile_index, mutate_bytes, mutate_config, render_cli  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures"  # the repository's own producer fixtures and the story
 
@@ -42,14 +45,15 @@ def seeds() -> list[Path]:
     return sorted({p.parent for p in FIXTURES.rglob("model.safetensors")})
 
 
-def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False) -> dict:
+def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False, cli: bool = True) -> dict:
     rng = random.Random(seed)
     srcs = seeds()
     # per-input limits: 5 s of CPU (a shared, loaded machine must not turn slowness into "hangs")
     # and a wall-clock backstop for anything that blocks
     signal.signal(signal.SIGPROF, _alarm)
     signal.signal(signal.SIGALRM, _alarm)
-    stats = {"inputs": 0, "ok": 0, "refused": 0, "crashes": 0, "hangs": 0, "slowest_s": 0.0}
+    stats = {"inputs": 0, "ok": 0, "refused": 0, "crashes": 0, "hangs": 0, "slowest_s": 0.0, "cli_runs": 0,
+             "cli_exit": {0: 0, 1: 0, 2: 0}}
     crashes = []
     work = Path(tempfile.mkdtemp(prefix="sb-fuzz-"))
     outside = work / "outside.safetensors"
@@ -79,6 +83,9 @@ def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False) 
             try:
                 out = exercise(d)
                 stats["ok" if out == "ok" else "refused"] += 1
+                for _, code in render_cli(d, work) if cli else ():
+                    stats["cli_runs"] += 1
+                    stats["cli_exit"][code] += 1
             except Hang:
                 stats["hangs"] += 1
                 crashes.append((str(d), "hang"))

@@ -1,5 +1,5 @@
-"""Bounded fuzz run (CI): every mutated fixture ends in a result or a clean refusal, within time and
-memory bounds. Length: SPECBRIDGE_FUZZ_SECONDS (default 30; CI sets 120). Long runs: scripts/fuzz.py."""
+"""Bounded fuzz run (CI): every mutated fixture ends in a result or a clean refusal, and every human
+report of the CLI renders it (exit 0/1/2, never 3), within time and memory bounds. Length: SPECBRIDGE_FUZZ_SECONDS (default 30; CI sets 120). Long runs: scripts/fuzz.py."""
 
 from __future__ import annotations
 
@@ -18,5 +18,7 @@ def test_fuzz_reader_config_and_checkers():
     print({k: v for k, v in s.items() if k != "crash_details"})
     assert s["crashes"] == 0 and s["hangs"] == 0, s["crash_details"]
     assert s["inputs"] > 100 and s["ok"] > 0 and s["refused"] > 0  # the mutations reach both outcomes
+    assert s["cli_runs"] == 5 * s["inputs"]  # inspect, check (all eras, two single eras), convert on every input
+    assert s["cli_exit"][0] and s["cli_exit"][1] and s["cli_exit"][2]  # reports rendered, findings and refusals all reached
     assert s["slowest_s"] < 60.0  # wall clock on a shared machine; the 5 s CPU limit per input is enforced inside
     assert s["rss_growth_mb"] < 256

@@ -23,8 +23,12 @@ SEED_CONFIG_KEYS = (
     "eagle_aux_hidden_state_layer_ids", "transformer_layer_config", "speculators_config", "norm_before_residual",
     "max_position_embeddings", "rope_theta", "rope_parameters", "num_aux_hidden_states", "fc_norm", "bias", "model_type",
 )
+# Text a human report must print as written: rich markup ([/] closes nothing: MarkupError), backslashes
+# that escape our own tags, emoji codes, matplotlib mathtext.
+HOSTILE_TEXT = ("[/]", "[bold]x[/bold]", "a[/red]b", "[link=x]y", "\\", "x\\[/]", ":x:", "$\\frac{$", "[@click=quit]", "[#ff0000]")
 WILD_VALUES = (None, 0, -1, 1, 2, 3, 2**31, 2**63, 10**30, -(10**30), 1.5, float("1e308"), "", "x" * 1000, "64", [], [0, 1, 2],
-               [10**12], {}, {"eagle_aux_hidden_state_layer_ids": [1, -5, 10**9]}, True, False, "ü\u202e\ud7ff", [[[[]]]])
+               [10**12], {}, {"eagle_aux_hidden_state_layer_ids": [1, -5, 10**9]}, True, False, "ü\u202e\ud7ff", [[[[]]]],
+               *HOSTILE_TEXT, ["LlamaForCausalLMEagle3[/]"], ["[/]"], {"[/]": "[/]"})
 
 
 def exercise(d: Path, engines: tuple[str, ...] = ("all",)) -> str:
@@ -49,6 +53,82 @@ def exercise(d: Path, engines: tuple[str, ...] = ("all",)) -> str:
         return "ok"
     except CheckpointError as e:
         return f"refused: {e.message}"
+
+
+# The human reports as users run them: (argv, what it exercises). In-process through the CLI's own entry
+# point, so an exception anywhere in reading, checking, converting or rendering is a crash, not a
+# swallowed exit 3.
+CLI_RUNS = (
+    ("inspect", "{d}"),
+    ("check", "{d}"),  # every engine era: the summary table and each failing era's findings
+    ("check", "{d}", "--engine", "sglang==0.5.11", "-v"),  # one era: tensor and parameter tables
+    ("check", "{d}", "--engine", "vllm", "-v"),
+    ("convert", "{d}", "--to", "sglang", "-o", "{out}"),
+)
+
+
+def render_cli(d: Path, work: Path) -> list[tuple[str, int]]:
+    """Run every human report of the CLI on `d` and render eval's summary from its strings. Returns
+    (command, exit code) pairs; exit codes are 0, 1 or 2 by contract, and an exception (SPECBRIDGE_DEBUG
+    makes the entry point re-raise what users would see as exit 3) propagates to the caller as a crash."""
+    import contextlib
+    import io
+    import shutil
+    import sys
+
+    from .cli import entry
+
+    codes = []
+    out = work / "convert-out"
+    saved = sys.argv, os.environ.get("SPECBRIDGE_DEBUG")
+    os.environ["SPECBRIDGE_DEBUG"] = "1"
+    try:
+        for run in CLI_RUNS:
+            argv = [a.format(d=d, out=out) for a in run]
+            sys.argv = ["specbridge", *argv]
+            sink = io.StringIO()
+            try:
+                with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+                    entry.main()
+                code = 0
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+            finally:
+                shutil.rmtree(out, ignore_errors=True)
+            if code not in (0, 1, 2):
+                raise AssertionError(f"specbridge {' '.join(argv)}: exit {code}\n{sink.getvalue()[-2000:]}")
+            codes.append((run[0], code))
+        render_eval_summary(d)
+    finally:
+        sys.argv = saved[0]
+        if saved[1] is None:
+            os.environ.pop("SPECBRIDGE_DEBUG", None)
+        else:
+            os.environ["SPECBRIDGE_DEBUG"] = saved[1]
+    return codes
+
+
+def render_eval_summary(d: Path) -> None:
+    """eval's human summary (without running a model, which needs torch) over this input's own strings:
+    its path, architecture, tensor names and the findings that quote config values, as eval's notes."""
+    import io
+
+    from rich.console import Console
+
+    from .cli.eval_cmd import print_summary
+    from .checkpoint.reader import open_checkpoint
+    from .rules.check import check
+
+    try:
+        ck = open_checkpoint(d)
+        res = check(ck, "sglang==0.5.11", str(d))[0]
+    except CheckpointError:
+        return
+    notes = [str((ck.config or {}).get("architectures")), *list(ck.tensors)[:8], *(f.message for f in res.findings)]
+    out = {"mean_accept_length": 1.0, "num_prompts": 2, "drafts": 4, "draft_acceptance_rate": 0.0,
+           "per_position": [0.0, 0.0, 0.0], "per_prompt": [1.0, 1.0]}
+    engine = {"name": res.report.engine, "version": res.report.version}
+    print_summary(Console(file=io.StringIO(), highlight=False, emoji=False), out, d, res.drafter.architecture, engine, 3, 1, notes)
 
 
 def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
@@ -83,7 +163,8 @@ def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
         a = rng.randrange(len(body) + 10)
         obj[k]["data_offsets"] = rng.choice([[a, a], [a, a - 1], [0, len(body)], [0, 10**15], [-1, 4], [a], "0-4"])
     elif op == 6:  # rename to odd names (unicode, prefixes, dotted paths)
-        obj[rng.choice(["model." + k, "midlayer." + k, "\u00e9" * 5, "../" + k, "", "a" * 10000, "layers.9999.x"])] = obj.pop(k)
+        obj[rng.choice(["model." + k, "midlayer." + k, "\u00e9" * 5, "../" + k, "", "a" * 10000, "layers.9999.x",
+                        k + rng.choice(HOSTILE_TEXT), rng.choice(HOSTILE_TEXT) + k])] = obj.pop(k)
     elif op == 7:
         obj["__metadata__"] = rng.choice([{"a": 1}, [], "x", {"format": "pt"}, None])
     else:

@@ -7,6 +7,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from ..display import markup_safe, plot_safe
 from .runner import BenchReport, LevelResult
 
 
@@ -21,17 +22,21 @@ def _ms3(d: dict) -> str:
 
 
 def render(rep: BenchReport, console: Console) -> None:
+    """Lines that carry server text (URLs, model names, notes, errors) print with markup off: a model
+    named `[/]` prints as written."""
     spec, base = rep.server("spec"), rep.server("baseline")
     head = f"specbridge bench  {rep.config.url}"
     if spec:
         head += f" (model {spec.model or '?'}, acceptance from {spec.engine})"
     if base:
         head += f"  vs baseline {rep.config.baseline_url} (model {base.model or '?'})"
-    console.print(head, highlight=False)
+    console.print(head, highlight=False, markup=False, emoji=False)
     console.print(
         f"prompts: {rep.config.prompts_source} ({len(rep.config.prompts)}), max_tokens {rep.config.max_tokens}, "
         f"timeout {rep.config.timeout:g} s/request",
         highlight=False,
+        markup=False,
+        emoji=False,
     )
     t = Table(show_edge=False, pad_edge=False)
     for col in ("conc", "reqs", "spec tok/s", "base tok/s", "speedup", "TTFT ms p50/90/99", "ITL ms p50/90/99", "MAL", "accept", "per-position"):
@@ -66,18 +71,18 @@ def render(rep: BenchReport, console: Console) -> None:
             line += ", per-position " + " ".join(f"{r:.3f}" for r in a.per_pos)
         if a.note:
             line += f"  ({a.note})"
-        console.print(line, highlight=False)
+        console.print(line, highlight=False, markup=False, emoji=False)
     if spec and spec.note:
-        console.print(f"note: {spec.note}", highlight=False)
+        console.print(f"note: {spec.note}", highlight=False, markup=False, emoji=False)
     if base:
         c = rep.crossover()
         msg = f"crossover: {c['note']}"
         if c.get("estimate"):
             msg += f" (≈ {c['estimate']})"
-        console.print(msg, highlight=False)
+        console.print(msg, highlight=False, markup=False, emoji=False)
     if rep.error:
-        console.print(f"[bold red]FAILED[/]: {rep.error}", highlight=False)
-    console.print(f"wall {rep.wall_s:.1f} s", highlight=False)
+        console.print(f"[bold red]FAILED[/]: {markup_safe(rep.error)}", highlight=False, emoji=False)
+    console.print(f"wall {rep.wall_s:.1f} s", highlight=False, markup=False, emoji=False)
 
 
 def plot(rep: BenchReport, out: Path) -> None:
@@ -95,7 +100,7 @@ def plot(rep: BenchReport, out: Path) -> None:
         if srv and srv.levels:
             xs = [lv.concurrency for lv in srv.levels if lv.tok_s is not None]
             ys = [lv.tok_s for lv in srv.levels if lv.tok_s is not None]
-            ax1.plot(xs, ys, style, label=f"{label} ({srv.model})")
+            ax1.plot(xs, ys, style, label=plot_safe(f"{label} ({srv.model})"))  # the server names its model
     levels_x = sorted(rep.config.concurrency)
     c = rep.crossover()
     if c.get("estimate"):

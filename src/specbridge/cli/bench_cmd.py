@@ -49,7 +49,9 @@ class _Progress:
         self.p.stop()
 
     def add(self, desc: str, total: int):
-        return self.p.add_task(desc, total=total)
+        from ..display import markup_safe
+
+        return self.p.add_task(markup_safe(desc), total=total)  # the description names the server URL
 
     def advance(self, task) -> None:
         self.p.advance(task)
@@ -126,7 +128,7 @@ def bench_command(
     if as_json:
         print(report_json(rep))
     else:
-        render(rep, Console(width=160))
+        render(rep, Console(width=160, emoji=False))
     if not rep.ok:
         sys.stderr.write(f"specbridge: bench failed: {rep.error}\n")
         raise typer.Exit(1)

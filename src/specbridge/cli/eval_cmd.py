@@ -79,14 +79,23 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
         print(json.dumps(out, indent=2))
         return 0
     from rich.console import Console
+
+    print_summary(Console(highlight=False, emoji=False), out, draft, tpath, engine_json, steps, topk, built.notes)
+    return 0
+
+
+def print_summary(c, out: dict, draft, tpath, engine_json: dict | None, steps: int, topk: int, notes: list[str]) -> None:
+    """The human summary of one eval, on rich console `c`. The drafter and target paths, the engine's
+    name and the notes (which quote config values) are escaped: a `[/]` in any of them prints as written."""
     from rich.table import Table
 
-    c = Console(highlight=False)
-    where = f" as {engine_json['name']} {engine_json['version']} loads it" if engine_json else " (as trained)"
-    c.print(f"[bold]{draft}[/] on {tpath}{where}: mean accept length [bold]{out['mean_accept_length']:.3f}[/] "
+    from ..display import markup_safe as esc
+
+    where = f" as {esc(engine_json['name'])} {esc(engine_json['version'])} loads it" if engine_json else " (as trained)"
+    c.print(f"[bold]{esc(draft)}[/] on {esc(tpath)}{where}: mean accept length [bold]{out['mean_accept_length']:.3f}[/] "
             f"over {out['num_prompts']} prompts ({out['drafts']} drafts, k={steps}, topk={topk}); draft acceptance rate {out['draft_acceptance_rate']:.1%}")
-    for n in built.notes:
-        c.print(f"  note: {n}")
+    for n in notes:
+        c.print(f"  note: {esc(n)}")
     t = Table(title="per position (accepted / drafts)")
     for j in range(len(out["per_position"])):
         t.add_column(f"pos {j}")
@@ -96,7 +105,6 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
     c.print(f"per prompt: min {pp[0]:.2f}, median {pp[len(pp) // 2]:.2f}, max {pp[-1]:.2f}")
     if out["mean_accept_length"] <= 1.0 + 1e-9:
         c.print("[bold red]accept length 1.00: nothing is ever accepted — a loader or config bug, not a weak drafter (run specbridge check)[/]")
-    return 0
 
 
 def _plot(out: dict, path: Path) -> None:
@@ -105,12 +113,16 @@ def _plot(out: dict, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from ..display import plot_safe
+
     fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.5))
     a.bar(range(len(out["per_position"])), out["per_position"])
     a.set_xlabel("draft position")
     a.set_ylabel("acceptance rate")
     a.set_ylim(0, 1)
     a.set_title(f"mean accept length {out['mean_accept_length']:.2f}")
+    if out.get("draft"):  # paths are the user's text: `$` would start mathtext
+        fig.suptitle(plot_safe(f"{out['draft']} on {out.get('target', '?')}"), fontsize=9)
     b.hist(out["per_prompt"], bins=20)
     b.set_xlabel("accept length per prompt")
     b.set_ylabel("prompts")
