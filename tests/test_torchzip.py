@@ -247,3 +247,22 @@ def test_interpreter_refuses_everything_torch_never_writes(stream, needle):
 
     with pytest.raises(_Refused, match=re.escape(needle)):
         run_pickle(stream)
+
+
+def test_eval_builds_the_same_drafter_from_the_bin(twins):
+    """eval's drafter from pytorch_model.bin: the storages' bytes through torch.frombuffer, equal to
+    the safetensors twin's parameter for parameter."""
+    pytest.importorskip("transformers")
+    from conftest import TINY_TARGET
+    from transformers import AutoConfig, AutoModelForCausalLM
+
+    from specbridge.eval.load import build_drafter
+
+    cfg = AutoConfig.from_pretrained(TINY_TARGET)
+    target = AutoModelForCausalLM.from_config(cfg)
+    built = [build_drafter(open_checkpoint(d), target, cfg.num_hidden_layers) for d in twins]
+    sa, sb = (b.model.state_dict() for b in built)
+    assert sa.keys() == sb.keys()
+    for k in sa:  # exactly equal (parameters nothing fills are NaN in both)
+        torch.testing.assert_close(sa[k], sb[k], rtol=0, atol=0, equal_nan=True, msg=k)
+    assert built[0].boundaries == built[1].boundaries
