@@ -44,10 +44,11 @@ def test_story_on_sglang_0_5_11_json_contract():
     assert set(obj) >= {"ok", "engine", "layout", "load", "findings"}
     assert obj["ok"] is False
     assert obj["engine"] == {"name": "sglang", "version": "0.5.11"}
-    assert set(obj["load"]) >= {"dropped", "missing", "mismatched", "errors"}
-    assert set(DECODER) <= set(obj["load"]["dropped"])
-    # everything else that is "dropped" is dropped by design, not by accident
-    assert set(obj["load"]["dropped"]) - set(DECODER) == {"t2d", "embed_tokens.weight"}
+    assert set(obj["load"]) >= {"dropped", "ignored_by_design", "missing", "mismatched", "errors"}
+    # "dropped" is what is silently lost: exactly the decoder; what the engine ignores on purpose is apart
+    assert set(obj["load"]["dropped"]) == set(DECODER)
+    assert set(obj["load"]["ignored_by_design"]) == {"t2d", "embed_tokens.weight"}
+    assert obj["schema"].startswith("specbridge.check/") and obj["specbridge_version"]
     missing = obj["load"]["missing"]
     assert {m for m in missing if ".midlayer." in m} == {
         f"model.midlayer.{p}"
@@ -63,7 +64,8 @@ def test_story_on_sglang_0_5_11_json_contract():
     }
     assert obj["load"]["mismatched"] == [] and obj["load"]["errors"] == []
     for f in obj["findings"]:
-        assert set(f) == {"code", "severity", "message", "fix"}
+        assert set(f) == {"code", "severity", "message", "fix", "doc"}
+        assert f["doc"].endswith(f"docs/rules.md#{f['code'].lower()}")
         assert f["severity"] in ("error", "warning", "info")
     errs = [f for f in obj["findings"] if f["severity"] == "error"]
     assert any("random initialisation" in f["message"] and "1.00" in f["message"] and f["fix"] for f in errs)
@@ -79,7 +81,7 @@ def test_story_loads_on_fixed_engines(engine):
 
 
 def test_story_human_output_accounts_for_everything():
-    r = run_cli("check", STORY, "--engine", "sglang==0.5.11")
+    r = run_cli("check", STORY, "--engine", "sglang==0.5.11", "--tables")
     assert r.returncode == 1
     for name in DECODER + ["fc.weight", "d2t", "t2d", "lm_head.weight", "norm.weight", "embed_tokens.weight"]:
         assert name in r.stdout

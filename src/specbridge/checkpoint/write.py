@@ -342,7 +342,7 @@ def _check_destination(dst: Path, tensors: list[OutTensor], force: bool) -> None
         if os.path.islink(dst) or not os.path.isdir(dst):
             raise CheckpointError(dst, "exists and is not a directory; refusing to replace it")
         if not force:
-            raise CheckpointError(dst, "already exists; pass force to replace it")
+            raise CheckpointError(dst, "already exists; pass --force to replace it")
 
 
 def _os_error_line(e: OSError, what: str) -> str:

@@ -1,33 +1,48 @@
-"""The bodies of the header-only commands, shared by the typer app and the fast entry path."""
+"""The bodies of the header-only commands, shared by the typer app and the fast entry path.
+
+Every refusal raises `CliError` (one line on stderr; with --json also an object on stdout); every
+result under --json goes through `contract.print_json` (schema, tool version, strict JSON)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
+from .contract import CliError, print_json
 
 
 def fail(message: str, code: int = 2) -> int:
-    """One clear line on stderr, no traceback; returns the exit code."""
-    sys.stderr.write(f"specbridge: error: {message}\n")
-    return code
+    """Refuse: the entry point prints one line (and a JSON object under --json) and exits with `code`."""
+    raise CliError(message, code)
+
+
+def split_codes(values: list[str] | None) -> set[str]:
+    """'--fail-on C001,A002 --fail-on V009' -> {'C001', 'A002', 'V009'} (validated against the catalogue)."""
+    from ..rules.findings import RULES
+
+    codes = {c.strip().upper() for v in values or () for c in v.split(",") if c.strip()}
+    unknown = sorted(codes - set(RULES))
+    if unknown:
+        fail(f"unknown finding code(s) {', '.join(unknown)} (the catalogue: docs/rules.md)")
+    return codes
 
 
 def inspect_cmd(path: Path, as_json: bool) -> int:
     from ..checkpoint.reader import open_checkpoint
     from ..layouts.canonical import describe
+    from .guards import refuse_non_drafter
 
     try:
         ckpt = open_checkpoint(path)
     except CheckpointError as e:
         return fail(str(e))
     d = describe(ckpt)
+    refuse_non_drafter(ckpt, d)
     if as_json:
         from .jsonout import inspect_json
 
-        print(json.dumps(inspect_json(ckpt, d), indent=2))
+        print_json("inspect", inspect_json(ckpt, d))
     else:
         from . import render
 
@@ -35,75 +50,99 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
     return 0
 
 
-def resolve_inputs(engine: str | None, target: Path | None, launch: str | None):
-    """--launch names the engine; --engine may add the version. Returns (engine spec, target, launch)."""
-    from ..checkpoint.target import open_target
+def resolve_inputs(engines: list[str] | None, target: str | Path | None, launch: str | None):
+    """--launch names the engine; --engine may add the version. Returns (engine specs, target, launch)."""
     from ..engines.launch import parse_launch
+    from ..engines.registry import engine_name, split_specs
+    from .targets import open_target_arg
 
     lau = parse_launch(launch) if launch else None
+    specs = split_specs(engines) if engines else []
     if lau:
-        if engine in (None, "all"):
-            engine = lau.engine
-        elif engine.split("==")[0].strip().lower() != lau.engine:
-            raise ValueError(f"--engine {engine} but the launch command is for {lau.engine}")
+        if not specs or specs == ["all"]:
+            specs = [lau.engine]
+        elif any(engine_name(s) != lau.engine for s in specs):
+            raise CliError(f"--engine {','.join(specs)} but the launch command is for {lau.engine}")
         if target is None and lau.target and Path(lau.target).exists():
             target = Path(lau.target)
-    tgt = open_target(target) if target else None
-    return engine or "all", tgt, lau
+    tgt = open_target_arg(target) if target is not None else None
+    return specs or ["all"], tgt, lau
 
 
-def check_cmd(path: Path, engine: str | None, as_json: bool, verbose: bool = False, target: Path | None = None, launch: str | None = None, parent: Path | None = None) -> int:
+def gate(results, fail_on: set[str], ignore: set[str]) -> list[str]:
+    """The finding codes that fail this run: errors unless ignored, plus any code named in --fail-on."""
+    out = []
+    for r in results:
+        for f in r.findings:
+            if (f.severity == "error" and f.code not in ignore) or f.code in fail_on:
+                out.append(f.code)
+    return sorted(set(out))
+
+
+def check_cmd(path: Path, engines: list[str] | None, as_json: bool, tables: bool = False, target: str | Path | None = None,
+              launch: str | None = None, parent: Path | None = None, fail_on: list[str] | None = None,
+              ignore: list[str] | None = None) -> int:
     from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError
     from ..engines.registry import EngineSpecError
+    from ..layouts.canonical import describe
     from ..rules.check import check
+    from .guards import refuse_non_drafter
 
+    failing_codes, ignored_codes = split_codes(fail_on), split_codes(ignore)
     try:
-        engine, tgt, lau = resolve_inputs(engine, target, launch)
+        specs, tgt, lau = resolve_inputs(engines, target, launch)
         ckpt = open_checkpoint(path)
+        refuse_non_drafter(ckpt, describe(ckpt))
         par = open_checkpoint(parent) if parent else None
-        results = check(ckpt, engine, str(path), target=tgt, launch=lau, parent=par)
+        results = check(ckpt, specs, str(path), target=tgt, launch=lau, parent=par)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
-    ok = all(r.ok for r in results)
+    failing = gate(results, failing_codes, ignored_codes)
+    ok = not failing
     if as_json:
-        obj = results[0].to_json() if len(results) == 1 else {"ok": ok, "results": [r.to_json() for r in results]}
+        policy = {"fail_on": sorted(failing_codes), "ignore": sorted(ignored_codes), "failing": failing}
+        if len(results) == 1:
+            body = {**results[0].to_json(), "ok": ok, "engine_ok": results[0].ok, "gate": policy}
+        else:
+            body = {"ok": ok, "gate": policy, "results": [r.to_json() for r in results]}
         from ..checkpoint.hub import hub_sources
 
-        obj.update(hub_sources(ckpt, tgt))  # the commits read, for Hub ids only
-        print(json.dumps(obj, indent=2))
+        body.update(hub_sources(ckpt, tgt))  # the commits read, for Hub ids only
+        print_json("check", body)
     else:
-        from . import render
+        from . import report
 
-        if len(results) == 1 or verbose:
-            for r in results:
-                render.print_check(ckpt, r)
-        else:
-            render.print_check_summary(ckpt, results)
+        report.print_check(ckpt, results, tables=tables, failing=failing)
     return 0 if ok else 1
 
 
 def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft_tokens: int | None, as_json: bool) -> int:
     from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError, build_launch, parse_launch
-    from ..engines.registry import EngineSpecError
+    from ..engines.registry import EngineSpecError, resolve
     from ..rules.check import check
+    from .targets import servable_target
 
-    name = engine.split("==")[0].strip().lower()
+    validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
     try:
-        cmd = build_launch(name, target, str(path), steps, topk, draft_tokens)
+        places = resolve(engine)
+        if len(places) != 1:
+            return fail(f"--engine {engine} names {len(places)} engine versions; a launch command is for one")
+        name = places[0].era.engine
+        if name not in ("sglang", "vllm"):
+            return fail(f"launch prints SGLang and vLLM command lines; not {name}")
+        served, tgt = servable_target(target)
+        drafter = str(Path(path).absolute())
+        cmd = build_launch(name, served, drafter, steps, topk, draft_tokens)
         lau = parse_launch(cmd)
-        tpath = Path(target)
-        from ..checkpoint.target import open_target
-
-        tgt = open_target(tpath) if tpath.exists() else None
         ckpt = open_checkpoint(path)
-        [res] = check(ckpt, engine, str(path), target=tgt, launch=lau)
+        [res] = check(ckpt, engine, drafter, target=tgt, launch=lau)
     except (CheckpointError, EngineSpecError, LaunchError) as e:
         return fail(str(e))
     errors = [f for f in res.findings if f.severity == "error"]
     if as_json:
-        print(json.dumps({"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json()}, indent=2))
+        print_json("launch", {"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json()})
         return 0 if res.ok else 1
     if not res.ok:
         sys.stderr.write(f"specbridge: refusing to print a launch command: {len(errors)} error finding(s)\n")
@@ -111,9 +150,28 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
             sys.stderr.write(f"{f.code} {f.message}\n" + (f"    fix: {f.fix}\n" if f.fix else ""))
         return 1
     if tgt is None:
-        sys.stderr.write(f"note: {target} is not a local path; target-dependent rules (aux layers, vocab) were not checked\n")
+        sys.stderr.write(f"note: {served} is a Hub id not read here; target-dependent rules (aux layers, vocab) were not checked\n")
     for f in res.findings:
         if f.severity == "warning":
             sys.stderr.write(f"{f.code} warning: {f.message}\n")
     print(cmd)
     return 0
+
+
+def validate_draft_shape(steps: int, topk: int, draft_tokens: int | None, code: int = 2) -> None:
+    """Draft depth, branching and node budget the engines accept: steps ≥ 1, topk ≥ 1; a chain (topk 1)
+    verifies exactly steps + 1 tokens; a tree picks 1..N-1 of the nodes its steps expand (topk at the
+    first step, topk² at each later one in SGLang's EAGLE tree), plus the root."""
+    if steps < 1:
+        fail(f"--steps must be ≥ 1 (draft depth), got {steps}", code)
+    if topk < 1:
+        fail(f"--topk must be ≥ 1, got {topk}", code)
+    if draft_tokens is None:
+        return
+    if topk == 1:
+        if draft_tokens != steps + 1:
+            fail(f"--draft-tokens {draft_tokens} with --topk 1 must be steps + 1 = {steps + 1} (a chain has no other size)", code)
+        return
+    most = 1 + topk + (steps - 1) * topk * topk
+    if not 2 <= draft_tokens <= most:
+        fail(f"--draft-tokens must be between 2 and {most} (root + the nodes {steps} steps of topk {topk} expand); got {draft_tokens}", code)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
+
+from .options import FLAG
 
 
 def _config_changes(old: dict, new: dict) -> list[str]:
@@ -25,14 +26,20 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
                 embed: str, force: bool, backup: bool, shard_size: str | None, as_json: bool) -> int:
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.reader import open_checkpoint
-    from ..checkpoint.target import open_target
+    from ..layouts.canonical import describe
+    from .guards import refuse_non_drafter
+    from .targets import open_target_arg
     from ..convert.plan import ConvertError, plan_conversion
     from ..convert.run import execute, post_check
     from ..engines.registry import EngineSpecError
     from .commands import fail
+    from .contract import print_json
 
     if (out is None) == (not in_place):
         return fail("give exactly one of -o DST or --in-place")
+    if to and engine:
+        return fail("give --to LAYOUT or --engine NAME==VERSION, not both (--engine already picks the layout that version loads)")
+    to, embed = (to.strip().lower() if to else None), embed.strip().lower()
     if embed not in ("keep", "drop", "target"):
         return fail(f"--embed must be keep, drop or target, not {embed!r}")
     try:
@@ -41,7 +48,8 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
         return fail(str(e))
     try:
         ck = open_checkpoint(src)
-        tgt = open_target(target) if target else None
+        refuse_non_drafter(ck, describe(ck))
+        tgt = open_target_arg(target) if target else None
         tck = open_checkpoint(tgt.weights_dir) if (tgt and tgt.weights_dir) else None
     except CheckpointError as e:
         return fail(str(e))
@@ -50,7 +58,8 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
     except EngineSpecError as e:
         return fail(str(e))
     except ConvertError as e:
-        return fail(str(e), 2 if "unknown layout" in str(e) or "say what to convert" in str(e) else 1)
+        usage = ("unknown layout", "say what to convert", "convert writes for one")
+        return fail(str(e), 2 if any(u in str(e) for u in usage) else 1)
     except CheckpointError as e:
         return fail(str(e))
     try:
@@ -60,7 +69,7 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
     engine_used, checks = post_check(plan, res.dst, tgt)
     ok = not res.problems and (checks is None or all(r.ok for r in checks))
     if as_json:
-        print(json.dumps({
+        print_json("convert", {
             "ok": ok,
             "src": str(src),
             "dst": str(res.dst),
@@ -79,7 +88,7 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
             "verify_problems": res.problems,
             "backup": str(res.backup) if res.backup else None,
             "check": checks[0].to_json() if checks else None,
-        }, indent=2))
+        })
         return 0 if ok else 1
     w = sys.stdout.write
     w(f"specbridge convert {src} → {res.dst}  (layout {plan.drafter.layout} → {plan.layout.name}"
@@ -135,14 +144,14 @@ def register(app: typer.Typer) -> None:
         src: Path = typer.Argument(..., help="drafter checkpoint to convert (never modified without --in-place)"),
         to: Optional[str] = typer.Option(None, "--to", help="speculators, sglang, vllm, eagle, trtllm, nemo"),
         out: Optional[Path] = typer.Option(None, "-o", "--out", help="destination directory (must not exist unless --force)"),
-        in_place: bool = typer.Option(False, "--in-place", help="convert SRC itself (keeps a backup unless --no-backup)"),
+        in_place: bool = FLAG("--in-place", help="convert SRC itself (keeps a backup unless --no-backup)"),
         engine: Optional[str] = typer.Option(None, "--engine", "-e", help="produce exactly what NAME==VERSION needs"),
-        target: Optional[Path] = typer.Option(None, "--target", "-t", help="target model (aux-layer numbering, embed/head from its weights)"),
+        target: Optional[str] = typer.Option(None, "--target", "-t", help="target model dir, Hub id or alias (aux-layer numbering, embed/head from its weights)"),
         embed: str = typer.Option("keep", "--embed", help="keep | drop | target: what to do with embed_tokens"),
-        force: bool = typer.Option(False, "--force", help="replace an existing DST (atomically)"),
-        no_backup: bool = typer.Option(False, "--no-backup", help="with --in-place: keep no backup"),
+        force: bool = FLAG("--force", help="replace an existing DST (atomically)"),
+        no_backup: bool = FLAG("--no-backup", help="with --in-place: keep no backup"),
         shard_size: Optional[str] = typer.Option(None, "--shard-size", help="write shards of at most this size (e.g. 5GB)"),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
     ) -> None:
         """Convert between trainer and engine layouts: streamed, atomic, verified, original kept."""
         raise typer.Exit(convert_cmd(src, to, out, in_place, engine, target, embed, force, not no_backup, shard_size, as_json))

@@ -13,28 +13,36 @@ FAST = ("inspect", "check")
 
 
 def _fast(argv: list[str]) -> int:
+    """The same options as the typer definitions in main.py (tests/test_cli.py keeps them equal)."""
     from . import commands
 
     p = argparse.ArgumentParser(prog=f"specbridge {argv[0]}", add_help=False)
     p.add_argument("path", type=Path)
     p.add_argument("--json", dest="as_json", action="store_true")
     if argv[0] == "check":
-        p.add_argument("--engine", "-e", default=None)
-        p.add_argument("--target", "-t", type=Path, default=None)
+        p.add_argument("--engine", "-e", action="append", default=None)
+        p.add_argument("--target", "-t", default=None)
         p.add_argument("--launch", default=None)
         p.add_argument("--parent", type=Path, default=None)
-        p.add_argument("--verbose", "-v", action="store_true")
+        p.add_argument("--tables", "-v", "--verbose", dest="tables", action="store_true")
+        p.add_argument("--fail-on", action="append", default=None)
+        p.add_argument("--ignore", action="append", default=None)
     args, rest = p.parse_known_args(argv[1:])
     if rest:
-        return -1  # something only the full CLI knows (e.g. --target): let typer handle it
+        return -1  # something only the full CLI knows: let typer handle (and explain) it
     if argv[0] == "inspect":
         return commands.inspect_cmd(args.path, args.as_json)
-    return commands.check_cmd(args.path, args.engine, args.as_json, args.verbose, args.target, args.launch, args.parent)
+    return commands.check_cmd(args.path, args.engine, args.as_json, args.tables, args.target, args.launch, args.parent,
+                              args.fail_on, args.ignore)
 
 
 def main() -> None:
+    from .contract import CliError, report_error
+
     try:
         _main()
+    except CliError as e:
+        sys.exit(report_error(e, "--json" in sys.argv[1:]))
     except BrokenPipeError:  # `specbridge … | head` is fine; don't print a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
@@ -53,6 +61,11 @@ def main() -> None:
 
 def _main() -> None:
     argv = sys.argv[1:]
+    if argv in (["--version"], ["-V"]):
+        from .. import __version__
+
+        print(f"specbridge {__version__}")
+        sys.exit(0)
     if argv and argv[0] in FAST and not {"-h", "--help"} & set(argv):
         try:
             code = _fast(argv)
@@ -60,9 +73,24 @@ def _main() -> None:
             code = -1
         if code >= 0:
             sys.exit(code)
+    sys.exit(run_typer(argv))
+
+
+def run_typer(argv: list[str]) -> int:
+    """The full CLI. Usage errors (bad option, value out of range) become a CliError under --json, so a
+    CI gate always gets a JSON object on stdout; a person gets click's usage message."""
+    from typer.exceptions import TyperException
+
+    from .contract import CliError
     from .main import app
 
-    app()
+    try:
+        return app(args=argv, prog_name="specbridge", standalone_mode=False) or 0
+    except TyperException as e:
+        if "--json" in argv:
+            raise CliError(e.format_message(), getattr(e, "exit_code", 2)) from None
+        e.show()
+        return getattr(e, "exit_code", 2)
 
 
 if __name__ == "__main__":

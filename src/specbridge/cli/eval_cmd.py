@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from pathlib import Path
@@ -10,22 +9,67 @@ from typing import Optional
 
 import typer
 
+from .options import FLAG
 
-def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int, draft_tokens: int | None, prompts: Path | None,
-             num_prompts: int | None, max_new: int, as_json: bool, plot: Path | None, algorithm: str, threads: int) -> int:
-    from ..checkpoint.errors import CheckpointError
-    from ..checkpoint.reader import open_checkpoint
+
+DTYPES = ("float32", "bfloat16", "float16")
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def validate_eval(steps: int, topk: int, draft_tokens: int | None, num_prompts: int | None, max_new: int, threads: int,
+                  device: str, dtype: str, fail_under: float | None) -> None:
+    """Every option checked before the target is loaded (a bad value must not cost a minute first)."""
+    from .commands import fail, validate_draft_shape
+
+    validate_draft_shape(steps, topk, draft_tokens)
+    if max_new < 1:
+        fail(f"--max-new-tokens must be ≥ 1 (tokens generated per prompt), got {max_new}")
+    if num_prompts is not None and num_prompts < 1:
+        fail(f"--num-prompts must be ≥ 1, got {num_prompts}")
+    if threads < 1:
+        fail(f"--threads must be ≥ 1, got {threads}")
+    if dtype not in DTYPES:
+        fail(f"--dtype must be one of {', '.join(DTYPES)}, not {dtype!r}")
+    if device not in DEVICES:
+        fail(f"--device must be one of {', '.join(DEVICES)}, not {device!r}")
+    if fail_under is not None and not 1.0 <= fail_under <= steps + 1:
+        fail(f"--fail-under is a mean accept length: between 1 and steps + 1 = {steps + 1}, got {fail_under}")
+
+
+def pick_device(torch, device: str) -> str:
     from .commands import fail
 
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        fail("--device cuda but torch sees no CUDA device (this torch build or machine has none); use --device cpu")
+    return device
+
+
+def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int, draft_tokens: int | None, prompts: Path | None,
+             num_prompts: int | None, max_new: int, as_json: bool, plot: Path | None, algorithm: str, threads: int,
+             device: str = "cpu", dtype: str = "float32", fail_under: float | None = None) -> int:
+    from ..checkpoint.errors import CheckpointError
+    from ..checkpoint.reader import open_checkpoint
+    from ..layouts.canonical import describe
+    from .commands import fail
+    from .contract import print_json
+    from .guards import refuse_non_drafter
+
+    device, dtype = device.strip().lower(), dtype.strip().lower()
+    validate_eval(steps, topk, draft_tokens, num_prompts, max_new, threads, device, dtype, fail_under)
     try:
         ck = open_checkpoint(draft)
     except CheckpointError as e:
         return fail(str(e))
+    refuse_non_drafter(ck, describe(ck))
     try:
         import torch
     except ImportError:
         return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
     torch.set_num_threads(threads)
+    device = pick_device(torch, device)
+    torch_dtype = getattr(torch, dtype)
     from ..engines.registry import EngineSpecError, resolve
     from ..engines.simulate import simulate
     from ..eval.load import build_drafter
@@ -33,7 +77,7 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
     from ..model.target import load_target
 
     try:
-        model, tok, tpath = load_target(target)
+        model, tok, tpath = load_target(target, dtype=torch_dtype, device=device)
     except (FileNotFoundError, RuntimeError) as e:
         return fail(str(e))
     n_layers = model.config.get_text_config().num_hidden_layers
@@ -43,18 +87,22 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
     engine_json = None
     if engine:
         try:
-            [(era, version)] = resolve(engine)
+            places = resolve(engine)
+            if len(places) != 1:
+                raise EngineSpecError(f"--engine {engine} names {len(places)} engine versions; eval answers for one (NAME==VERSION)")
+            era, version = places[0].era, places[0].version
         except (EngineSpecError, ValueError) as e:
             return fail(str(e))
         report = simulate(ck, era, version)
         engine_json = {"name": era.engine, "version": version, "era": era.name, "class": report.cls.name,
                        "dropped": report.dropped, "missing": report.missing, "errors": report.errors}
     built = build_drafter(ck, model, n_layers, report, arch, mtype, algorithm)
+    built.model.to(device=device, dtype=torch_dtype)  # target and drafter in the same precision, as served
     if built.refused:
         msg = f"predicted: the engine would not serve this drafter — {built.refused}"
         if as_json:
-            print(json.dumps({"mean_accept_length": None, "per_position": [], "per_prompt": [], "num_prompts": 0,
-                              "engine": engine_json, "refused": built.refused, "notes": built.notes}, indent=2))
+            print_json("eval", {"ok": False, "mean_accept_length": None, "per_position": [], "per_prompt": [], "num_prompts": 0,
+                                "engine": engine_json, "refused": built.refused, "notes": built.notes})
         else:
             sys.stdout.write(msg + "\n")
         return 1
@@ -62,6 +110,8 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
         ids = load_prompts(prompts, tok, num_prompts)
     except (OSError, ValueError) as e:
         return fail(f"prompts: {e}")
+    if not ids:
+        return fail(f"prompts: {prompts or 'the default set'} holds no prompt")
     eos = tok.eos_token_id if tok is not None else None
     from rich.progress import Progress
 
@@ -71,17 +121,23 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
                        max_new=max_new, skip_fc=built.skip_fc, eos_id=eos, progress=lambda: prog.advance(task))
     extra = {"steps": steps, "topk": topk, "draft_tokens": draft_tokens or (steps + 1 if topk == 1 else steps * topk + 1),
              "max_new_tokens": max_new, "aux_boundaries": built.boundaries, "fc_skipped": built.skip_fc, "notes": built.notes,
-             "target": str(tpath), "draft": str(draft)}
+             "target": str(tpath), "draft": str(draft), "device": device, "dtype": dtype}
     out = res.to_json(engine_json, extra)
+    mal = out["mean_accept_length"]
+    ok = fail_under is None or mal >= fail_under
+    out = {"ok": ok, "fail_under": fail_under, **out}
     if plot:
         _plot(out, plot)
     if as_json:
-        print(json.dumps(out, indent=2))
-        return 0
+        print_json("eval", out)
+        return 0 if ok else 1
     from rich.console import Console
 
-    print_summary(Console(highlight=False, emoji=False), out, draft, tpath, engine_json, steps, topk, built.notes)
-    return 0
+    c = Console(highlight=False, emoji=False)
+    print_summary(c, out, draft, tpath, engine_json, steps, topk, built.notes)
+    if fail_under is not None:
+        c.print(f"gate: mean accept length {mal:.3f} {'≥' if ok else '<'} --fail-under {fail_under}: {'ok' if ok else '[bold red]FAIL[/]'}")
+    return 0 if ok else 1
 
 
 def print_summary(c, out: dict, draft, tpath, engine_json: dict | None, steps: int, topk: int, notes: list[str]) -> None:
@@ -136,16 +192,20 @@ def register(app: typer.Typer) -> None:
         draft: Path = typer.Argument(..., help="drafter checkpoint (any layout)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, or smollm2-135m"),
         engine: Optional[str] = typer.Option(None, "--engine", "-e", help="predict as NAME==VERSION would load the drafter"),
-        steps: int = typer.Option(3, "--steps", "-k", help="draft tokens per step (chain depth)"),
+        steps: int = typer.Option(3, "--steps", "-k", help="draft depth: draft tokens per step (vLLM num_speculative_tokens, SGLang --speculative-num-steps)"),
         topk: int = typer.Option(1, "--topk", help="tree drafting when > 1"),
         draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens", help="tree node budget (SGLang --speculative-num-draft-tokens)"),
         prompts: Optional[Path] = typer.Option(None, "--prompts", help=".jsonl ({prompt} or {messages}) or text, one per line"),
         num_prompts: Optional[int] = typer.Option(None, "--num-prompts", help="use the first N prompts"),
-        max_new: int = typer.Option(64, "--max-new-tokens", help="tokens generated per prompt"),
-        as_json: bool = typer.Option(False, "--json"),
+        max_new: int = typer.Option(64, "--max-new-tokens", help="tokens generated per request (prompt)"),
+        as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
         plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG"),
         algorithm: str = typer.Option("EAGLE3", "--algorithm", help="the engine's speculative algorithm (EAGLE skips aux capture)"),
         threads: int = typer.Option(int(os.environ.get("SPECBRIDGE_THREADS", "1")), "--threads", help="torch threads (1 is fastest on small CPUs)"),
+        device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto (cuda when torch sees one)"),
+        dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16, for target and drafter"),
+        fail_under: Optional[float] = typer.Option(None, "--fail-under", help="exit 1 when the mean accept length is below this (a CI gate)"),
     ) -> None:
         """Offline acceptance: mean accept length, per position, per prompt — also as an engine version would load it."""
-        raise typer.Exit(eval_cmd(draft, target, engine, steps, topk, draft_tokens, prompts, num_prompts, max_new, as_json, plot, algorithm, threads))
+        raise typer.Exit(eval_cmd(draft, target, engine, steps, topk, draft_tokens, prompts, num_prompts, max_new, as_json, plot,
+                                  algorithm, threads, device, dtype, fail_under))

@@ -2,31 +2,48 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Optional
 
 import typer
 
+from .options import FLAG
+
 
 app = typer.Typer(
-    add_completion=False,
+    add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
     help="specbridge: get EAGLE-3 drafters from training to serving with nothing lost on the way.",
 )
 
 
+def _version(value: bool) -> None:
+    if value:
+        from .. import __version__
+
+        print(f"specbridge {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, metavar="",
+                                       help="print the version and exit")) -> None:
+    """specbridge: get EAGLE-3 drafters from training to serving with nothing lost on the way."""
+
+
 def fail(message: str, code: int = 2) -> None:
-    """One clear line on stderr, no traceback."""
-    sys.stderr.write(f"specbridge: error: {message}\n")
-    raise typer.Exit(code)
+    """Refuse: one line on stderr (and a JSON object on stdout under --json), exit `code`."""
+    from .contract import CliError
+
+    raise CliError(message, code)
 
 
 @app.command()
 def inspect(
-    path: Path = typer.Argument(..., help="drafter directory, .safetensors file or sharded index"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    path: Path = typer.Argument(..., help="drafter directory, .safetensors file, sharded index or Hub id"),
+    as_json: bool = FLAG("--json", help="print one JSON object (the CI contract: docs/ci.md)"),
 ) -> None:
     """Name the drafter's producer layout and geometry and list every tensor (headers only)."""
     from .commands import inspect_cmd
@@ -36,19 +53,21 @@ def inspect(
 
 @app.command()
 def check(
-    path: Path = typer.Argument(..., help="drafter directory, .safetensors file or sharded index"),
-    engine: Optional[str] = typer.Option(None, "--engine", "-e", help="sglang, vllm, trtllm, NAME==VERSION, or all (default: all, or the --launch engine)"),
-    target: Optional[Path] = typer.Option(None, "--target", "-t", help="target model directory, its config.json, or a HF cache dir"),
+    path: Path = typer.Argument(..., help="drafter directory, .safetensors file, sharded index or Hub id"),
+    engine: Optional[list[str]] = typer.Option(None, "--engine", "-e", help="sglang, vllm, trtllm, NAME==VERSION, a comma list, or all; repeatable (default: all, or the --launch engine)"),
+    target: Optional[str] = typer.Option(None, "--target", "-t", help="target model directory, its config.json, a HF cache dir, a Hub id or an alias (smollm2-135m)"),
     launch: Optional[str] = typer.Option(None, "--launch", help="the intended engine command line (SGLang or vLLM)"),
     parent: Optional[Path] = typer.Option(None, "--parent", help="the checkpoint this drafter was fine-tuned from (vocab map must match)"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object (the stable contract)"),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="with --engine all: print every table too"),
+    as_json: bool = FLAG("--json", help="print one JSON object (the CI contract: docs/ci.md)"),
+    tables: bool = FLAG("--tables", "-v", "--verbose", help="also print every tensor's fate and every engine parameter"),
+    fail_on: Optional[list[str]] = typer.Option(None, "--fail-on", help="finding codes that fail the run whatever their severity (comma list, repeatable)"),
+    ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="error codes that do not fail the run (comma list, repeatable)"),
 ) -> None:
     """Predict exactly what an engine version will load, drop, leave random or reject; with --target and
     --launch, also whether drafter, target and launch flags fit together."""
     from .commands import check_cmd
 
-    raise typer.Exit(check_cmd(path, engine, as_json, verbose, target, launch, parent))
+    raise typer.Exit(check_cmd(path, engine, as_json, tables, target, launch, parent, fail_on, ignore))
 
 
 @app.command()
@@ -59,12 +78,20 @@ def launch(
     steps: int = typer.Option(3, "--steps", help="draft steps (vLLM num_speculative_tokens)"),
     topk: int = typer.Option(1, "--topk", help="SGLang --speculative-eagle-topk"),
     draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens", help="SGLang --speculative-num-draft-tokens (default steps+1 for topk 1)"),
-    as_json: bool = typer.Option(False, "--json"),
+    as_json: bool = FLAG("--json", help="print one JSON object"),
 ) -> None:
     """Print the exact, checked engine command line; refuse (exit 1, with the findings) what check flags."""
     from .commands import launch_cmd
 
     raise typer.Exit(launch_cmd(path, engine, target, steps, topk, draft_tokens, as_json))
+
+
+@app.command()
+def engines(as_json: bool = FLAG("--json", help="print one JSON object")) -> None:
+    """List every modelled engine, era and release range (what --engine NAME==VERSION can name)."""
+    from .engines_cmd import engines_cmd
+
+    raise typer.Exit(engines_cmd(as_json))
 
 
 def _register_optional() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from rich.console import Console
 from rich.table import Table
 
 from ..checkpoint.reader import Checkpoint
@@ -11,13 +10,13 @@ from ..engines.simulate import LoadReport
 from ..layouts.canonical import Drafter
 from ..rules.check import CheckResult
 from .jsonout import canonical_name as _canon
+from .report import make_console
 
-import sys
 
 # Piped output (CI logs, files) gets a wide page so tensor names are never cut or folded. Every value
 # from the checkpoint, config, target or engine goes through `esc` (a `[/]` in a tensor name must print,
 # not raise MarkupError); emoji codes such as `:x:` in a name stay as written.
-console = Console(highlight=False, soft_wrap=False, emoji=False, width=None if sys.stdout.isatty() else 220)
+console = make_console()  # terminal or COLUMNS width; 100 columns in a pipe
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 FATE_STYLE = {
@@ -75,13 +74,6 @@ def print_inspect(ckpt: Checkpoint, d: Drafter) -> None:
         console.print(f"[yellow]pickled files present, not read: {esc(', '.join(p.name for p in ckpt.pickles))}[/]")
 
 
-def _print_findings(res: CheckResult) -> None:
-    for f in res.findings:
-        console.print(f"[{SEV_STYLE[f.severity]}]{f.code} {f.severity}[/]: {esc(f.message)}")
-        if f.fix:
-            console.print(f"    fix: {esc(f.fix)}")
-
-
 def print_check(ckpt: Checkpoint, res: CheckResult) -> None:
     r: LoadReport = res.report
     verdict = "[bold green]OK[/]" if res.ok else "[bold red]NOT OK[/]"
@@ -89,20 +81,17 @@ def print_check(ckpt: Checkpoint, res: CheckResult) -> None:
         f"[bold]{esc(ckpt.root)}[/]  layout [bold]{esc(res.drafter.layout)}[/] → [bold]{esc(r.engine)} {esc(r.version)}[/] "
         f"({esc(r.era.name)}; class {esc(r.cls.name)}; config read as {esc(r.config_view)}): {verdict}"
     )
-    tt = Table(title=f"checkpoint tensors ({len(r.tensors)})")
-    for col in ("checkpoint name", "dtype", "shape", f"{esc(r.engine)} name", "fate", "why"):
-        tt.add_column(col, overflow="fold")
+    # one line per tensor and per parameter: a narrow page wraps them at spaces, never inside a name
+    console.print(f"[bold]checkpoint tensors ({len(r.tensors)})[/]: name dtype shape → {esc(r.engine)} name: fate (why)")
     for t in r.tensors:
         info = ckpt.tensors[t.name]
         tgt = (t.engine_name or "—") + (f" [{t.shard}]" if t.shard else "")
-        tt.add_row(esc(t.name), esc(info.dtype), esc(list(info.shape)), esc(tgt), _styled(t.status), esc(t.reason))
-    console.print(tt)
-    pt = Table(title=f"{esc(r.cls.name)} parameters ({len(r.params)})")
-    for col in ("parameter", "shape", "status", "filled by"):
-        pt.add_column(col, overflow="fold")
+        why = f" ({esc(t.reason)})" if t.reason else ""
+        console.print(f"  {esc(t.name)} {esc(info.dtype)} {esc(list(info.shape))} → {esc(tgt)}: {_styled(t.status)}{why}")
+    console.print(f"[bold]{esc(r.cls.name)} parameters ({len(r.params)})[/]: name shape: status ← filled by")
     for p in r.params:
-        pt.add_row(esc(p.name), esc(list(p.shape)) if p.shape else "?", _styled(p.status), esc(", ".join(p.filled_by) or "—"))
-    console.print(pt)
+        shape = esc(list(p.shape)) if p.shape else "?"
+        console.print(f"  {esc(p.name)} {shape}: {_styled(p.status)} ← {esc(', '.join(p.filled_by) or '—')}")
     for a in r.assumptions:
         console.print(f"[dim]assumption: {esc(a)}[/]")
     if res.aux:
@@ -111,34 +100,3 @@ def print_check(ckpt: Checkpoint, res: CheckResult) -> None:
         console.print(f"                                                  fed     {esc(a['fed'])} — {esc(a['ids_source'])}")
         for n in a["notes"]:
             console.print(f"  [dim]{esc(n)}[/]")
-    _print_findings(res)
-    console.print()
-
-
-def print_check_summary(ckpt: Checkpoint, results: list[CheckResult]) -> None:
-    d = results[0].drafter
-    console.print(f"[bold]{esc(ckpt.root)}[/]  layout [bold]{esc(d.layout)}[/]")
-    t = Table(title="every engine version we model")
-    for col in ("engine", "version", "era", "verdict", "dropped", "missing", "mismatched", "raises", "findings"):
-        t.add_column(col, overflow="fold")
-    for res in results:
-        r = res.report
-        errs = sorted({f.code for f in res.findings if f.severity == "error"})
-        dropped = [x for x in r.tensors if x.status == "dropped"]
-        t.add_row(
-            esc(r.engine),
-            esc(r.version),
-            esc(r.era.name),
-            "[green]ok[/]" if res.ok else "[red]NOT OK[/]",
-            str(len(dropped)),
-            str(len(r.missing)),
-            str(len(r.mismatched)),
-            str(len(r.errors)),
-            ", ".join(errs) or "—",
-        )
-    console.print(t)
-    for res in results:
-        if not res.ok:
-            console.print(f"[bold]{esc(res.report.engine)} {esc(res.report.version)}[/] ({esc(res.report.era.name)}):")
-            _print_findings(res)
-    console.print("details for one engine: specbridge check PATH --engine NAME==VERSION")

@@ -100,7 +100,10 @@ def plan_conversion(
     d = describe(src)
     era_version = None
     if engine:
-        [(era, version)] = resolve(engine) if engine != "all" else [None]
+        places = resolve(engine)
+        if len(places) != 1:
+            raise ConvertError(None, f"--engine {engine} names {len(places)} engine versions; convert writes for one (NAME==VERSION)")
+        era, version = places[0].era, places[0].version
         era_version = (era, version)
         name = era.engine
         layout_name = to or ENGINE_LAYOUT[name]

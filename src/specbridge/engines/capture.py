@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .spec import parse_version
+from .spec import in_release_range
 
 # --- SGLang: targets with set_eagle3_layers_to_capture, and the release that added it ------------
 SGLANG_CAPTURE_SINCE: dict[str, str] = {
@@ -89,15 +89,7 @@ TRTLLM_CAPTURE_CITE = "tensorrt_llm/_torch/models/modeling_speculative.py @ 0067
 
 
 def _between(v: str, lo: str, hi: str | None) -> bool:
-    pv = parse_version(v)
-    if pv < parse_version(lo):
-        return False
-    if hi is None:
-        return True
-    ph = parse_version(hi)
-    if hi.count(".") < 2:
-        ph = (ph[0], ph[1], 10**9, 10**9)
-    return pv <= (*ph[:3], 10**9)
+    return in_release_range(v, lo, hi)
 
 
 @dataclass

@@ -1,47 +1,104 @@
-"""Find the era of an engine version. Adding a release means adding or extending an Era row."""
+"""Find the era of an engine version. Adding a release means adding or extending an Era row.
+
+Versions are read by PEP 440 (`packaging`): pre-releases, post-releases and local tags (`+cu124`) are
+placed by the release they belong to, and every placement that is not a plain, modelled release is said
+in the result (`Placement.how`), so `check` can turn it into a finding instead of a silent guess."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from . import sglang, trtllm, vllm
-from .spec import Era, parse_version
+from .spec import Era, in_release_range, is_prerelease, parse_version
 
 ENGINES: dict[str, tuple[Era, ...]] = {"sglang": sglang.ERAS, "vllm": vllm.ERAS, "trtllm": trtllm.ERAS}
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}
+
+# how a version was placed in its era
+PINNED = "pinned"  # NAME==VERSION inside the modelled range
+NEWEST = "newest"  # a bare engine name: the newest modelled release
+NEWER = "newer"  # NAME==VERSION beyond the newest modelled release: checked against the newest era
+PRERELEASE = "prerelease"  # rc/alpha/beta/dev: placed with the release it precedes
+ALL = "all"  # one row of --engine all
 
 
 class EngineSpecError(ValueError):
     pass
 
 
+class Placement(NamedTuple):
+    """One engine version to answer for: its era, the version label shown, and how it was placed."""
+
+    era: Era
+    version: str
+    how: str
+    requested: str
+
+
 def newest_version(era: Era) -> str:
     return max(era.versions_read, key=lambda v: parse_version(v.split(" ")[0]))
 
 
-def resolve(spec: str) -> list[tuple[Era, str]]:
-    """'sglang' (newest), 'sglang==0.5.11', 'vllm' or 'all' -> [(era, version label)]."""
-    spec = spec.strip().lower()
-    if spec == "all":
-        return [(era, newest_version(era)) for eras in ENGINES.values() for era in eras]
-    name, _, version = spec.partition("==")
-    name = ALIASES.get(name, name)
-    if name not in ENGINES:
-        raise EngineSpecError(f"unknown engine {name!r}; known: {', '.join(ENGINES)}")
+def modelled_range(name: str) -> tuple[str, str]:
+    """(first release modelled, newest release whose source was read) for one engine."""
     eras = ENGINES[name]
+    return eras[0].min_version, newest_version(eras[-1])
+
+
+def engine_name(spec: str) -> str:
+    """The canonical engine name of 'SGLang==0.5.11', 'TensorRT-LLM', … (raises on unknown)."""
+    name = ALIASES.get(spec.strip().lower().partition("==")[0].strip(), spec.strip().lower().partition("==")[0].strip())
+    if name not in ENGINES:
+        raise EngineSpecError(f"unknown engine {name!r}; known: {', '.join(ENGINES)} (or all)")
+    return name
+
+
+def split_specs(specs: str | list[str] | tuple[str, ...]) -> list[str]:
+    """'sglang==0.5.11,vllm' and repeated --engine options -> ['sglang==0.5.11', 'vllm'] (every one kept)."""
+    items = [specs] if isinstance(specs, str) else list(specs)
+    out = [p.strip() for s in items for p in s.split(",") if p.strip()]
+    if not out:
+        raise EngineSpecError("no engine given (sglang, vllm, trtllm, NAME==VERSION, or all)")
+    return out
+
+
+def resolve(specs: str | list[str] | tuple[str, ...]) -> list[Placement]:
+    """Every requested engine version, in order, duplicates removed: 'all', 'sglang', 'sglang==0.5.11',
+    'sglang==0.5.11,vllm' or a list of those."""
+    out: list[Placement] = []
+    for spec in split_specs(specs):
+        for p in _resolve_one(spec):
+            if not any(q.era is p.era and q.version == p.version for q in out):
+                out.append(p)
+    return out
+
+
+def _resolve_one(spec: str) -> list[Placement]:
+    low = spec.strip().lower()
+    if low == "all":
+        return [Placement(era, newest_version(era), ALL, spec) for eras in ENGINES.values() for era in eras]
+    if "==" not in low and any(op in low for op in ("=", ">", "<", "~", "@", " ")):
+        raise EngineSpecError(f"cannot read engine {spec!r}: write NAME or NAME==VERSION (e.g. sglang==0.5.11)")
+    name = engine_name(low)
+    version = low.partition("==")[2].strip()
+    eras = ENGINES[name]
+    first, newest = modelled_range(name)
     if not version:
-        return [(eras[-1], newest_version(eras[-1]))]
+        return [Placement(eras[-1], newest, NEWEST, spec)]
     try:
-        want = parse_version(version)
+        release = parse_version(version)
     except ValueError:
-        raise EngineSpecError(f"cannot read version {version!r}") from None
-    for era in eras:
-        lo = parse_version(era.min_version)
-        hi = parse_version(era.max_version) if era.max_version else None
-        # an upper bound given without a patch number covers every patch of it
-        if hi is not None and era.max_version.count(".") < 2:
-            hi = (hi[0], hi[1], 10**9, 10**9)
-        elif hi is not None and "post" not in era.max_version:
-            hi = (*hi[:3], 10**9)
-        if want >= lo and (hi is None or want <= hi):
-            return [(era, version)]
-    first = eras[0].min_version
-    raise EngineSpecError(f"{name} {version} is older than the first release with EAGLE-3 support we model ({first})")
+        raise EngineSpecError(f"cannot read {name} version {version!r} (expected a release such as {newest})") from None
+    era = next((e for e in eras if in_release_range(version, e.min_version, e.max_version)), None)
+    if era is None:
+        if release < parse_version(first):
+            raise EngineSpecError(f"{name} {version} is older than the first release with EAGLE-3 support we model; modelled: {first} – {newest}")
+        raise EngineSpecError(f"{name} {version} is not a release we model (it falls between two modelled eras; modelled: {first} – {newest}; "
+                              f"`specbridge engines` lists them)")
+    if release > parse_version(newest):
+        how = NEWER
+    elif is_prerelease(version):
+        how = PRERELEASE
+    else:
+        how = PINNED
+    return [Placement(era, version, how, spec)]

@@ -69,7 +69,13 @@ class LoadReport:
 
     @property
     def dropped(self) -> list[str]:
-        return [t.name for t in self.tensors if t.status in (DROPPED, UNUSED, OVERWRITTEN)]
+        """Checkpoint tensors silently lost: the engine knows no place for them."""
+        return [t.name for t in self.tensors if t.status == DROPPED]
+
+    @property
+    def ignored_by_design(self) -> list[str]:
+        """Tensors the engine consumes on purpose without using them (t2d) or replaces by the target's."""
+        return [t.name for t in self.tensors if t.status in (UNUSED, OVERWRITTEN)]
 
     @property
     def missing(self) -> list[str]:

@@ -140,20 +140,36 @@ class Era:
     notes: tuple[str, ...] = ()
 
 
-def parse_version(v: str) -> tuple:
-    """'0.5.5.post3' -> (0, 5, 5, 3); '0.14' -> (0, 14, 0, -1). Enough to order engine releases."""
-    parts = v.strip().lstrip("v").split(".")
-    nums: list[int] = []
-    post = -1
-    for p in parts:
-        if p.startswith("post"):
-            post = int(p[4:] or 0)
-        elif p.isdigit():
-            nums.append(int(p))
-        else:
-            digits = "".join(ch for ch in p if ch.isdigit())
-            nums.append(int(digits) if digits else 0)
-            break
-    while len(nums) < 3:
-        nums.append(0)
-    return (*nums[:3], post)
+def parse_version(v: str) -> tuple[int, int, int]:
+    """The release a PEP 440 version string belongs to: '0.5.11rc2', '0.5.11.post1', '0.5.11+cu124' and
+    'v0.5.11' all -> (0, 5, 11); '0.14' -> (0, 14, 0).
+
+    Engine behaviour changes between releases, so eras and "since" rows are bounded by releases: a
+    post-release or a local build (+cu124) of X behaves as X, and a pre-release (rc, a, b, dev) is the
+    code of the release it precedes (`resolve` says so in a finding). Raises ValueError on anything
+    that is not a PEP 440 version."""
+    from packaging.version import InvalidVersion, Version
+
+    try:
+        release = Version(v.strip()).release
+    except InvalidVersion:
+        raise ValueError(f"not a version: {v!r}") from None
+    return (*release[:3], *(0,) * (3 - len(release[:3])))  # type: ignore[return-value]
+
+
+def in_release_range(version: str, first: str, last: str | None) -> bool:
+    """Whether `version` lies in [first, last] by release. `last` covers every patch it leaves open:
+    '0.31' is every 0.31.x, '0.5.11' every 0.5.11 build (post-releases, local tags)."""
+    v = parse_version(version)
+    if v < parse_version(first):
+        return False
+    if last is None:
+        return True
+    n = len(last.strip().lstrip("v").split("+")[0].split("."))
+    return v[: min(n, 3)] <= parse_version(last)[: min(n, 3)]
+
+
+def is_prerelease(version: str) -> bool:
+    from packaging.version import Version
+
+    return Version(version.strip()).is_prerelease

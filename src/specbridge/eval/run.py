@@ -49,7 +49,7 @@ def run_target_batch(model, prompts: list[list[int]], new_tokens: int, boundarie
         ids[i, width - len(p) :] = torch.tensor(p)
         mask[i, width - len(p) :] = 1
     try:
-        out = model.generate(ids, attention_mask=mask, max_new_tokens=new_tokens, min_new_tokens=new_tokens,
+        out = model.generate(ids.to(model.device), attention_mask=mask.to(model.device), max_new_tokens=new_tokens, min_new_tokens=new_tokens,
                              do_sample=False, pad_token_id=pad_id, eos_token_id=None)
     finally:
         for h in handles:
@@ -67,8 +67,9 @@ def draft_chains(drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], 
     """[T-1, k] target-vocab tokens each row's chain drafts, all rows at once (ttt_forward is exactly
     a cached chain: prefix keys from step 0, plus the row's own earlier steps)."""
     n = min(v.shape[0] for v in run.states.values())
-    aux = torch.cat([run.states[b][:n] for b in boundaries], -1)[None]
-    ids = torch.tensor(run.ids[1 : n + 1])[None]
+    dev = drafter.fc.weight.device  # the target's states come from wherever the target runs
+    aux = torch.cat([run.states[b][:n] for b in boundaries], -1)[None].to(dev)
+    ids = torch.tensor(run.ids[1 : n + 1], device=dev)[None]
     if skip_fc:
         logits = _ttt_no_fc(drafter, ids, aux, k)
     else:
@@ -101,16 +102,17 @@ class TreeDrafter:
     def __init__(self, drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], steps: int, topk: int, budget: int, skip_fc: bool):
         self.d, self.steps, self.topk, self.budget = drafter, steps, topk, budget
         n = min(v.shape[0] for v in run.states.values())
-        aux = torch.cat([run.states[b][:n] for b in boundaries], -1)[None]
+        dev = drafter.fc.weight.device
+        aux = torch.cat([run.states[b][:n] for b in boundaries], -1)[None].to(dev)
         hidden0 = aux if skip_fc else drafter.fuse(aux.to(drafter.fc.weight.dtype))
-        ids = torch.tensor(run.ids[1 : n + 1])[None]
+        ids = torch.tensor(run.ids[1 : n + 1], device=dev)[None]
         # step 0 over the whole sequence, with the keys every later query attends to
         layer = drafter.layers[0]
         x, residual = layer.attn_inputs(drafter.embed_tokens(ids).to(hidden0.dtype), hidden0)
-        pos = torch.arange(n)[None]
+        pos = torch.arange(n, device=dev)[None]
         cos, sin = drafter._rope(pos, x.dtype)
         q, k, v = layer.self_attn.project(x, cos, sin)
-        mask = torch.ones(n, n, dtype=torch.bool).tril()[None, None]
+        mask = torch.ones(n, n, dtype=torch.bool, device=dev).tril()[None, None]
         o = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
         self.h0 = layer.finish(residual, o)[0]
         self.logp0 = torch.log_softmax(drafter.head(self.h0).float(), -1).nan_to_num(nan=-1e9)
@@ -127,9 +129,9 @@ class TreeDrafter:
         for step in range(1, self.steps):
             cand = []
             for score, path, h, kvs in frontier:
-                tok = d.draft_to_target(torch.tensor([path[-1]]))
+                tok = d.draft_to_target(torch.tensor([path[-1]], device=h.device))
                 x, residual = layer.attn_inputs(d.embed_tokens(tok)[None].to(h.dtype), h[None, None])
-                cos, sin = d._rope(torch.tensor([[row + step]]), x.dtype)
+                cos, sin = d._rope(torch.tensor([[row + step]], device=h.device), x.dtype)
                 q, k, v = layer.self_attn.project(x, cos, sin)
                 ks = torch.cat([self.k0[:, :, : row + 1]] + [kk for kk, _ in kvs] + [k], 2)
                 vs = torch.cat([self.v0[:, :, : row + 1]] + [vv for _, vv in kvs] + [v], 2)
@@ -144,7 +146,7 @@ class TreeDrafter:
         nodes.sort(key=lambda n: -n[0])
         keep = nodes[: self.budget - 1]
         # a path scored from garbage (NaN logits, mapped to -1e9) can never be accepted
-        return [d.draft_to_target(torch.tensor(p)).tolist() if s > -1e8 else [-1] * len(p) for s, p in keep]
+        return [d.draft_to_target(torch.tensor(p, device=self.h0.device)).tolist() if s > -1e8 else [-1] * len(p) for s, p in keep]
 
 
 @dataclass

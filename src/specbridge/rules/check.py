@@ -9,6 +9,7 @@ from ..engines.registry import resolve
 from ..engines.simulate import LoadReport, simulate
 from ..layouts.canonical import Drafter, describe
 from .findings import ERROR, Finding
+from .versions import version_findings
 from .compat import checkpoint_facts, compat_findings
 from .load import load_findings
 
@@ -31,7 +32,8 @@ class CheckResult:
             "engine": {"name": r.engine, "version": r.version},
             "layout": self.drafter.layout,
             "load": {
-                "dropped": r.dropped,
+                "dropped": r.dropped,  # silently lost
+                "ignored_by_design": r.ignored_by_design,  # consumed on purpose (t2d) or replaced by the target's
                 "missing": r.missing,
                 "mismatched": r.mismatched,
                 "errors": r.errors,
@@ -60,9 +62,9 @@ def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=N
     label = path_label or str(ckpt.root)
     facts = checkpoint_facts(ckpt, drafter, target, label, parent)  # engine-independent: once, not per era
     out = []
-    for era, version in resolve(engine):
-        rep = simulate(ckpt, era, version)
-        res = CheckResult(drafter, rep, load_findings(rep, label, dtypes))
+    for place in resolve(engine):
+        rep = simulate(ckpt, place.era, place.version)
+        res = CheckResult(drafter, rep, version_findings(place) + load_findings(rep, label, dtypes))
         more, res.aux = compat_findings(ckpt, drafter, rep, target, launch, label, parent, facts=facts)
         res.findings.extend(more)
         out.append(res)

@@ -22,7 +22,12 @@ class Finding:
     fix: str | None = None
 
     def to_json(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "doc": doc_link(self.code)}
+
+
+def doc_link(code: str) -> str:
+    """Where a finding's rule is explained (its section in the repository's docs/rules.md)."""
+    return f"docs/rules.md#{code.lower()}"
 
 
 # The catalogue. docs/rules.md documents each code; tests/test_rules_catalogue.py keeps them in sync.
@@ -80,6 +85,9 @@ RULES: dict[str, Rule] = {
         Rule("C009", "draft tensor parallelism ignored", (29,)),
         Rule("C010", "fc.bias without the bias flag", (38,)),
         Rule("C011", "architecture variant flag the engine version does not read", (21,)),
+        Rule("R001", "engine version newer than the newest release modelled", ()),
+        Rule("R002", "engine version not given: the newest modelled release assumed", ()),
+        Rule("R003", "pre-release placed with the release it precedes", ()),
     ]
 }
 

@@ -1,0 +1,5 @@
+"""`python -m specbridge` is the `specbridge` command."""
+
+from .cli.entry import main
+
+main()

@@ -1,0 +1,41 @@
+"""`specbridge engines`: every modelled engine, era and release range, from the engine tables."""
+
+from __future__ import annotations
+
+from .contract import print_json
+
+
+def engines_rows() -> list[dict]:
+    from ..engines.registry import ENGINES
+
+    return [
+        {"engine": era.engine, "era": era.name, "first": era.min_version, "last": era.max_version,
+         "releases_read": list(era.versions_read), "classes": sorted(era.classes)}
+        for eras in ENGINES.values() for era in eras
+    ]
+
+
+def engines_cmd(as_json: bool) -> int:
+    from ..engines.registry import ENGINES, modelled_range
+
+    rows = engines_rows()
+    if as_json:
+        print_json("engines", {"engines": {name: dict(zip(("first", "newest"), modelled_range(name))) for name in ENGINES}, "eras": rows})
+        return 0
+    from rich.markup import escape
+    from rich.table import Table
+
+    from .report import make_console
+
+    c = make_console()
+    t = Table(box=None, pad_edge=False)
+    for col in ("engine", "era", "releases", "source read at"):
+        t.add_column(col)
+    for r in rows:
+        span = f"{r['first']} – {r['last'] or 'newer'}"
+        t.add_row(r["engine"], escape(r["era"]), span, ", ".join(r["releases_read"]))
+    c.print(t)
+    for name in ENGINES:
+        first, newest = modelled_range(name)
+        c.print(f"{name}: {first} – {newest} modelled; a newer {name}==VERSION is checked against the newest era with a warning (R001)")
+    return 0

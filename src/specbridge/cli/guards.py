@@ -1,0 +1,40 @@
+"""Inputs that are checkpoints but not drafters: recognised at the door and refused with one line that
+says what they look like, instead of being read as some layout and "converted" into a broken drafter."""
+
+from __future__ import annotations
+
+import re
+
+from .contract import CliError
+
+DRAFT_ARCH = re.compile(r"eagle|speculator|draft|mtp", re.I)
+
+
+def full_lm_reason(ckpt, d) -> str | None:
+    """Why this checkpoint is a whole causal LM rather than an EAGLE-3 drafter, or None.
+
+    A drafter has an fc fusion, a vocab map or a `midlayer`, and one or a few decoder layers; a target
+    has many decoder layers and none of the drafter's parts."""
+    names = ckpt.tensors
+    drafter_parts = any(n.split(".")[-2:-1] == ["fc"] or n.startswith(("fc.", "model.fc.")) for n in names) or any(
+        n in ("d2t", "t2d", "model.d2t", "model.t2d") or ".midlayer." in f".{n}" for n in names
+    )
+    if drafter_parts or d.layers_in_keys < 2 or (d.architecture and DRAFT_ARCH.search(d.architecture)):
+        return None
+    return (f"{d.architecture or 'a causal LM'} with {d.layers_in_keys} decoder layers and no fc fusion, vocab map or midlayer: "
+            "a full model (a target?), not an EAGLE-3 drafter")
+
+
+def refuse_non_drafter(ckpt, d) -> None:
+    why = full_lm_reason(ckpt, d)
+    if why:
+        raise CliError(f"{ckpt.root}: looks like {why}; pass a drafter here (and a target as --target)")
+
+
+def refuse_drafter_as_target(info) -> None:
+    """A drafter given as --target (drafter and target swapped) would make every rule compare wrong things."""
+    cfg = info.config
+    arch = info.architecture or ""
+    if DRAFT_ARCH.search(arch) or "speculators_config" in cfg or "eagle_config" in cfg:
+        raise CliError(f"{info.path}: --target looks like an EAGLE-3 drafter ({arch or 'speculators config'}), not a target model; "
+                       "were drafter and target swapped?")

@@ -1,0 +1,332 @@
+"""The CLI as a CI gate uses it: version strings placed by the book, every request answered or refused,
+inputs validated at the door, the JSON contract, and a report that fits a screen."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SPEC_TRAIN, STORY, TINY_TARGET, run_cli
+
+# --- versions: (engine==version, era chosen, story verdict, version finding) ----------------------
+# The story's drafter is in the `layers.0.*` layout: SGLang before 0.5.12 drops its decoder (L002).
+VERSION_TABLE = [
+    ("sglang==0.5.11", "0.5.5", False, None),
+    ("sglang==0.5.11rc2", "0.5.5", False, "R003"),  # a pre-release of 0.5.11: was placed in 0.5.20+ ("11rc2" → 112)
+    ("sglang==0.5.3rc0", "0.5.2", False, "R003"),
+    ("sglang==0.5.11a1", "0.5.5", False, "R003"),
+    ("sglang==0.5.11+cu124", "0.5.5", False, None),  # a local build of 0.5.11
+    ("sglang==0.5.11.post1", "0.5.5", False, None),
+    ("sglang==v0.5.11", "0.5.5", False, None),
+    ("sglang==0.4.6.post5", "0.4.6", False, None),
+    ("sglang==0.5.12rc0", "0.5.12", True, "R003"),
+    ("sglang==0.5.12.dev3", "0.5.12", True, "R003"),
+    ("sglang==0.5.99", "0.5.20", True, "R001"),  # beyond the newest modelled release: said, not stretched silently
+    ("SGLang==0.5.23", "0.5.20", True, None),
+    ("vllm==0.8.5+cu124", "0.8.5", True, None),  # was "older than 0.8.5"
+    ("vllm==0.10.1.1", "0.9.0", True, None),
+    ("vllm==0.31.5", "0.11.0", True, None),
+    ("vllm==9.0", "0.32.0", True, "R001"),
+    ("sglang", "0.5.20", True, "R002"),  # a bare name: the newest modelled release, said in a finding
+]
+
+
+@pytest.mark.parametrize("spec,era,ok,code", VERSION_TABLE, ids=[v[0] for v in VERSION_TABLE])
+def test_version_strings_place_the_story_in_the_right_era(spec, era, ok, code):
+    r = run_cli("check", STORY, "--engine", spec, "--json")
+    obj = json.loads(r.stdout)
+    from specbridge.engines.registry import resolve
+
+    [place] = resolve(spec)
+    assert place.era.min_version == era and obj["era"] == place.era.name
+    assert obj["ok"] is ok and r.returncode == (0 if ok else 1), obj["findings"]
+    version_codes = [f["code"] for f in obj["findings"] if f["code"].startswith("R")]
+    assert version_codes == ([code] if code else [])
+    if code == "R001":
+        [f] = [f for f in obj["findings"] if f["code"] == "R001"]
+        assert f["severity"] == "warning" and "newer than the newest release modelled" in f["message"]
+    if code == "R003":
+        [f] = [f for f in obj["findings"] if f["code"] == "R003"]
+        assert f["severity"] == "warning" and "is a pre-release: modelled as the release it precedes" in f["message"]
+
+
+@pytest.mark.parametrize("spec,needle", [
+    ("sglang==0.4.5", "older than the first release"),
+    ("vllm==0.8.4", "modelled: 0.8.5 – "),
+    ("vllm==0.10.3", "not a release we model"),
+    ("vllm==abc", "cannot read vllm version"),
+    ("sglang>=0.5", "write NAME or NAME==VERSION"),
+    ("llamacpp", "unknown engine"),
+])
+def test_versions_out_of_range_or_unreadable_exit_2(spec, needle):
+    r = run_cli("check", STORY, "--engine", spec)
+    assert r.returncode == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_engines_lists_every_era_with_its_range():
+    r = run_cli("engines", "--json")
+    obj = json.loads(r.stdout)
+    assert r.returncode == 0 and obj["schema"].startswith("specbridge.engines/")
+    from specbridge.engines.registry import ENGINES
+
+    assert len(obj["eras"]) == sum(len(e) for e in ENGINES.values())
+    assert obj["engines"]["sglang"]["first"] == "0.4.6" and obj["engines"]["vllm"]["newest"] == "0.33.0"
+    text = run_cli("engines").stdout
+    assert "0.5.5 – 0.5.11" in text and "R001" in text
+
+
+# --- every request answered or refused --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args", [["-e", "sglang==0.5.11,vllm"], ["-e", "sglang==0.5.11", "-e", "vllm"]])
+def test_comma_list_and_repeated_engines_are_all_answered(args):
+    r = run_cli("check", STORY, *args, "--json")
+    obj = json.loads(r.stdout)
+    assert [(x["engine"]["name"], x["engine"]["version"]) for x in obj["results"]] == [("sglang", "0.5.11"), ("vllm", "0.33.0")]
+    assert r.returncode == 1 and obj["ok"] is False  # the worst of the two
+    assert [f["code"] for f in obj["results"][1]["findings"] if f["code"].startswith("R")] == ["R002"]
+
+
+def test_target_alias_resolves_in_check_like_in_eval():
+    r = run_cli("check", SPEC_TRAIN, "--engine", "vllm==0.32.0", "--target", "smollm2-135m", "--json")
+    assert r.returncode in (0, 1), r.stderr
+    obj = json.loads(r.stdout)
+    assert obj["aux_layers"] is not None  # target-dependent rules ran against SmolLM2's config
+
+
+def _cache_with_smollm2(tmp_path):
+    from specbridge.checkpoint.aliases import BUNDLED
+
+    d = tmp_path / "cache" / "targets" / "smollm2-135m"
+    d.mkdir(parents=True)
+    shutil.copy(BUNDLED / "smollm2-135m" / "config.json", d / "config.json")
+    return tmp_path / "cache", d
+
+
+def _launch(*args, env=None):
+    import os
+
+    return subprocess.run([sys.executable, "-m", "specbridge", "launch", *map(str, args)], capture_output=True, text=True,
+                          timeout=60, env={**os.environ, **(env or {})})
+
+
+def test_launch_with_an_alias_prints_a_servable_absolute_path_or_refuses(tmp_path):
+    drafter = tmp_path / "d"
+    shutil.copytree(STORY, drafter)
+    empty = tmp_path / "empty-cache"
+    r = _launch(drafter, "--engine", "vllm", "--target", "smollm2-135m", env={"SPECBRIDGE_CACHE": str(empty)})
+    assert r.returncode == 1 and "alias with no model on disk" in r.stderr and r.stdout == ""
+    cache, full = _cache_with_smollm2(tmp_path)
+    r = _launch("examples/smollm2-drafter", "--engine", "vllm", "--target", "smollm2-135m", env={"SPECBRIDGE_CACHE": str(cache)})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(f"vllm serve {full} ")
+    from pathlib import Path
+
+    assert str(Path("examples/smollm2-drafter").absolute()) in r.stdout  # the drafter path printed absolute
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--target", "some-org/some-model"], None),
+    (["--target", "no-such-model"], "not a model directory, a Hub id"),
+    (["--target", "smollm2-135m", "--steps", "-1"], "--steps must be ≥ 1"),
+    (["--target", "smollm2-135m", "--topk", "0"], "--topk must be ≥ 1"),
+    (["--target", "smollm2-135m", "--steps", "3", "--draft-tokens", "9"], "must be steps + 1"),
+    (["--target", "smollm2-135m", "--steps", "3", "--topk", "2", "--draft-tokens", "99"], "between 2 and 11"),
+])
+def test_launch_refuses_what_cannot_start(tmp_path, args, needle):
+    cache, _ = _cache_with_smollm2(tmp_path)
+    r = _launch("examples/smollm2-drafter", "--engine", "vllm", *args, env={"SPECBRIDGE_CACHE": str(cache)})
+    if needle is None:  # a Hub id is handed to the engine as is (it downloads it); nothing is refused
+        assert r.returncode == 0 and "some-org/some-model" in r.stdout, r.stderr
+        return
+    assert r.returncode == 1 and needle in r.stderr and r.stdout == "", r.stderr
+
+
+# --- inputs validated at the door -----------------------------------------------------------------
+
+
+def _full_lm(tmp_path, layers=4):
+    """A header-only Llama causal LM (what a target looks like), 4 decoder layers."""
+    cfg = json.loads((TINY_TARGET / "config.json").read_text())
+    H, V, I = cfg["hidden_size"], cfg["vocab_size"], cfg["intermediate_size"]
+    names = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H], "lm_head.weight": [V, H]}
+    for i in range(layers):
+        for p, shape in (("self_attn.q_proj", [H, H]), ("self_attn.k_proj", [H, H]), ("self_attn.v_proj", [H, H]),
+                         ("self_attn.o_proj", [H, H]), ("mlp.gate_proj", [I, H]), ("mlp.up_proj", [I, H]), ("mlp.down_proj", [H, I])):
+            names[f"model.layers.{i}.{p}.weight"] = shape
+        names[f"model.layers.{i}.input_layernorm.weight"] = [H]
+        names[f"model.layers.{i}.post_attention_layernorm.weight"] = [H]
+    header, off = {}, 0
+    for n, shape in names.items():
+        size = 2
+        for s in shape:
+            size *= s
+        header[n] = {"dtype": "BF16", "shape": shape, "data_offsets": [off, off + size]}
+        off += size
+    raw = json.dumps(header).encode()
+    raw += b" " * (-len(raw) % 8)
+    d = tmp_path / "full-lm"
+    d.mkdir()
+    with open(d / "model.safetensors", "wb") as f:
+        f.write(struct.pack("<Q", len(raw)) + raw)
+        f.truncate(8 + len(raw) + off)
+    (d / "config.json").write_text(json.dumps(cfg))
+    return d
+
+
+@pytest.mark.parametrize("cmd", [["inspect"], ["check", "--engine", "vllm"], ["convert", "--to", "sglang", "-o", "OUT"]])
+def test_a_target_passed_as_the_drafter_is_refused(tmp_path, cmd):
+    lm = _full_lm(tmp_path)
+    args = [a if a != "OUT" else str(tmp_path / "out") for a in cmd[1:]]
+    r = run_cli(cmd[0], lm, *args)
+    assert r.returncode == 2 and "looks like" in r.stderr and "not an EAGLE-3 drafter" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_drafter_and_target_swapped_is_refused(tmp_path):
+    r = run_cli("check", STORY, "--engine", "vllm", "--target", SPEC_TRAIN)
+    assert r.returncode == 2 and "were drafter and target swapped" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--engine", "all", "-o", "X"], "convert writes for one"),
+    (["--to", "sglang", "--engine", "sglang==0.5.11", "-o", "X"], "not both"),
+    (["--to", "nosuch", "-o", "X"], "unknown layout"),
+])
+def test_convert_refuses_contradictions(tmp_path, args, needle):
+    args = [a if a != "X" else str(tmp_path / "x") for a in args]
+    r = run_cli("convert", STORY, *args)
+    assert r.returncode == 2 and needle in r.stderr and "internal error" not in r.stderr, r.stderr
+
+
+def test_layout_and_engine_names_are_case_insensitive(tmp_path):
+    r = run_cli("convert", STORY, "--to", "SGLang", "-o", tmp_path / "o", "--json")
+    assert r.returncode == 0, r.stderr
+    obj = json.loads(r.stdout)
+    assert obj["schema"].startswith("specbridge.convert/") and obj["ok"] is True
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--steps", "0"], "--steps must be ≥ 1"),
+    (["--max-new-tokens", "-1"], "--max-new-tokens must be ≥ 1"),
+    (["--topk", "0"], "--topk must be ≥ 1"),
+    (["--num-prompts", "0"], "--num-prompts must be ≥ 1"),
+    (["--dtype", "float8"], "--dtype"),
+    (["--device", "tpu"], "--device"),
+])
+def test_eval_validates_before_loading_anything(args, needle):
+    r = run_cli("eval", STORY, "--target", "smollm2-135m", *args, timeout=30)
+    assert r.returncode == 2 and needle in r.stderr and "internal error" not in r.stderr, r.stderr
+
+
+# --- the JSON contract ------------------------------------------------------------------------------
+
+
+def test_json_errors_are_objects_on_stdout_and_one_line_on_stderr(tmp_path):
+    for args in (["check", tmp_path / "nope", "--json"], ["check", STORY, "--engine", "sglang==0.1", "--json"],
+                 ["check", STORY, "--json", "--no-such-option"]):
+        r = run_cli(*args)
+        assert r.returncode == 2
+        obj = json.loads(r.stdout)
+        assert obj["ok"] is False and obj["error"]["exit_code"] == 2 and obj["error"]["message"]
+        assert obj["schema"].startswith("specbridge.error/") and obj["specbridge_version"]
+        assert len(r.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("cmd", [["inspect", STORY], ["check", STORY, "-e", "vllm"], ["check", STORY],
+                                 ["launch", STORY, "-e", "vllm", "-t", "org/model"], ["engines"]])
+def test_every_json_output_names_its_schema_and_version(cmd):
+    from specbridge import __version__
+
+    r = run_cli(*cmd, "--json")
+    obj = json.loads(r.stdout)
+    assert obj["schema"] == f"specbridge.{cmd[0]}/2" and obj["specbridge_version"] == __version__
+
+
+def test_fail_on_and_ignore_gate_the_exit_code():
+    # the story on vLLM is OK, with info findings only
+    r = run_cli("check", STORY, "-e", "vllm==0.32.0", "--json", "--fail-on", "L008")
+    obj = json.loads(r.stdout)
+    assert r.returncode == 1 and obj["ok"] is False and obj["engine_ok"] is True and obj["gate"]["failing"] == ["L008"]
+    r = run_cli("check", STORY, "-e", "sglang==0.5.11", "--json", "--ignore", "L002")
+    obj = json.loads(r.stdout)
+    assert r.returncode == 0 and obj["ok"] is True and obj["engine_ok"] is False
+    r = run_cli("check", STORY, "-e", "vllm", "--fail-on", "Z999")
+    assert r.returncode == 2 and "unknown finding code" in r.stderr
+
+
+# --- readable output --------------------------------------------------------------------------------
+
+
+def _piped(*args):
+    """The CLI as a CI log sees it: stdout a pipe, no COLUMNS set."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+    return subprocess.run([sys.executable, "-m", "specbridge", *map(str, args)], capture_output=True, text=True, env=env, timeout=60)
+
+
+def test_single_engine_summary_fits_one_screen_and_100_columns():
+    r = _piped("check", STORY, "--engine", "sglang==0.5.11")
+    lines = r.stdout.splitlines()
+    assert r.returncode == 1 and len(lines) <= 25, r.stdout
+    assert max(len(line) for line in lines) <= 100
+    assert "NOT OK" in " ".join(lines[:2]) and "10 dropped silently" in r.stdout and "7 missing" in r.stdout
+    assert "fix: specbridge convert" in r.stdout and "docs/rules.md#l002" in r.stdout
+    full = _piped("check", STORY, "--engine", "sglang==0.5.11", "--tables").stdout
+    assert len(full.splitlines()) > len(lines) and "layers.0.mlp.down_proj.weight" in full
+
+
+def test_all_engines_print_each_distinct_finding_once():
+    r = _piped("check", STORY)
+    out = r.stdout
+    assert r.returncode == 1 and max(len(line) for line in out.splitlines()) <= 100
+    # the same decoder-drop paragraph for three SGLang releases is printed once, naming them
+    flat = " ".join(out.split())
+    assert flat.count("skipped silently. Expect accept") == 1
+    assert "L002 error [sglang 0.4.6.post5, 0.4.9.post6, 0.5.2, 0.5.11]" in flat
+
+
+def test_columns_sets_the_width():
+    import os
+
+    r = subprocess.run([sys.executable, "-m", "specbridge", "check", str(STORY), "-e", "sglang==0.5.11"], capture_output=True,
+                       text=True, env={**os.environ, "COLUMNS": "160"})
+    assert max(len(line) for line in r.stdout.splitlines()) > 100
+
+
+def test_names_fold_at_dots_never_inside_a_word():
+    from specbridge.cli.report import fold_dotted
+
+    folded = fold_dotted("model.layers.0.self_attn.qkv_proj.weight", 20)
+    assert folded.replace("\n", "") == "model.layers.0.self_attn.qkv_proj.weight"
+    assert all(line.endswith(".") for line in folded.splitlines()[:-1]) and max(map(len, folded.splitlines())) <= 20
+
+
+def test_markup_in_names_does_not_break_the_summary(tmp_path):
+    from conftest import mutate
+
+    d = mutate(STORY, tmp_path / "m", config=lambda c: c.update(architectures=["[bold]x[/]"]))
+    r = run_cli("check", d, "--engine", "all")
+    assert r.returncode in (0, 1) and "internal error" not in r.stderr, r.stderr
+
+
+# --- conventions ------------------------------------------------------------------------------------
+
+
+def test_version_help_and_module_entry():
+    from specbridge import __version__
+
+    for argv in (["--version"], ["-V"]):
+        r = subprocess.run([sys.executable, "-m", "specbridge", *argv], capture_output=True, text=True)
+        assert r.returncode == 0 and r.stdout.strip() == f"specbridge {__version__}"
+    r = subprocess.run([sys.executable, "-m", "specbridge", "check", "-h"], capture_output=True, text=True)
+    assert r.returncode == 0 and "--fail-on" in r.stdout
+    assert not [line for line in r.stdout.splitlines() if "--json" in line and "<bool>" in line]  # flags shown as flags
+    r = subprocess.run([sys.executable, "-m", "specbridge", "--help"], capture_output=True, text=True)
+    assert "--install-completion" in r.stdout
