@@ -155,3 +155,15 @@ def test_convert_streams_from_the_hub(spec_hub, tmp_path):
     # streamed by range into the writer: no whole-file GET, nothing of the weights in the HF cache
     assert all(rng for m, p, rng in hub.stats.requests if p.endswith(".safetensors") and m == "GET")
     assert not list(cache.rglob("*.safetensors"))
+
+
+def test_launch_hands_the_engine_the_repo_id(spec_hub):
+    hub, repo, cache = spec_hub
+    r = cli(hub, cache, "launch", "org/spec", "--engine", "vllm", "--target", "org/tiny-target", "--json")
+    assert r.returncode in (0, 1), r.stderr
+    out = json.loads(r.stdout)
+    assert out["source"]["commit"] == repo.commit and out["target_source"]["hub"] == "org/tiny-target"
+    if out["command"]:
+        assert '"model":"org/spec"' in out["command"] and "org/tiny-target" in out["command"]
+    pinned = cli(hub, cache, "launch", f"org/spec@{repo.commit}", "--engine", "vllm", "--target", "org/tiny-target")
+    assert pinned.returncode == 2 and "cannot pin revision" in pinned.stderr

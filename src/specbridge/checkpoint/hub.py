@@ -74,6 +74,22 @@ def source_json(obj) -> dict | None:
     return ref.to_json() if isinstance(ref, HubRef) else None
 
 
+def engine_model_arg(path) -> str:
+    """What to hand an engine for a model given as `path`: an absolute local directory, or a Hub
+    repo id (the engine downloads it). An `@revision` has no place on the engines' model flags, so
+    rather than print a command that would load another revision than the one checked, refuse."""
+    text = os.fspath(path)
+    ref = hub_ref_or_none(text)
+    if ref is None:
+        return str(Path(text).absolute())
+    if ref.revision is not None:
+        raise CheckpointError(
+            ref.label, f"the engine's command line cannot pin revision {ref.revision}: download it "
+            f"(hf download {ref.repo_id} --revision {ref.revision}) and pass that directory"
+        )
+    return ref.repo_id
+
+
 def hub_sources(ckpt, target=None) -> dict:
     """Keys to add to a JSON report for Hub inputs: `source` (the drafter) and `target_source`, each
     with the commit that was read. Empty for local inputs, so their reports keep exactly their keys."""

@@ -133,7 +133,9 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
         if name not in ("sglang", "vllm"):
             return fail(f"launch prints SGLang and vLLM command lines; not {name}")
         served, tgt = servable_target(target)
-        drafter = str(Path(path).absolute())
+        from ..checkpoint.hub import engine_model_arg
+
+        drafter = engine_model_arg(path)  # a Hub id stays an id: the engine downloads it
         cmd = build_launch(name, served, drafter, steps, topk, draft_tokens)
         lau = parse_launch(cmd)
         ckpt = open_checkpoint(path)
@@ -142,7 +144,9 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
         return fail(str(e))
     errors = [f for f in res.findings if f.severity == "error"]
     if as_json:
-        print_json("launch", {"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json()})
+        from ..checkpoint.hub import hub_sources
+
+        print_json("launch", {"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json(), **hub_sources(ckpt, tgt)})
         return 0 if res.ok else 1
     if not res.ok:
         sys.stderr.write(f"specbridge: refusing to print a launch command: {len(errors)} error finding(s)\n")
