@@ -145,10 +145,10 @@ def test_hub_target_reads_only_its_config(spec_hub):
 
 
 def test_convert_streams_from_the_hub(spec_hub, tmp_path):
-    hub, _, cache = spec_hub
+    hub, repo, cache = spec_hub
     r = cli(hub, cache, "convert", "org/spec", "--to", "sglang", "-o", tmp_path / "from-hub")
     assert r.returncode == 0, r.stderr + r.stdout
-    assert "verified: 16/16" in r.stdout
+    assert "verified: 16/16" in r.stdout and repo.commit in r.stdout
     want = local("convert", SPEC_TRAIN, "--to", "sglang", "-o", tmp_path / "from-local")
     assert want.returncode == 0
     assert (tmp_path / "from-hub" / "model.safetensors").read_bytes() == (tmp_path / "from-local" / "model.safetensors").read_bytes()

@@ -67,6 +67,8 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
     except CheckpointError as e:
         return fail(str(e), 1)
     engine_used, checks = post_check(plan, res.dst, tgt)
+    from ..checkpoint.hub import hub_sources
+
     ok = not res.problems and (checks is None or all(r.ok for r in checks))
     if as_json:
         print_json("convert", {
@@ -88,11 +90,14 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
             "verify_problems": res.problems,
             "backup": str(res.backup) if res.backup else None,
             "check": checks[0].to_json() if checks else None,
+            **hub_sources(ck, tgt),  # the commit converted, for a Hub source
         })
         return 0 if ok else 1
     w = sys.stdout.write
     w(f"specbridge convert {src} → {res.dst}  (layout {plan.drafter.layout} → {plan.layout.name}"
       + (f", for {plan.engine}" if plan.engine else "") + ")\n")
+    if ck.hub is not None:
+        w(f"  {ck.hub.line()}\n")
     for line in plan.summary():
         w(f"  {line}\n")
     changes = _config_changes(ck.config or {}, plan.config)

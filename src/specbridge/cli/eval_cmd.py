@@ -125,7 +125,9 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
     out = res.to_json(engine_json, extra)
     mal = out["mean_accept_length"]
     ok = fail_under is None or mal >= fail_under
-    out = {"ok": ok, "fail_under": fail_under, **out}
+    from ..checkpoint.hub import hub_sources
+
+    out = {"ok": ok, "fail_under": fail_under, **out, **hub_sources(ck)}  # the drafter's commit, for a Hub id
     if plot:
         _plot(out, plot)
     if as_json:
