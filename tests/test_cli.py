@@ -330,3 +330,26 @@ def test_version_help_and_module_entry():
     assert not [line for line in r.stdout.splitlines() if "--json" in line and "<bool>" in line]  # flags shown as flags
     r = subprocess.run([sys.executable, "-m", "specbridge", "--help"], capture_output=True, text=True)
     assert "--install-completion" in r.stdout
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["serve", STORY, "-e", "vllm", "-t", "smollm2-135m", "--port", "0"], "greater than or equal to 1"),
+    (["serve", STORY, "-e", "vllm", "-t", "smollm2-135m", "--steps", "0"], "--steps must be ≥ 1"),
+    (["sweep", STORY, "-e", "vllm", "-t", "smollm2-135m", "--concurrency", "0,4"], "--concurrency takes comma-separated integers ≥ 1"),
+    (["sweep", STORY, "-e", "vllm", "-t", "smollm2-135m", "--steps", "1,x"], "--steps takes comma-separated integers ≥ 1"),
+    (["sweep", STORY, "-e", "sglang", "-t", "smollm2-135m", "--topk", "2", "--draft-tokens", "99"], "--draft-tokens must be between"),
+    (["bench", "--url", "http://127.0.0.1:9", "--concurrency", "0"], "positive integers"),
+    (["bench", "--url", "http://127.0.0.1:9", "--max-new-tokens", "0"], "greater than or equal to 1"),
+])
+def test_server_commands_validate_at_the_door(args, needle):
+    r = run_cli(*args)
+    assert r.returncode == 2 and needle in (r.stderr + r.stdout) and "internal error" not in r.stderr, r.stderr
+
+
+def test_old_spellings_keep_working_with_a_deprecation_line():
+    r = run_cli("check", STORY, "-e", "sglang==0.5.11", "--verbose")
+    assert r.returncode == 1 and "--verbose is deprecated; use --tables" in r.stderr
+    assert "layers.0.mlp.down_proj.weight" in r.stdout  # it did what --tables does
+    from specbridge.cli.entry import modernise
+
+    assert modernise(["bench", "--max-tokens=8"]) == ["bench", "--max-new-tokens=8"]

@@ -213,3 +213,22 @@ def _prompt_file(tmp_path, prompts):
     f = tmp_path / "prompts.txt"
     f.write_text("\n".join(" ".join(map(str, p)) for p in prompts) + "\n")
     return f
+
+
+def test_bf16_on_cpu_and_the_fail_under_gate(setup, tmp_path):
+    """--dtype bfloat16 runs target and drafter in bf16 (on CPU here); --fail-under turns the accept
+    length into a CI verdict; the JSON says how it was run and stays strict JSON."""
+    target, tgt, out, prompts = setup
+    pf = _prompt_file(tmp_path, prompts[:8])
+    f32 = json.loads(run_cli("eval", out, "--target", tgt, "--prompts", pf, "--max-new-tokens", "16", "--json", timeout=600).stdout)
+    r = run_cli("eval", out, "--target", tgt, "--prompts", pf, "--max-new-tokens", "16", "--json", "--dtype", "bfloat16",
+                "--device", "auto", "--fail-under", "1.0", timeout=600)
+    bf16 = json.loads(r.stdout)
+    assert r.returncode == 0 and bf16["ok"] is True and bf16["dtype"] == "bfloat16" and bf16["device"] == "cpu"
+    assert bf16["schema"].startswith("specbridge.eval/") and 1.0 <= bf16["mean_accept_length"] <= 4.0
+    # bf16 rounding may move a greedy near-tie of the target, so counts may differ a little, not wholesale
+    assert abs(bf16["mean_accept_length"] - f32["mean_accept_length"]) < 0.25
+    gate = run_cli("eval", out, "--target", tgt, "--prompts", pf, "--max-new-tokens", "16", "--json",
+                   "--fail-under", str(f32["mean_accept_length"] + 0.5), timeout=600)
+    obj = json.loads(gate.stdout)
+    assert gate.returncode == 1 and obj["ok"] is False and obj["fail_under"] == pytest.approx(f32["mean_accept_length"] + 0.5)

@@ -8,7 +8,6 @@ once more than `max_errors` requests fail the run stops (in-flight requests are 
 from __future__ import annotations
 
 import asyncio
-import json
 import math
 import time
 from dataclasses import dataclass, field
@@ -379,6 +378,3 @@ async def run_bench(cfg: BenchConfig, progress=None) -> BenchReport:
     rep.wall_s = time.perf_counter() - t0
     return rep
 
-
-def report_json(rep: BenchReport) -> str:
-    return json.dumps(rep.to_json(), indent=2)

@@ -13,6 +13,8 @@ from typing import Optional
 
 import typer
 
+from .options import FLAG
+
 
 def _parse_levels(text: str) -> list[int]:
     try:
@@ -65,14 +67,14 @@ def bench_command(
     baseline_url: Optional[str] = typer.Option(None, "--baseline-url", help="the same target without speculation, for speedup and crossover"),
     prompts: Optional[Path] = typer.Option(None, "--prompts", help="JSONL with a 'prompt' per line, or a text file with one prompt per line (default: the bundled set)"),
     concurrency: str = typer.Option("1,4,16", "--concurrency", help="comma-separated concurrency levels"),
-    max_tokens: int = typer.Option(128, "--max-tokens", min=1, help="output tokens per request (ignore_eos, greedy)"),
+    max_tokens: int = typer.Option(128, "--max-new-tokens", min=1, help="tokens generated per request (ignore_eos, greedy)"),
     num_prompts: int = typer.Option(16, "--num-prompts", min=1, help="requests per level (at least the concurrency)"),
     timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="seconds per request (whole stream) and per metrics read"),
     warmup: int = typer.Option(1, "--warmup", min=0, help="warm-up requests per server (not measured)"),
     max_errors: int = typer.Option(0, "--max-errors", min=0, help="failed requests tolerated before the run stops"),
     engine: str = typer.Option("auto", "--engine", help="where acceptance is read: auto, vllm (/metrics), sglang (/server_info, meta_info), none"),
     model: Optional[str] = typer.Option(None, "--model", help="model name to request (default: the first of /v1/models)"),
-    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: throughput vs concurrency and acceptance"),
     progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar on stderr"),
 ) -> None:
@@ -90,7 +92,8 @@ def bench_command(
     from ..bench.prompts import PromptError, load_prompts
     from ..bench.report import plot as do_plot
     from ..bench.report import render
-    from ..bench.runner import ENGINES, BenchConfig, report_json, run_bench
+    from ..bench.runner import ENGINES, BenchConfig, run_bench
+    from .contract import print_json
 
     if engine not in ENGINES:
         raise typer.BadParameter(f"--engine {engine!r}: one of {', '.join(ENGINES)}")
@@ -126,7 +129,7 @@ def bench_command(
             if rep.ok:
                 raise typer.Exit(2)
     if as_json:
-        print(report_json(rep))
+        print_json("bench", rep.to_json())
     else:
         render(rep, Console(width=160, emoji=False))
     if not rep.ok:

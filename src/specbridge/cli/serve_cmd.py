@@ -6,9 +6,11 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import List, Optional
+from typing import Optional
 
 import typer
+
+from .options import FLAG
 
 
 def serve_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft_tokens: int | None, port: int,
@@ -18,20 +20,21 @@ def serve_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft
     from ..bench.watchdog import log_lines, watch
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.reader import open_checkpoint
-    from ..checkpoint.target import open_target
     from ..engines.launch import LaunchError, build_launch, parse_launch
-    from ..engines.registry import EngineSpecError
+    from ..engines.registry import EngineSpecError, engine_name
     from ..rules.check import check
-    from .commands import fail
+    from .commands import fail, validate_draft_shape
+    from .targets import servable_target
 
-    name = engine.split("==")[0].strip().lower()
+    validate_draft_shape(steps, topk, draft_tokens)
     try:
+        name = engine_name(engine)
+        served, tgt = servable_target(target)
         if command:  # a command line of the user's own, still checked
             cmd = command
         else:
-            cmd = build_launch(name, target, str(path), steps, topk, draft_tokens, ["--port", str(port), *extra])
+            cmd = build_launch(name, served, str(Path(path).absolute()), steps, topk, draft_tokens, ["--port", str(port), *extra])
         lau = parse_launch(cmd)
-        tgt = open_target(target) if Path(target).exists() else None
         [res] = check(open_checkpoint(path), engine, str(path), target=tgt, launch=lau)
     except (CheckpointError, EngineSpecError, LaunchError) as e:
         return fail(str(e))
@@ -73,6 +76,19 @@ def serve_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft
         return 130
 
 
+def positive_ints(text: str | None, option: str) -> list[int]:
+    """'1,3,5' -> [1, 3, 5]; anything else (empty, zero, negative, not a number) is refused at the door."""
+    from .commands import fail
+
+    try:
+        vals = [int(x) for x in (text or "").split(",") if x.strip()]
+    except ValueError:
+        vals = []
+    if not vals or any(v < 1 for v in vals):
+        fail(f"{option} takes comma-separated integers ≥ 1, got {text!r}")
+    return vals
+
+
 def register(app: typer.Typer) -> None:
     register_sweep(app)
 
@@ -81,15 +97,15 @@ def register(app: typer.Typer) -> None:
         ctx: typer.Context,
         path: Path = typer.Argument(..., help="drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm (optionally ==VERSION for the check)"),
-        target: str = typer.Option(..., "--target", "-t", help="target model path"),
-        steps: int = typer.Option(3, "--steps"),
+        target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
+        steps: int = typer.Option(3, "--steps", help="draft depth"),
         topk: int = typer.Option(1, "--topk"),
         draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens"),
-        port: int = typer.Option(8000, "--port"),
+        port: int = typer.Option(8000, "--port", min=1, max=65535),
         python: Optional[str] = typer.Option(None, "--python", help="interpreter that has the engine installed"),
-        phase_timeout: float = typer.Option(600, "--phase-timeout", help="seconds without reaching the next start-up phase"),
-        startup_timeout: float = typer.Option(1800, "--startup-timeout"),
-        exit_when_ready: bool = typer.Option(False, "--exit-when-ready", help="stop the server once it is ready (smoke test)"),
+        phase_timeout: float = typer.Option(600, "--phase-timeout", min=1, help="seconds without reaching the next start-up phase"),
+        startup_timeout: float = typer.Option(1800, "--startup-timeout", min=1),
+        exit_when_ready: bool = FLAG("--exit-when-ready", help="stop the server once it is ready (smoke test)"),
         log: Path = typer.Option(Path("specbridge-serve.log"), "--log"),
         command: Optional[str] = typer.Option(None, "--command", help="run this launch command instead of building one (it is checked first)"),
     ) -> None:
@@ -103,42 +119,50 @@ def register_sweep(app: typer.Typer) -> None:
     def sweep(
         path: Path = typer.Argument(..., help="drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="vllm or sglang"),
-        target: str = typer.Option(..., "--target", "-t"),
+        target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
         python: str = typer.Option(sys.executable, "--python", help="interpreter that has the engine installed"),
         steps: str = typer.Option("1,3,5", "--steps", help="draft steps to try, comma separated"),
         topk: str = typer.Option("1", "--topk", help="SGLang topk values to try"),
         draft_tokens: Optional[str] = typer.Option(None, "--draft-tokens", help="SGLang draft-token budgets to try"),
-        concurrency: str = typer.Option("1,4", "--concurrency"),
-        max_tokens: int = typer.Option(64, "--max-tokens"),
-        num_prompts: int = typer.Option(8, "--num-prompts"),
-        timeout: float = typer.Option(120, "--timeout", help="per request"),
-        phase_timeout: float = typer.Option(600, "--phase-timeout"),
+        concurrency: str = typer.Option("1,4", "--concurrency", help="comma-separated concurrency levels"),
+        max_tokens: int = typer.Option(64, "--max-new-tokens", min=1, help="tokens generated per request"),
+        num_prompts: int = typer.Option(8, "--num-prompts", min=1),
+        timeout: float = typer.Option(120, "--timeout", min=0.1, help="per request"),
+        phase_timeout: float = typer.Option(600, "--phase-timeout", min=1),
         log_dir: Path = typer.Option(Path("specbridge-sweep"), "--log-dir"),
-        as_json: bool = typer.Option(False, "--json"),
+        as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
     ) -> None:
         """Restart the engine for each speculative setting and without speculation; report the best setting per concurrency."""
-        import json as _json
-
         from ..bench.prompts import load_prompts as bench_prompts
         from ..bench.runner import BenchConfig
         from ..bench.sweep import Setting, best_per_concurrency, run_sweep
         from ..checkpoint.errors import CheckpointError
         from ..checkpoint.reader import open_checkpoint
         from ..rules.check import check
-        from .commands import fail
+        from ..engines.registry import EngineSpecError, engine_name
+        from .commands import fail, validate_draft_shape
+        from .contract import print_json
+        from .targets import servable_target
 
-        name = engine.split("==")[0].lower()
+        step_list, topk_list = positive_ints(steps, "--steps"), positive_ints(topk, "--topk")
+        budget_list = positive_ints(draft_tokens, "--draft-tokens") if draft_tokens else [None]
+        levels = positive_ints(concurrency, "--concurrency")
+        for k in step_list:
+            for t in topk_list:
+                for d in budget_list:
+                    validate_draft_shape(k, t, d)
         try:
+            name = engine_name(engine)
+            target, _ = servable_target(target)
             [res] = check(open_checkpoint(path), engine, str(path))
-        except CheckpointError as e:
+        except (CheckpointError, EngineSpecError) as e:
             raise typer.Exit(fail(str(e)))
         if not res.ok:
             raise typer.Exit(fail("check found errors; run specbridge check first", 1))
-        ints = lambda s: [int(x) for x in s.split(",") if x.strip()]  # noqa: E731
-        settings = [Setting(k, t, d) for k in ints(steps) for t in (ints(topk) if name == "sglang" else [1])
-                    for d in (ints(draft_tokens) if draft_tokens and name == "sglang" else [None])]
+        settings = [Setting(k, t, d) for k in step_list for t in (topk_list if name == "sglang" else [1])
+                    for d in (budget_list if name == "sglang" else [None])]
         prompts, src = bench_prompts(None)
-        cfg = BenchConfig(url="", prompts=prompts, prompts_source=src, concurrency=ints(concurrency), max_tokens=max_tokens,
+        cfg = BenchConfig(url="", prompts=prompts, prompts_source=src, concurrency=levels, max_tokens=max_tokens,
                           num_prompts=num_prompts, timeout=timeout, engine=name, model="target" if name == "vllm" else None)
         log_dir.mkdir(parents=True, exist_ok=True)
         say = (lambda *a: None) if as_json else print
@@ -146,8 +170,8 @@ def register_sweep(app: typer.Typer) -> None:
         rows = best_per_concurrency(results)
         failed = [r for r in results if r.error]
         if as_json:
-            print(_json.dumps({"ok": not failed, "results": [{"setting": r.setting.label, "tok_s": r.tok_s, "mal": r.mal, "error": r.error, "start_s": r.start_s} for r in results],
-                               "best": rows}, indent=2))
+            print_json("sweep", {"ok": not failed, "results": [{"setting": r.setting.label, "tok_s": r.tok_s, "mal": r.mal, "error": r.error,
+                                                                 "start_s": r.start_s} for r in results], "best": rows})
         else:
             for r in rows:
                 sp = f"{r['speedup']:.2f}×" if r.get("speedup") else "–"
