@@ -63,7 +63,9 @@ def eagle3_io(fc_in: str, fc_bias: str = "False", head_when: str = "not tie", fc
     return (
         Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
         Param("model.fc.weight", ("H", fc_in), when=fc_when, role="fc"),
-        Param("model.fc.bias", ("H",), when=fc_bias, role="fc"),
+        Param("model.fc.bias", ("H",), when=fc_bias, role="fc", missing_small="True",
+              missing_note="an nn.Linear bias nothing fills keeps its default initialisation U(±1/sqrt(fc_in)): a small constant "
+              "offset on every fused state (|b| ≤ 0.01 for fc_in ≥ 10⁴), not a random layer"),
         Param("model.input_norm.weight", (fc_in,), when="norm_before_fc" if input_norm else "False", role="fc"),
         Param("model.fc_norm.{j}.weight", ("Ht",), when="fc_norm" if fc_norm else "False", role="fc"),
         Param("model.norm.weight", ("H",), role="norm"),

@@ -50,13 +50,17 @@ O_BIAS = "attention_bias or bias"  # sglang/srt/models/llama.py LlamaDecoderLaye
 
 
 def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite_versions: str, pads: bool = False) -> DraftClass:
+    """`fc_bias`: when fc has a bias. 0.4.6.post5 builds torch.nn.Linear(Ht*3, H) with PyTorch's default
+    bias=True whatever the config says; later releases pass bias=getattr(config, "bias", False). The
+    config's `bias` (default False) is a separate question: it also gives o_proj a bias (llama.py
+    LlamaAttention(bias=attention_bias or bias)), in every release."""
     return DraftClass(
         name="LlamaForCausalLMEagle3",
         file=f"{F} @ {cite_versions}",
-        fields=COMMON_FIELDS + (Field("bias", ("bias",), fc_bias == "True", kind="bool"),),
+        fields=COMMON_FIELDS + (Field("bias", ("bias",), False, kind="bool"),),
         derive=COMMON_DERIVE + (Derive("n_aux", "3"),),  # fc width hard-coded as target_hidden_size * 3
         # fc is always built; no input_norm / fc_norm before 0.5.12/0.5.20 (conformance runs of the real loader)
-        params=eagle3_io("Ht*n_aux", fc_bias="bias", fc_when="True", input_norm=False, fc_norm=False)
+        params=eagle3_io("Ht*n_aux", fc_bias=fc_bias, fc_when="True", input_norm=False, fc_norm=False)
         + llama_decoder("model.midlayer.", per_layer=False, o_bias_when=O_BIAS),
         loader=DROP_VOCAB + STACK_LLAMA + (Step("prefix_if_not_param", "model.", cite=f"{F} load_weights"),),
         unknown="skip",
@@ -166,11 +170,35 @@ KIMI_CLASS = DraftClass(
 
 _DISPATCH_CITE = "SGLang dispatches on architectures[0] via EntryClass; no speculators support (0.5.23 source)"
 
+# A draft config naming an ordinary model class (the EAGLE research configs say LlamaForCausalLM) is not refused:
+# model_config.py renames no Llama architecture for a draft, so SGLang builds that plain model (one ordinary
+# layer; midlayer.* skipped by its load_weights), and the EAGLE3 worker then asks it for the hot-token map.
+# (Llama and its subclass Mistral have set_embed, so the worker gets as far as the hot-token map; Qwen classes
+# have no set_embed and fail one line earlier: not tabled here.)
+PLAIN = ("LlamaForCausalLM", "MistralForCausalLM")
+PLAIN_046 = ("AttributeError: '{arch}' object has no attribute 'get_hot_token_id': SGLang builds the plain {arch} as the draft "
+             "(a registered target class) and its EAGLE3 worker needs an EAGLE-3 class "
+             "(sglang/srt/speculative/eagle_worker.py@0.4.6.post5 EAGLEWorker.__init__); architectures must be LlamaForCausalLMEagle3")
+PLAIN_MSG = ("AttributeError: '{arch}' object has no attribute 'hot_token_id': SGLang builds the plain {arch} as the draft "
+             "(a registered target class; sglang/srt/configs/model_config.py _config_draft_model renames no Llama architecture) "
+             "and its EAGLE3 worker needs an EAGLE-3 class (speculative/eagle_worker.py; eagle_worker_v2.py init_lm_head from 0.5.16); "
+             "architectures must be LlamaForCausalLMEagle3")
+UNKNOWN_046 = "ValueError: Model architectures {archs} are not supported for now (sglang/srt/models/registry.py@0.4.6.post5)"
+UNKNOWN_MSG = ("ValueError: Cannot find model module. '{arch}' is not a registered model in the Transformers library ... and 'AutoModel' "
+               "is not present in the model config's 'auto_map' (sglang/srt/model_loader/utils.py resolve_transformers_arch, 0.4.9+: "
+               "an architecture SGLang has no class for falls back to Transformers, which has none either)")
+_EAGLE3 = {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}
+
+
+def _dispatch(registry: dict[str, str], unknown: str, plain: str) -> Dispatch:
+    return Dispatch("sglang", registry, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE, unknown_message=unknown,
+                    plain_classes=PLAIN, plain_message=plain)
+
+
 # SGLang dispatches on architectures[0]; the Kimi MLA drafter class exists from 0.5.12
-MIDLAYER_DISPATCH = Dispatch("sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE)
-LAYERS_DISPATCH = Dispatch(
-    "sglang", {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3", MLA: MLA}, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE
-)
+DISPATCH_046 = _dispatch(_EAGLE3, UNKNOWN_046, PLAIN_046)
+MIDLAYER_DISPATCH = _dispatch(_EAGLE3, UNKNOWN_MSG, PLAIN_MSG)
+LAYERS_DISPATCH = _dispatch({**_EAGLE3, MLA: MLA}, UNKNOWN_MSG, PLAIN_MSG)
 
 ERAS = (
     Era(
@@ -179,8 +207,8 @@ ERAS = (
         "0.4.6",
         "0.4.8",  # approximate: the bias default changed between 0.4.6.post5 and 0.4.9.post6
         ("0.4.6.post5",),
-        MIDLAYER_DISPATCH,
-        {"LlamaForCausalLMEagle3": _midlayer_class("0.4.6.post5: fc bias=True", "True", False, "0.4.6.post5")},
+        DISPATCH_046,
+        {"LlamaForCausalLMEagle3": _midlayer_class("0.4.6.post5: fc bias=True", "True", False, "0.4.6.post5")},  # nn.Linear default
         notes=("fc is nn.Linear(target_hidden_size*3, hidden_size) with PyTorch's default bias=True",),
     ),
     Era(
@@ -190,7 +218,7 @@ ERAS = (
         "0.5.1",
         ("0.4.9.post6",),
         MIDLAYER_DISPATCH,
-        {"LlamaForCausalLMEagle3": _midlayer_class("0.4.9.post6", "False", False, "0.4.9.post6")},
+        {"LlamaForCausalLMEagle3": _midlayer_class("0.4.9.post6", "bias", False, "0.4.9.post6")},
         notes=("no load_lm_head_from_target yet: the drafter must ship lm_head",),
     ),
     Era(
@@ -200,7 +228,7 @@ ERAS = (
         "0.5.4",  # approximate: pad_or_narrow_weight is absent in 0.5.2, present in 0.5.5.post3
         ("0.5.2",),
         MIDLAYER_DISPATCH,
-        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.2", "False", True, "0.5.2")},
+        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.2", "bias", True, "0.5.2")},
     ),
     Era(
         "sglang",
@@ -209,7 +237,7 @@ ERAS = (
         "0.5.11",
         ("0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
         MIDLAYER_DISPATCH,
-        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.5–0.5.11", "False", True, "0.5.5.post3 … 0.5.11", pads=True)},
+        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.5–0.5.11", "bias", True, "0.5.5.post3 … 0.5.11", pads=True)},
         notes=("gate_up/down weights narrower than the parameter are zero-padded silently (linear.py pad_or_narrow_weight)",),
     ),
     Era(

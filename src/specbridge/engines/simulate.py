@@ -29,6 +29,7 @@ P_PARTIAL = "partial"  # some shards of a fused parameter unfilled
 P_SHARED = "shared-from-target"
 P_OWN_UNLESS_EQUAL = "own-unless-equal"  # engine compares with the target's at load
 P_HARMLESS = "initial-value"  # unfilled but its initial value is right for this config
+P_DEFAULT_INIT = "default-init"  # unfilled; keeps a small default initialisation (a bias), not a random matrix
 
 
 @dataclass
@@ -248,7 +249,8 @@ def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict
                 f"(architectures={archs}, speculators_config): it dispatches on architectures[0] and knows no {arch!r}"
             )
             if d.style == "sglang":
-                msg = f"ValueError: Model architectures {archs} are not supported (SGLang has no speculators-config support)"
+                msg = (d.unknown_message.format(archs=archs, arch=arch) if d.unknown_message
+                       else f"ValueError: Model architectures {archs} are not supported") + " (SGLang has no speculators-config support)"
             assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
             view = {k: v for k, v in flat_config(config).items() if not (k == "target_hidden_size" and v is None)}
             return fallback, False, msg, view, "flattened (assumed)", assumptions
@@ -283,6 +285,10 @@ def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict
     cls_name = d.registry.get(arch or "")
     if cls_name is None:
         msg = f"ValueError: Model architectures {archs} are not supported by {era.engine} {era.name} for an EAGLE-3 draft"
+        if arch in d.plain_classes and d.plain_message:
+            msg = d.plain_message.format(arch=arch)
+        elif d.unknown_message:
+            msg = d.unknown_message.format(archs=archs, arch=arch)
         assumptions.append(f"simulated with {fallback.name} (the engine's EAGLE-3 drafter class)")
         return fallback, False, msg, dict(config), "config.json as written", assumptions
     return era.classes[cls_name], True, None, dict(config), "config.json as written", assumptions
@@ -383,6 +389,8 @@ def simulate(ckpt: Checkpoint, era: Era, version: str) -> LoadReport:
             status, note = P_PARTIAL, "some shards are never written: those rows keep their initial values"
         elif _when(p.missing_ok, local):
             status, note = P_HARMLESS, p.missing_note
+        elif _when(p.missing_small, local):
+            status, note = P_DEFAULT_INIT, p.missing_note
         else:
             status, note = P_MISSING, "nothing in the checkpoint fills it: it keeps its random initial value"
         pfates.append(ParamFate(name, shape, status, p.role, by, missing_shards if status == P_PARTIAL else [], note))

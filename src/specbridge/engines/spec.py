@@ -58,6 +58,9 @@ class Param:
     role: str = ""  # human words: "decoder", "fc", "norm", "embed", "head", "vocab map"
     missing_ok: str = "False"  # when nothing fills it, is its initial value harmless?
     missing_note: str = ""
+    # when nothing fills it, does it keep a small default initialisation (nn.Linear's bias: U(±1/sqrt(in)))
+    # rather than a random matrix? The loss is a small constant offset: a warning, not a random layer
+    missing_small: str = "False"
     tp_dim: int | None = None  # the dimension a tensor-parallel loader narrows
     pads: bool = False  # a narrower checkpoint along tp_dim is zero-padded (when the class pads at all)
 
@@ -124,6 +127,12 @@ class Dispatch:
     speculators_arch_by_model_type: dict[str, str] = field(default_factory=dict)
     speculators_defaults: dict[str, object] = field(default_factory=dict)
     cite: str = ""
+    # what the engine raises for an architecture it has no class for ({archs}, {arch})
+    unknown_message: str = ""
+    # ordinary (target) model classes the engine registers: a draft config naming one is built as that plain
+    # model, which loads and then fails in the speculative worker with `plain_message` ({arch})
+    plain_classes: tuple[str, ...] = ()
+    plain_message: str = ""
 
 
 @dataclass(frozen=True)

@@ -43,13 +43,16 @@ def _class(
     extra_fields=(),
     extra_raises=(),
     loader_extra=(),
+    variants: bool = False,
 ) -> DraftClass:
+    """`variants`: the class has input_norm (norm_before_fc) and fc_norm, which vLLM added in 0.32: older
+    classes have neither parameter, so an input_norm.weight in the checkpoint is an unknown name there."""
     return DraftClass(
         name="Eagle3LlamaForCausalLM",
         file=f"{F} @ {versions}",
         fields=VLLM_FIELDS + tuple(extra_fields),
         derive=VLLM_DERIVE,
-        params=eagle3_io(fc_in, fc_bias="False", head_when="True") + llama_decoder("model.layers.{i}.", per_layer=True) + (d2t,),
+        params=eagle3_io(fc_in, fc_bias="False", head_when="True", input_norm=variants, fc_norm=variants) + llama_decoder("model.layers.{i}.", per_layer=True) + (d2t,),
         loader=VOCAB_STEPS
         + tuple(loader_extra)
         + (Step("prefix", "model.", "lm_head", cite=f"{F} load_weights: every non-lm_head name gets 'model.'"),)
@@ -77,6 +80,7 @@ V32_CLASS = _class(
     share_head="'target' if not has_head else 'own-unless-equal'",
     multi_layer=True,
     extra_fields=N_AUX_V32,
+    variants=True,
     loader_extra=(
         Step("drop", "mask_hidden", why="mask_hidden is only used with parallel drafting", cite=f"{F} load_weights"),
         Step("drop", "rotary_emb.inv_freq", why="rotary caches are recomputed", cite="vllm/model_executor/models/utils.py"),
@@ -106,7 +110,7 @@ V10_CLASS = _class(
 )
 V085_CLASS = _class(
     "0.8.5",
-    "H*3",
+    "Ht*3",  # llama_eagle3.py@v0.8.5 LlamaModel: Linear(target_hidden_size * 3) when the config has it, else hidden_size * 3
     D2T_ALWAYS,
     KEYERROR,
     share_embed="'target' if not has_embed else 'own'",

@@ -165,7 +165,12 @@ def detect_layout(config: dict, names: list[str]) -> tuple[Layout, list[str]]:
     elif keys == "midlayer":
         ec = config.get("eagle_config") if isinstance(config.get("eagle_config"), dict) else {}
         modelopt = any(k in ec for k in ("next_layer_regular", "use_input_layernorm_in_first_layer", "parallel_draft_step"))
-        if modelopt or "t2d" not in names:
+        # TorchSpec's native export is SGLang-style midlayer.* (with embed_tokens and, without vocab pruning, no
+        # t2d), and its config always carries _torchspec_version (lightseekorg/TorchSpec tools/convert_to_hf.py)
+        if "_torchspec_version" in config and not modelopt:
+            name = "sglang"
+            ev.append("TorchSpec export (_torchspec_version in config.json): SGLang-style, whether or not it has t2d")
+        elif modelopt or "t2d" not in names:
             name = "trtllm"
             ev.append("ModelOpt-style eagle_config keys" if modelopt else "no t2d tensor (ModelOpt does not export it)")
         else:

@@ -220,6 +220,13 @@ def vocab(c: Context) -> None:
 # --- aux layers ---------------------------------------------------------------------------------
 
 
+def output_of_layer_default(n: int) -> list[int]:
+    """[1, N//2-1, N-4]: SpecForge/ModelOpt/SGLang's default ids (outputs of those layers). Top-level ids equal to
+    it were copied from an eagle_config without the +1 that input-of-layer readers need (e.g. the speculators
+    converter, nm-testing/Qwen3-235B-A22B-EAGLE3-converted-speculators-lmsys)."""
+    return sorted({1, n // 2 - 1, n - 4})
+
+
 def aux_layers(c: Context) -> None:
     d, t = c.d, c.target
     if c.launch:
@@ -251,6 +258,11 @@ def aux_layers(c: Context) -> None:
     if ids is None:
         trained = default_boundaries(n)
         trained_note = f"no ids recorded: assumed the producers' shared default, boundaries {trained}"
+    elif d.aux_ids_where == "top-level" and sorted(ids) == output_of_layer_default(n):
+        trained = [i + 1 for i in ids]
+        trained_note = (f"ids {ids} at top level, but they are exactly the output-of-layer default [1, N//2-1, N-4] of "
+                        "SpecForge/ModelOpt/SGLang: copied from an eagle_config without the +1 (speculators' converter copies "
+                        f"ids verbatim), so boundaries {trained}")
     elif d.aux_ids_where == "top-level":
         trained = list(ids)
         trained_note = f"ids {ids} at top level (speculators/vLLM convention: input of layer i)"
@@ -275,6 +287,8 @@ def aux_layers(c: Context) -> None:
     msg_base = f"trained on target boundaries {trained} ({trained_note}); {c.eng} feeds {fed} ({cap.ids_source})"
     notes = ("; " + "; ".join(cap.notes)) if cap.notes else ""
     fix = f"specbridge convert {c.path} --engine {c.rep.engine}=={c.rep.version} -o OUT (writes the ids where and how this engine reads them)"
+    if d.aux_ids_where == "top-level" and trained != list(ids or []):
+        fix = f"write \"eagle_aux_hidden_state_layer_ids\": {trained} (boundaries, input-of-layer) at the top level of config.json"
     if c.k and len(fed) != c.k:
         c.add("A003", ERROR, f"{c.eng} captures {len(fed)} aux state(s) {fed} but fc expects {c.k}: {msg_base}{notes}. "
               "The engine crashes combining them, or fc never runs.", fix)
@@ -333,7 +347,14 @@ def embed_head(c: Context, emb: EmbedStats | None) -> None:
     d = c.d
     Vd = d.draft_vocab_from_keys or d.draft_vocab_size
     V = d.vocab_size or d.vocab_from_keys
-    if d.tie_word_embeddings and Vd and V and Vd != V:
+    # engines differ: SGLang's class makes lm_head the embedding when the flag is set (llama_eagle3.py: lm_head =
+    # model.embed_tokens), vLLM's always builds its own lm_head of draft_vocab_size rows and never reads the flag
+    # (llama_eagle3.py@v0.32.0 Eagle3LlamaForCausalLM.__init__). Judge the flag by what this engine's class built.
+    ties = not any(p.role == "head" for p in c.rep.params)
+    if d.tie_word_embeddings and not ties:
+        c.add("E001", INFO, f"tie_word_embeddings is true, but {c.eng}'s EAGLE-3 class ignores it: it builds its own "
+              "lm_head of draft_vocab_size rows (loaded from the checkpoint, or shared from the target when absent).")
+    elif d.tie_word_embeddings and Vd and V and Vd != V:
         c.add("E001", ERROR, f"tie_word_embeddings is true with a reduced draft vocab ({Vd} ≠ {V}): the head would be the {V}-row embedding.",
               "set tie_word_embeddings to false")
     elif d.tie_word_embeddings and d.has("lm_head.weight"):

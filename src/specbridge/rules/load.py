@@ -7,6 +7,7 @@ from ..checkpoint.safetensors import FLOAT_DTYPES
 from ..engines.simulate import (
     DROPPED,
     OVERWRITTEN,
+    P_DEFAULT_INIT,
     P_HARMLESS,
     P_MISSING,
     P_PARTIAL,
@@ -142,6 +143,9 @@ def load_findings(rep: LoadReport, path: str, dtypes: dict[str, str]) -> list[Fi
                         "ship the trained lm_head [draft_vocab_size, hidden] in the checkpoint",
                     )
                 )
+        if p.status == P_DEFAULT_INIT:
+            out.append(finding("L002", WARNING, f"{p.name} is filled by nothing in the checkpoint on {rep.engine} {rep.version}; {p.note}.",
+                               "ship the trained tensor, or serve on a release whose class has no such parameter"))
         if p.status == P_HARMLESS:
             out.append(finding("L011", INFO, f"{p.name} is not in the checkpoint; {p.note}."))
     return out
