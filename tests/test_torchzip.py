@@ -179,6 +179,10 @@ def test_strided_view_described_but_never_copied(tmp_path):
     assert t.shape == tuple(w.shape) and t.strides == (1, w.shape[0])
     with pytest.raises(CheckpointError, match="strided view"):
         t.read_bytes()
+    r = run_cli("inspect", d, "--json")
+    assert r.returncode == 0, r.stderr
+    [fc] = [x for x in json.loads(r.stdout)["tensors"] if x["name"] == "fc.weight"]
+    assert fc["strides"] == [1, w.shape[0]] and fc["shape"] == list(w.shape)
     r = run_cli("convert", d, "--to", "sglang", "-o", tmp_path / "out")
     assert r.returncode != 0 and "strided view" in r.stderr and not (tmp_path / "out").exists()
 
