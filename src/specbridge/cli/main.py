@@ -59,7 +59,7 @@ def check(
     launch: Optional[str] = typer.Option(None, "--launch", help="the intended engine command line (SGLang or vLLM)"),
     parent: Optional[Path] = typer.Option(None, "--parent", help="the checkpoint this drafter was fine-tuned from (vocab map must match)"),
     as_json: bool = FLAG("--json", help="print one JSON object (the CI contract: docs/ci.md)"),
-    tables: bool = FLAG("--tables", "-v", "--verbose", help="also print every tensor's fate and every engine parameter"),
+    tables: bool = FLAG("--tables", "-v", help="also print every tensor's fate and every engine parameter"),
     fail_on: Optional[list[str]] = typer.Option(None, "--fail-on", help="finding codes that fail the run whatever their severity (comma list, repeatable)"),
     ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="error codes that do not fail the run (comma list, repeatable)"),
 ) -> None:

@@ -10,7 +10,7 @@ import sys
 from rich.console import Console
 
 from ..display import markup_safe as escape
-from ..engines.simulate import DROPPED, LOADED, OVERWRITTEN, UNUSED
+from ..engines.simulate import BUFFER, DROPPED, LOADED, OVERWRITTEN, UNUSED
 from ..rules.findings import doc_link
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -43,6 +43,7 @@ def fold_dotted(name: str, width: int) -> str:
 def counts_line(res) -> str:
     r = res.report
     t = {s: sum(1 for x in r.tensors if x.status == s) for s in (LOADED, DROPPED)}
+    t[LOADED] += sum(1 for x in r.tensors if x.status == BUFFER)  # d2t filling hot_token_id is loaded too
     ignored = sum(1 for x in r.tensors if x.status in (UNUSED, OVERWRITTEN))
     other = len(r.tensors) - t[LOADED] - t[DROPPED] - ignored
     p_loaded = sum(1 for p in r.params if p.status == "loaded")
