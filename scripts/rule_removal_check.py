@@ -45,7 +45,8 @@ def main() -> None:
         for code in codes:
             env = {**os.environ, "SB_RULE_OFF": code, "PYTHONPATH": str(ROOT / "tests")}
             r = subprocess.run(
-                [sys.executable, "-m", "pytest", "-q", "-x", "-p", "_rule_off_plugin", "tests/test_compat.py", "tests/test_check.py"],
+                [sys.executable, "-m", "pytest", "-q", "-x", "-p", "_rule_off_plugin", "tests/test_compat.py", "tests/test_check.py",
+                 "tests/test_corpus.py"],
                 cwd=ROOT, env=env, capture_output=True, text=True,
             )
             noticed = r.returncode != 0

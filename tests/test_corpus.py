@@ -127,3 +127,23 @@ def test_torchspec_export_is_not_modelopt(tmp_path):
     torchspec = mutate(SF_HF, tmp_path / "ts", tensors=no_t2d, config=lambda c: c.update(_torchspec_version="0.1.0"))
     assert describe(open_checkpoint(torchspec)).layout == "sglang"
     assert describe(open_checkpoint(mutate(SF_HF, tmp_path / "mo", tensors=no_t2d))).layout == "trtllm"
+
+
+def test_G009_draft_kv_geometry_against_the_target():
+    """A published Llama-3.1-8B drafter given 4 KV heads (the target has 8 × 128): vLLM before 0.11 needs one KV
+    page size for every attention layer and raises NotImplementedError at start-up (kv_cache_utils.py
+    get_kv_cache_config@v0.8.5/v0.10.2); 0.14 and 0.32 size the draft layer on its own."""
+    import copy
+
+    [base] = [e for e in CORPUS if e["id"] == "lmsys/sglang-EAGLE3-LLaMA3.1-Instruct-8B"]
+    e = copy.deepcopy(base)
+    e["config"]["num_key_value_heads"] = 4
+    for n in ("midlayer.self_attn.k_proj.weight", "midlayer.self_attn.v_proj.weight"):
+        e["tensors"][n][1][0] = 4 * 128
+    e["expected"] = {s: {} for s in ("vllm==0.8.5", "vllm==0.10.2", "vllm==0.14.0", "vllm==0.32.0", "sglang==0.5.23")}
+    got = gen.predict(e)
+    for spec in ("vllm==0.8.5", "vllm==0.10.2"):
+        assert got[spec]["codes"] == ["G009"] and "NotImplementedError" in got[spec]["messages"][0], got[spec]
+    for spec in ("vllm==0.14.0", "vllm==0.32.0", "sglang==0.5.23"):
+        assert got[spec]["ok"], got[spec]
+    assert gen.predict(base)["vllm==0.8.5"]["ok"]  # equal geometry: nothing to say

@@ -100,6 +100,39 @@ def geometry(c: Context) -> None:
         c.add("G008", ERROR, f"fc takes {c.k} aux states ({d.fc_in} = {c.k} × {c.ht}) but {len(ids)} aux layer ids are configured {ids}.")
 
 
+# vLLM releases whose KV-cache manager needs one page size for every attention layer, draft included
+# (v1/core/kv_cache_utils.py get_kv_cache_config@v0.8.5 and @v0.10.2: NotImplementedError otherwise);
+# UniformTypeKVCacheSpecs (read at v0.14.0) lifts it
+KV_ONE_PAGE_SIZE = {"vllm": ("0.8.5", "0.10.99")}
+
+
+def _kv_width(cfg: dict, hidden: int | None) -> int | None:
+    """num_key_value_heads × head_dim of one attention layer: what it stores per token in the KV cache."""
+    nh = cfg.get("num_attention_heads")
+    nkv = cfg.get("num_key_value_heads") or nh
+    hd = cfg.get("head_dim") or (hidden // nh if type(hidden) is int and type(nh) is int and nh else None)
+    return nkv * hd if type(nkv) is int and type(hd) is int else None
+
+
+def kv_geometry(c: Context) -> None:
+    """The draft layer's KV-cache width against the target's (G009): fatal where one page size is required."""
+    t, d = c.target, c.d
+    if t is None or "kv_lora_rank" in t.text or not (d.num_kv_heads and d.head_dim):
+        return
+    mine, theirs = d.num_kv_heads * d.head_dim, _kv_width(t.text, t.hidden_size)
+    if theirs is None or mine == theirs:
+        return
+    span = KV_ONE_PAGE_SIZE.get(c.rep.engine)
+    what = (f"the draft layer stores {d.num_kv_heads} KV heads × head_dim {d.head_dim} = {mine} values per token, the target's "
+            f"layers {theirs}")
+    if span and parse_version(span[0]) <= parse_version(c.rep.version) <= parse_version(span[1]):
+        c.add("G009", ERROR, f"{what}: {c.eng} allocates one KV-cache page size for every attention layer, the draft's included, "
+              "and raises NotImplementedError at start-up (v1/core/kv_cache_utils.py get_kv_cache_config).",
+              "serve on vLLM >= 0.11 (per-layer KV sizes) or SGLang, or use a drafter with the target's KV heads × head_dim")
+    else:
+        c.add("G009", INFO, f"{what}; {c.eng} sizes the draft layer's KV cache on its own (no start-up failure is known for it).")
+
+
 # --- vocab maps -------------------------------------------------------------------------------
 # d2t has up to ~10^5–10^6 entries and t2d ~10^6: every pass below runs in C (array methods, map/filter
 # over builtins, min/max), never a Python-level loop per entry.
@@ -506,6 +539,7 @@ def compat_findings(ckpt: Checkpoint, d: Drafter, rep: LoadReport, target: Targe
     """One engine era's compatibility findings: the shared `facts` first (geometry, vocab maps), then the
     rules that depend on what this era loads and feeds."""
     c = Context(ckpt, d, rep, target, launch, path, out=list(facts.findings), parent=parent)
+    kv_geometry(c)
     aux_layers(c)
     embed_head(c, facts.embed)
     config_launch(c)

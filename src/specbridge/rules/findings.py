@@ -54,6 +54,7 @@ RULES: dict[str, Rule] = {
         Rule("G006", "decoder layers in the keys differ from num_hidden_layers", (7,)),
         Rule("G007", "draft and target hidden sizes differ without target_hidden_size", (5,)),
         Rule("G008", "aux layer id count differs from the fc width", (20,)),
+        Rule("G009", "draft KV-cache geometry differs from the target's"),
         Rule("V001", "d2t is not an int64 offset table", (10,)),
         Rule("V002", "d2t length differs from the draft vocab", (10,)),
         Rule("V003", "d2t maps outside the target vocab", (10,)),
