@@ -327,7 +327,11 @@ def test_version_help_and_module_entry():
         assert r.returncode == 0 and r.stdout.strip() == f"specbridge {__version__}"
     r = subprocess.run([sys.executable, "-m", "specbridge", "check", "-h"], capture_output=True, text=True)
     assert r.returncode == 0 and "--fail-on" in r.stdout
-    assert not [line for line in r.stdout.splitlines() if "--json" in line and "<bool>" in line]  # flags shown as flags
+    for cmd in ("inspect", "check", "convert", "eval", "launch", "train", "bench", "serve", "sweep", "engines"):
+        h = subprocess.run([sys.executable, "-m", "specbridge", cmd, "--help"], capture_output=True, text=True,
+                           env={**__import__("os").environ, "COLUMNS": "200"})
+        flags_as_values = [line for line in h.stdout.splitlines() if "<bool>" in line and "--help" not in line]
+        assert h.returncode == 0 and not flags_as_values, (cmd, flags_as_values)  # switches are shown as switches
     r = subprocess.run([sys.executable, "-m", "specbridge", "--help"], capture_output=True, text=True)
     assert "--install-completion" in r.stdout
 

@@ -76,7 +76,7 @@ def bench_command(
     model: Optional[str] = typer.Option(None, "--model", help="model name to request (default: the first of /v1/models)"),
     as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: throughput vs concurrency and acceptance"),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="progress bar on stderr"),
+    progress: bool = typer.Option(True, "--progress/--no-progress", metavar="", help="progress bar on stderr"),
 ) -> None:
     """Benchmark a serving endpoint: output tok/s, TTFT and inter-token latency percentiles per concurrency,
     acceptance from the engine's own counters (deltas over the run), speedup vs a baseline and the crossover."""
