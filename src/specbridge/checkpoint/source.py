@@ -12,18 +12,21 @@ import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from .errors import CheckpointError
 
 
-class ByteSource(Protocol):
-    """Random access to one file's bytes. `path` names it in messages; `size` is its length."""
+class ByteSource:
+    """Random access to one file's bytes: `path` names it in messages, `size` is its length,
+    `pread(offset, n)` returns bytes. Duck-typed (LocalSource, hub.HubFile, BlockCache): a plain class
+    for annotations, not a typing.Protocol, because importing typing costs the header-only commands
+    more than a millisecond of start-up."""
 
     path: Path
     size: int
 
-    def pread(self, offset: int, n: int) -> bytes: ...
+    def pread(self, offset: int, n: int) -> bytes:
+        raise NotImplementedError
 
 
 @dataclass(frozen=True)
