@@ -390,3 +390,9 @@ def test_the_documented_gate_passes_a_good_deploy(tmp_path):
     # the same gate with a bar the drafter cannot reach fails on eval
     r = _gate(tmp_path, "vllm==0.32.0", fail_under="3.9")
     assert r.returncode == 1 and json.loads((tmp_path / "eval.json").read_text())["ok"] is False
+
+
+def test_an_existing_destination_names_the_flag(tmp_path):
+    (tmp_path / "out").mkdir()
+    r = run_cli("convert", STORY, "--to", "sglang", "-o", tmp_path / "out")
+    assert r.returncode != 0 and "pass --force to replace it" in r.stderr and "internal error" not in r.stderr
