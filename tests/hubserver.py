@@ -42,18 +42,21 @@ def make_repo(directory: Path, seed: str = "") -> Repo:
 @dataclass
 class Stats:
     requests: list[tuple[str, str, str | None]] = field(default_factory=list)  # method, path, Range
+    authorization: list[str | None] = field(default_factory=list)  # the Authorization header of each request
     body_bytes: int = 0
 
     def reset(self) -> None:
         self.requests.clear()
+        self.authorization.clear()
         self.body_bytes = 0
 
 
 class FakeHub:
     """`with FakeHub({"org/name": make_repo(dir)}) as hub:` → hub.url for HF_ENDPOINT, hub.stats."""
 
-    def __init__(self, repos: dict[str, Repo]):
+    def __init__(self, repos: dict[str, Repo], honour_range: bool = True):
         self.repos = repos
+        self.honour_range = honour_range  # False: a server that ignores Range and sends whole files
         self.stats = Stats()
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -96,6 +99,7 @@ class FakeHub:
                 path = urlparse(self.path).path
                 with hub._lock:
                     hub.stats.requests.append((self.command, path, self.headers.get("Range")))
+                    hub.stats.authorization.append(self.headers.get("Authorization"))
                 m = re.match(r"^/api/models/([^/]+/[^/]+)(?:/revision/(.+))?$", path)
                 if m:
                     return self._api(m[1], unquote(m[2] or "main"), head)
@@ -134,7 +138,7 @@ class FakeHub:
                 size = f.stat().st_size
                 etag = hashlib.sha256(f"{commit}/{name}:{size}".encode()).hexdigest()
                 headers = {"X-Repo-Commit": commit, "ETag": f'"{etag}"', "Accept-Ranges": "bytes"}
-                rng = RANGE.match(self.headers.get("Range") or "")
+                rng = RANGE.match(self.headers.get("Range") or "") if hub.honour_range else None
                 start, end = 0, size - 1
                 status = 200
                 if rng:

@@ -18,9 +18,9 @@ pytest.importorskip("huggingface_hub")
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def cli(hub: FakeHub, cache: Path, *args, offline: bool = False) -> subprocess.CompletedProcess:
+def cli(hub: FakeHub, cache: Path, *args, offline: bool = False, token: str = "") -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE_"))}
-    env.update(HF_ENDPOINT=hub.url, HF_HUB_CACHE=str(cache), HF_HUB_DISABLE_TELEMETRY="1", HF_TOKEN="")
+    env.update(HF_ENDPOINT=hub.url, HF_HUB_CACHE=str(cache), HF_HUB_DISABLE_TELEMETRY="1", HF_TOKEN=token)
     if offline:
         env["HF_HUB_OFFLINE"] = "1"
     return subprocess.run([sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True,
@@ -167,3 +167,44 @@ def test_launch_hands_the_engine_the_repo_id(spec_hub):
         assert '"model":"org/spec"' in out["command"] and "org/tiny-target" in out["command"]
     pinned = cli(hub, cache, "launch", f"org/spec@{repo.commit}", "--engine", "vllm", "--target", "org/tiny-target")
     assert pinned.returncode == 2 and "cannot pin revision" in pinned.stderr
+
+
+def test_sharded_repo_and_token(tmp_path):
+    """A sharded safetensors repo: the index through the cache, each shard's header by range; the
+    user's token (HF_TOKEN) goes with every request to the Hub."""
+    from conftest import raw_tensors, write_raw
+
+    tensors = raw_tensors(SPEC_TRAIN)
+    names = list(tensors)
+    d = tmp_path / "sharded"
+    d.mkdir()
+    shards = {"model-00001-of-00002.safetensors": names[:7], "model-00002-of-00002.safetensors": names[7:]}
+    for fname, part in shards.items():
+        write_raw(d / fname, {n: tensors[n] for n in part})
+    wmap = {n: f for f, part in shards.items() for n in part}
+    (d / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": wmap}))
+    (d / "config.json").write_text((SPEC_TRAIN / "config.json").read_text())
+    with FakeHub({"org/sharded": make_repo(d)}) as hub:
+        r = cli(hub, tmp_path / "cache", "inspect", "org/sharded", "--json", token="hf_secret")
+        auth = set(hub.stats.authorization)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout)
+    assert got["storage"] == "safetensors-sharded" and {t["name"] for t in got["tensors"]} == set(names)
+    assert auth == {"Bearer hf_secret"}
+
+
+def test_a_server_ignoring_range_is_refused(tmp_path):
+    with FakeHub({"org/spec": make_repo(SPEC_TRAIN)}, honour_range=False) as hub:
+        r = cli(hub, tmp_path / "cache", "check", "org/spec", "--engine", "vllm")
+    assert r.returncode == 2 and "refusing to download the whole file" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_offline_with_config_but_not_weights_cached(spec_hub):
+    from huggingface_hub import hf_hub_download
+
+    hub, repo, cache = spec_hub
+    hf_hub_download("org/spec", "config.json", cache_dir=str(cache), endpoint=hub.url)
+    r = cli(hub, cache, "inspect", "org/spec", offline=True)
+    assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
+    assert "org/spec" in r.stderr and "not its weights" in r.stderr and repo.commit in r.stderr

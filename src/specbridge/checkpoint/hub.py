@@ -195,6 +195,7 @@ class Listing:
     ref: HubRef  # with commit and endpoint
     names: list[str]
     sizes: dict[str, int]  # from the API, when it told us
+    from_cache: bool = False  # names are what the HF cache holds, not the whole repository
 
 
 def _complete_in_cache(names: list[str], where: str) -> bool:
@@ -220,9 +221,9 @@ def resolve(ref: HubRef) -> Listing:
             raise CheckpointError(
                 ref.label, f"not a local path; offline (HF_HUB_OFFLINE) and revision {ref.asked} of {ref.repo_id} is not in the HF cache ({_cache_dir()})"
             )
-        return Listing(replace(ref, commit=commit, endpoint=endpoint), cached, {})
+        return Listing(replace(ref, commit=commit, endpoint=endpoint), cached, {}, from_cache=True)
     if cached is not None and COMMIT.match(ref.asked) and _complete_in_cache(cached, ref.label):
-        return Listing(replace(ref, commit=commit, endpoint=endpoint), cached, {})
+        return Listing(replace(ref, commit=commit, endpoint=endpoint), cached, {}, from_cache=True)
     hf = _hf()
     try:
         info = hf.HfApi(endpoint=endpoint).model_info(
@@ -397,7 +398,15 @@ def open_hub_checkpoint(ref: HubRef):
 
     listing = resolve(ref)
     ref = listing.ref
-    kind, name = choose_weights(listing.names, Path(ref.label))
+    try:
+        kind, name = choose_weights(listing.names, Path(ref.label))
+    except CheckpointError as e:
+        if not listing.from_cache:
+            raise
+        raise CheckpointError(
+            ref.label, f"offline (HF_HUB_OFFLINE): the HF cache holds commit {ref.commit} of {ref.repo_id} "
+            f"({', '.join(listing.names) or 'no files'}) but not its weights ({e.message})"
+        ) from None
     if "config.json" not in listing.names:
         raise CheckpointError(ref.label, "no config.json in the repository (the engines need it to build the drafter)")
     if kind == "index":
