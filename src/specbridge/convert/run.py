@@ -26,6 +26,7 @@ from .plan import LAYOUT_ENGINE, Plan, t2d_bytes
 from ..layouts.table import to_layout
 
 CONFIG_BACKUP = "config.json.specbridge-backup"
+IN_PLACE_VERIFIED = "header re-read: every tensor at its original offset, length, dtype and shape; the data section is not written"
 
 
 @dataclass
@@ -36,6 +37,7 @@ class Result:
     problems: list[str]
     backup: Path | None = None
     files: list[Path] = field(default_factory=list)
+    verified: str = ""  # what was verified how, in words (the writer's account, or the in-place check's)
 
 
 def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
@@ -74,7 +76,8 @@ def _same_dir(a: Path, b: Path) -> bool:
 
 
 def execute(plan: Plan, dst: Path | None, *, in_place: bool = False, backup: bool = True, force: bool = False,
-            max_shard_bytes: int | None = None) -> Result:
+            max_shard_bytes: int | None = None, progress=None) -> Result:
+    """`progress(n)`: told of every n bytes of tensor data written (a terminal's progress bar)."""
     src = plan.src
     t0 = time.perf_counter()
     metadata = dict(src.metadata) or {"format": "pt"}
@@ -83,15 +86,16 @@ def execute(plan: Plan, dst: Path | None, *, in_place: bool = False, backup: boo
     if in_place and src.storage.startswith("torch-zip"):
         raise CheckpointError(src.weight_files[0], "a torch checkpoint is converted to safetensors with -o DST, not in place")
     if in_place:
-        return _in_place(plan, backup, metadata, max_shard_bytes, t0)
+        return _in_place(plan, backup, metadata, max_shard_bytes, t0, progress)
     assert dst is not None
     if _same_dir(dst, src.root):
         raise CheckpointError(dst, "the destination is the source directory; use --in-place (keeps a backup) to convert in place")
     with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
         tensors = _materialise_derived(plan, Path(td))
-        res = write_checkpoint(dst, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, force=force, verify=True)
+        res = write_checkpoint(dst, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, force=force,
+                               verify=True, progress=progress)
     _keep_modes(src, res.files)
-    return Result(dst, "rewrite", time.perf_counter() - t0, res.problems or [], files=res.files)
+    return Result(dst, "rewrite", time.perf_counter() - t0, res.problems or [], files=res.files, verified=res.verified)
 
 
 def _keep_modes(src: Checkpoint, files: list[Path]) -> None:
@@ -127,7 +131,7 @@ def _umask() -> int:
     return m
 
 
-def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | None, t0: float) -> Result:
+def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | None, t0: float, progress=None) -> Result:
     src: Checkpoint = plan.src
     root = src.root
     old_config = (root / "config.json").read_bytes()
@@ -153,13 +157,15 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
                     restore_header(wfile, hbackup)
                 raise CheckpointError(root / "config.json", f"cannot write: {e.strerror}; header restored") from None
             problems = _verify_renamed_header(wfile, src, renames)
-            return Result(root, "in-place header", time.perf_counter() - t0, problems, hbackup if isinstance(hbackup, Path) else None)
+            return Result(root, "in-place header", time.perf_counter() - t0, problems, hbackup if isinstance(hbackup, Path) else None,
+                          verified=IN_PLACE_VERIFIED)
     # full rewrite next to the source, then swap directories; the original becomes the backup
     parent = root.parent
     new_dir = parent / f".{root.name}.specbridge-new-{os.urandom(3).hex()}"
     with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
         tensors = _materialise_derived(plan, Path(td))
-        res = write_checkpoint(new_dir, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, verify=True)
+        res = write_checkpoint(new_dir, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, verify=True,
+                               progress=progress)
     # everything in the directory that is not the checkpoint itself (tokenizer, reports, training
     # checkpoints, README) comes along: moved when no backup is kept, copied otherwise
     own = {f.name for f in src.weight_files} | {"config.json", "model.safetensors.index.json", CONFIG_BACKUP}
@@ -184,7 +190,7 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
     if not backup:
         shutil.rmtree(bdir, ignore_errors=True)
     return Result(root, "rewrite", time.perf_counter() - t0, res.problems or [], bdir if backup else None,
-                  files=[root / f.name for f in res.files])
+                  files=[root / f.name for f in res.files], verified=res.verified)
 
 
 def _verify_renamed_header(wfile: Path, src: Checkpoint, renames: dict[str, str]) -> list[str]:

@@ -1,0 +1,156 @@
+"""`convert` at copy speed, with its guarantees: the copy is checked while it runs (CRC-32 of source and
+destination, on a second thread) instead of re-reading and re-hashing both afterwards; the report says
+what was verified how; a terminal gets a progress bar, pipes and --json do not; an in-place rename
+takes the typer-free fast path."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import SF_SGLANG, STORY, run_cli
+from specbridge.checkpoint import write as W
+from specbridge.checkpoint.errors import CheckpointError
+from specbridge.checkpoint.safetensors import read_header
+from specbridge.checkpoint.write import OutTensor, write_checkpoint
+from specbridge.cli import progress as P
+
+TRAIN_SAVE = STORY / "model.safetensors"  # bf16, layers.0.*
+
+
+def renamed(src):
+    return [OutTensor(n.replace("layers.0.", "midlayer."), t) for n, t in read_header(src).tensors.items()]
+
+
+def test_copy_is_verified_while_copying_not_by_rehashing(tmp_path, monkeypatch):
+    """Every tensor copied from a local file is compared by the CRC pair taken during the copy: the
+    blake2b re-read of source and destination is never run for them."""
+    def no_rehash(*a):
+        raise AssertionError("re-read and re-hashed after writing")
+
+    monkeypatch.setattr(W, "_hash_range", no_rehash)
+    tensors = renamed(TRAIN_SAVE)
+    res = write_checkpoint(tmp_path / "out", tensors, {}, verify=True)
+    assert res.problems == []
+    assert f"{len(tensors)} copied tensor(s) compared byte for byte" in res.verified and "CRC-32" in res.verified
+    monkeypatch.undo()
+    assert W.verify_written(tmp_path / "out", tensors) == []  # the independent full check agrees
+
+
+@pytest.mark.parametrize("where", ["first byte", "last byte"])
+def test_a_corrupted_copy_is_caught_and_nothing_is_placed(tmp_path, monkeypatch, where):
+    """The kernel copy is trusted for nothing: a byte changed on its way to the destination fails the write."""
+    real = os.copy_file_range
+    target = next(t for t in renamed(TRAIN_SAVE) if t.name == "fc.weight")
+
+    def corrupting(src_fd, dst_fd, count, src_off, dst_off):
+        n = real(src_fd, dst_fd, count, src_off, dst_off)
+        if src_off == target.source.offset:  # fc.weight's range
+            at = dst_off if where == "first byte" else dst_off + n - 1
+            with open(f"/proc/self/fd/{dst_fd}", "r+b") as f:  # dst is write-only: flip through a second descriptor
+                f.seek(at)
+                b = f.read(1)
+                f.seek(at)
+                f.write(bytes([b[0] ^ 0xFF]))
+        return n
+
+    monkeypatch.setattr(W.os, "copy_file_range", corrupting)
+    with pytest.raises(CheckpointError, match=r"fc\.weight: bytes differ from source .*CRC-32"):
+        write_checkpoint(tmp_path / "out", renamed(TRAIN_SAVE), {}, verify=True)
+    assert os.listdir(tmp_path) == []
+
+
+def test_checker_failure_fails_the_write(tmp_path, monkeypatch):
+    """If the checker cannot read back (here: the source vanishes under it), the write fails, never passes unchecked."""
+    def unreadable(self, path, *a):
+        raise OSError(5, "Input/output error", str(path))
+
+    monkeypatch.setattr(W.CopyChecks, "_crc", unreadable)
+    with pytest.raises(CheckpointError, match="Input/output error"):
+        write_checkpoint(tmp_path / "out", renamed(TRAIN_SAVE), {}, verify=True)
+    assert os.listdir(tmp_path) == []
+
+
+def test_convert_says_what_was_verified_how(tmp_path):
+    r = run_cli("convert", STORY, "--engine", "sglang==0.5.11", "-o", tmp_path / "out")
+    assert r.returncode == 0, r.stderr
+    assert "verified: 16/16 tensors: 16 copied tensor(s) compared byte for byte with their source by CRC-32" in r.stdout
+    j = run_cli("convert", STORY, "--engine", "sglang==0.5.11", "-o", tmp_path / "out2", "--json")
+    obj = json.loads(j.stdout)
+    assert "CRC-32" in obj["verified"] and obj["verify_problems"] == [] and j.stderr == ""  # no progress bar on a pipe
+    shutil.copytree(STORY, tmp_path / "ip")
+    ip = run_cli("convert", tmp_path / "ip", "--engine", "sglang==0.5.11", "--in-place", "--no-backup", "--json")
+    assert json.loads(ip.stdout)["verified"].startswith("header re-read")
+
+
+class FakeTTY(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def test_progress_bar_on_a_terminal_after_a_second(monkeypatch):
+    clock = [0.0]
+    monkeypatch.setattr(P.time, "monotonic", lambda: clock[0])
+    tty = FakeTTY()
+    with P.CopyProgress(4 << 30, "convert → out[/]", stream=tty) as bar:
+        bar(1 << 30)
+        assert tty.getvalue() == ""  # under a second: nothing drawn
+        clock[0] = 2.0
+        bar(1 << 30)
+        assert bar._bar is not None and bar.done == 2 << 30
+    quiet = io.StringIO()  # a pipe
+    with P.CopyProgress(4 << 30, "x", stream=quiet) as bar:
+        clock[0] = 10.0
+        bar(1 << 30)
+    assert quiet.getvalue() == "" and bar._bar is None
+
+
+def test_progress_bar_shows_bytes_rate_and_time_left(monkeypatch):
+    monkeypatch.setattr(P, "SHOW_AFTER_S", 0.0)
+    bar = P.CopyProgress(1 << 30, "convert", stream=FakeTTY())
+    bar(1 << 20)
+    columns = [type(c).__name__ for c in bar._bar.columns]
+    bar._bar.stop()
+    assert {"DownloadColumn", "TransferSpeedColumn", "TimeRemainingColumn"} <= set(columns)
+
+
+def test_in_place_rename_takes_the_fast_path_without_typer(tmp_path):
+    shutil.copytree(SF_SGLANG, tmp_path / "d")
+    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "specbridge.cli.entry", "convert", str(tmp_path / "d"),
+                        "--to", "speculators", "--in-place", "--no-backup"], capture_output=True, text=True, timeout=120)
+    assert r.returncode in (0, 1), r.stderr
+    assert "in-place header" in r.stdout
+    imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}
+    assert not {"typer", "pydantic", "click", "rich", "torch", "numpy"} & imported
+
+
+def test_fast_convert_knows_exactly_the_typer_options():
+    """The fast path and the typer command accept the same option names: neither can drift alone."""
+    import argparse
+
+    import typer.main
+
+    from specbridge.cli import entry
+    from specbridge.cli.main import app
+
+    cmd = typer.main.get_command(app).commands["convert"]
+    typer_opts = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts) if o.startswith("-")} - {"--help"}
+    seen = {}
+    real = argparse.ArgumentParser.add_argument
+
+    def record(self, *names, **kw):
+        seen.update((n, True) for n in names if n.startswith("-"))
+        return real(self, *names, **kw)
+
+    argparse.ArgumentParser.add_argument = record
+    try:
+        entry._fast_convert(["convert", "/nonexistent", "--bogus"])  # parses, then hands over (unknown option)
+    finally:
+        argparse.ArgumentParser.add_argument = real
+    assert set(seen) == typer_opts
