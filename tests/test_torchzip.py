@@ -270,3 +270,52 @@ def test_eval_builds_the_same_drafter_from_the_bin(twins):
     for k in sa:  # exactly equal (parameters nothing fills are NaN in both)
         torch.testing.assert_close(sa[k], sb[k], rtol=0, atol=0, equal_nan=True, msg=k)
     assert built[0].boundaries == built[1].boundaries
+
+
+def test_mutated_pickles_and_zips_only_ever_refuse(twins, tmp_path):
+    """Any byte flipped, cut or inserted in data.pkl or the zip: a CheckpointError (exit 2) or a
+    description, never another exception and never a call."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    from specbridge.checkpoint.source import LocalSource
+    from specbridge.checkpoint.torchzip import _Refused, read_torch_zip, run_pickle
+
+    raw = (twins[1] / "pytorch_model.bin").read_bytes()
+    with zipfile.ZipFile(twins[1] / "pytorch_model.bin") as z:
+        pkl = z.read(next(n for n in z.namelist() if n.endswith("data.pkl")))
+    f = tmp_path / "m.bin"
+
+    def mutate(data: bytes, edits) -> bytes:
+        b = bytearray(data)
+        for pos, val, kind in edits:
+            i = pos % max(1, len(b))
+            if kind == 0 and b:
+                b[i] = val
+            elif kind == 1:
+                b.insert(i, val)
+            else:
+                del b[i:]
+        return bytes(b)
+
+    edits = st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255), st.integers(0, 2)), min_size=1, max_size=4)
+
+    @settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(edits)
+    def pickles(e):
+        try:
+            run_pickle(mutate(pkl, e))
+        except (_Refused, UnicodeDecodeError):
+            pass
+
+    @settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(edits)
+    def zips(e):
+        f.write_bytes(mutate(raw, e))
+        try:
+            read_torch_zip(LocalSource.of(f))
+        except CheckpointError:
+            pass
+
+    pickles()
+    zips()

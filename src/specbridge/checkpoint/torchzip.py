@@ -364,7 +364,7 @@ def _members(src: ByteSource) -> dict[str, zipfile.ZipInfo]:
     try:
         with zipfile.ZipFile(io.BufferedReader(SourceFile(src), 1 << 16)) as z:
             return {i.filename: i for i in z.infolist()}
-    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error) as e:
         raise CheckpointError(src.path, f"not a readable torch zip checkpoint: {e}") from None
 
 
