@@ -208,3 +208,12 @@ def test_offline_with_config_but_not_weights_cached(spec_hub):
     r = cli(hub, cache, "inspect", "org/spec", offline=True)
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1
     assert "org/spec" in r.stderr and "not its weights" in r.stderr and repo.commit in r.stderr
+
+
+def test_parent_from_the_hub(spec_hub):
+    hub, _, cache = spec_hub
+    r = cli(hub, cache, "check", SPEC_TRAIN, "--engine", "vllm", "--parent", "org/spec", "--json")
+    want = local("check", SPEC_TRAIN, "--engine", "vllm", "--parent", SPEC_TRAIN, "--json")
+    assert r.returncode == want.returncode, r.stderr
+    assert json.loads(r.stdout) == json.loads(want.stdout)
+    assert any(p.endswith("model.safetensors") for _, p, _ in hub.stats.requests)  # the parent's d2t, by range
