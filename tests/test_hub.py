@@ -217,3 +217,25 @@ def test_parent_from_the_hub(spec_hub):
     assert r.returncode == want.returncode, r.stderr
     assert json.loads(r.stdout) == json.loads(want.stdout)
     assert any(p.endswith("model.safetensors") for _, p, _ in hub.stats.requests)  # the parent's d2t, by range
+
+
+def test_head_rows_gathered_in_few_reads():
+    """convert --target with a head on the Hub gathers rows i + d2t[i]: nearby rows share one range read."""
+    import random
+
+    from specbridge.convert.run import _gathered_rows
+
+    class Head:
+        def __init__(self, data: bytes):
+            self.data, self.reads = data, 0
+
+        def read_at(self, start: int, n: int) -> bytes:
+            self.reads += 1
+            return self.data[start : start + n]
+
+    row = 16
+    head = Head(bytes(random.Random(0).getrandbits(8) for _ in range(5000 * row)))
+    rows = sorted(random.Random(1).sample(range(5000), 800)) + [7, 7, 3]  # tail: unsorted and repeated
+    got = list(_gathered_rows(head, rows, row))
+    assert got == [head.data[r * row : (r + 1) * row] for r in rows]
+    assert head.reads <= 4
