@@ -239,3 +239,26 @@ def test_head_rows_gathered_in_few_reads():
     got = list(_gathered_rows(head, rows, row))
     assert got == [head.data[r * row : (r + 1) * row] for r in rows]
     assert head.reads <= 4
+
+
+def test_convert_with_a_hub_target_builds_the_head_by_range(tmp_path):
+    """convert --target org/name where the target's weights are needed (lm_head from its rows i + d2t[i]):
+    the target's header and the needed rows by range, the same output as with the local target."""
+    import random
+
+    from conftest import SF_SGLANG, mutate, write_raw
+
+    head = bytes(random.Random(0).getrandbits(8) & 0x3F for _ in range(512 * 64 * 2))
+    tgt = tmp_path / "target"
+    tgt.mkdir()
+    (tgt / "config.json").write_text((TINY_TARGET / "config.json").read_text())
+    write_raw(tgt / "model.safetensors", {"lm_head.weight": ("BF16", [512, 64], head), "model.embed_tokens.weight": ("BF16", [512, 64], head)})
+    src = mutate(SF_SGLANG, tmp_path / "nohead", tensors=lambda t: {k: v for k, v in t.items() if k != "lm_head.weight"})
+    with FakeHub({"org/target": make_repo(tgt)}) as hub:
+        r = cli(hub, tmp_path / "cache", "convert", src, "--engine", "sglang", "-o", tmp_path / "hub-o", "--target", "org/target")
+        ranged = all(rng for m, p, rng in hub.stats.requests if p.endswith(".safetensors") and m == "GET")
+    assert r.returncode == 0, r.stdout + r.stderr
+    want = local("convert", src, "--engine", "sglang", "-o", tmp_path / "local-o", "--target", tgt)
+    assert want.returncode == 0
+    assert (tmp_path / "hub-o" / "model.safetensors").read_bytes() == (tmp_path / "local-o" / "model.safetensors").read_bytes()
+    assert ranged
