@@ -170,3 +170,18 @@ def test_save_embeddings_flag_adds_embed_tokens(tmp_path):
     with safe_open(str(tmp_path / "model.safetensors"), "pt") as f:
         emb = f.get_tensor("embed_tokens.weight")
     assert emb.shape == (512, 64) and emb.dtype == torch.bfloat16
+
+
+def test_skip_fc_feeds_the_state_as_it_is():
+    """skip_fc (an engine that skips the fusion) is the same network with fc replaced by the identity:
+    with fc set to a projection P, ttt_forward(x @ P.T) without fc equals ttt_forward(x) with it."""
+    model = tiny_drafter()
+    gen = torch.Generator().manual_seed(3)
+    ids = torch.randint(0, 512, (1, 9), generator=gen)
+    aux = torch.randn(1, 9, model.cfg.aux_width, generator=gen)
+    with torch.no_grad():
+        fused = model.fuse(aux)
+        with_fc = model.ttt_forward(ids, aux, 3)
+        without = model.ttt_forward(ids, fused, 3, skip_fc=True)
+    for a, b in zip(with_fc, without):
+        assert torch.allclose(a, b, atol=1e-5)

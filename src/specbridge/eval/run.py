@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from ..model.drafter import Eagle3Drafter
+from ..model.drafter import Eagle3Drafter, KVCache
 from ..train.capture import decoder_layers
 from .acceptance import PromptResult, Summary, chain_walk, summarise, tree_walk
 
@@ -66,15 +66,18 @@ def run_target_batch(model, prompts: list[list[int]], new_tokens: int, boundarie
 def draft_chains(drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], k: int, skip_fc: bool) -> torch.Tensor:
     """[T-1, k] target-vocab tokens each row's chain drafts, all rows at once (ttt_forward is exactly
     a cached chain: prefix keys from step 0, plus the row's own earlier steps)."""
-    n = min(v.shape[0] for v in run.states.values())
-    dev = drafter.fc.weight.device  # the target's states come from wherever the target runs
-    aux = torch.cat([run.states[b][:n] for b in boundaries], -1)[None].to(dev)
-    ids = torch.tensor(run.ids[1 : n + 1], device=dev)[None]
-    if skip_fc:
-        logits = _ttt_no_fc(drafter, ids, aux, k)
-    else:
-        logits = drafter.ttt_forward(ids, aux.to(drafter.fc.weight.dtype), k)
+    aux, ids = _row_inputs(drafter, run, boundaries)
+    logits = drafter.ttt_forward(ids, aux, k, skip_fc=skip_fc)
     return torch.stack([_tokens(drafter, lg[0]) for lg in logits], -1)
+
+
+def _row_inputs(drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    """The concatenated aux states [1, n, k*Ht] (on the drafter's device, in its dtype: the target may
+    run elsewhere) and the token after each position [1, n]."""
+    n = min(v.shape[0] for v in run.states.values())
+    w = drafter.fc.weight
+    aux = torch.cat([run.states[b][:n] for b in boundaries], -1)[None].to(device=w.device, dtype=w.dtype)
+    return aux, torch.tensor(run.ids[1 : n + 1], device=w.device)[None]
 
 
 def _tokens(drafter: Eagle3Drafter, logits: torch.Tensor) -> torch.Tensor:
@@ -83,70 +86,52 @@ def _tokens(drafter: Eagle3Drafter, logits: torch.Tensor) -> torch.Tensor:
     return torch.where(torch.isfinite(logits).all(-1), ids, torch.full_like(ids, -1))
 
 
-def _ttt_no_fc(drafter, ids, hidden, k):
-    """The engine skipped fc: the hidden state goes into the layer as it is."""
-    fc = drafter.fc
-    try:
-        drafter.fc = torch.nn.Identity()
-        return drafter.ttt_forward(ids, hidden, k)
-    finally:
-        drafter.fc = fc
+def _log_probs(logits: torch.Tensor) -> torch.Tensor:
+    """Scores of a tree node's children; garbage (NaN) logits score -1e9, so such paths are never kept as drafts."""
+    return torch.log_softmax(logits.float(), -1).nan_to_num(nan=-1e9)
 
 
 class TreeDrafter:
     """EAGLE/SGLang-style tree drafting at one row: expand the top-`topk` children of each frontier
     node for `steps` levels, keep the best `topk` by cumulative log-probability as the next
-    frontier, then keep the best `budget - 1` nodes overall (the root token is the budget's +1)."""
+    frontier, then keep the best `budget - 1` nodes overall (the root token is the budget's +1).
+    Every step is the drafter's own cached forward; a node's cache is step 0's keys up to its row
+    plus its path's."""
 
     @torch.no_grad()
     def __init__(self, drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], steps: int, topk: int, budget: int, skip_fc: bool):
         self.d, self.steps, self.topk, self.budget = drafter, steps, topk, budget
-        n = min(v.shape[0] for v in run.states.values())
-        dev = drafter.fc.weight.device
-        aux = torch.cat([run.states[b][:n] for b in boundaries], -1)[None].to(dev)
-        hidden0 = aux if skip_fc else drafter.fuse(aux.to(drafter.fc.weight.dtype))
-        ids = torch.tensor(run.ids[1 : n + 1], device=dev)[None]
-        # step 0 over the whole sequence, with the keys every later query attends to
-        layer = drafter.layers[0]
-        x, residual = layer.attn_inputs(drafter.embed_tokens(ids).to(hidden0.dtype), hidden0)
-        pos = torch.arange(n, device=dev)[None]
-        cos, sin = drafter._rope(pos, x.dtype)
-        q, k, v = layer.self_attn.project(x, cos, sin)
-        mask = torch.ones(n, n, dtype=torch.bool, device=dev).tril()[None, None]
-        o = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
-        self.h0 = layer.finish(residual, o)[0]
-        self.logp0 = torch.log_softmax(drafter.head(self.h0).float(), -1).nan_to_num(nan=-1e9)
-        self.k0, self.v0 = k, v
+        aux, ids = _row_inputs(drafter, run, boundaries)
+        hidden0 = aux if skip_fc else drafter.fuse(aux)
+        # step 0 over the whole sequence (causal), keeping the keys every later query attends to
+        self.cache = KVCache()
+        logits, hidden = drafter(ids, hidden0, torch.arange(ids.shape[1], device=ids.device)[None], kv_cache=self.cache)
+        self.h0, self.logp0 = hidden[0], _log_probs(logits[0])
 
     @torch.no_grad()
     def __call__(self, row: int) -> list[list[int]]:
-        d = self.d
-        layer = d.layers[0]
+        d, dev = self.d, self.h0.device
         top = self.logp0[row].topk(self.topk)
-        # node: (score, draft-vocab path, hidden out, [(k, v) of its path's steps 1..])
-        frontier = [(float(s), [int(t)], self.h0[row], []) for s, t in zip(top.values, top.indices)]
+        # node: (score, draft-vocab path, hidden out, KV cache of its path)
+        prefix = self.cache.fork(row + 1)
+        frontier = [(float(s), [int(t)], self.h0[row], prefix) for s, t in zip(top.values, top.indices)]
         nodes = [(s, p) for s, p, _, _ in frontier]
         for step in range(1, self.steps):
             cand = []
-            for score, path, h, kvs in frontier:
-                tok = d.draft_to_target(torch.tensor([path[-1]], device=h.device))
-                x, residual = layer.attn_inputs(d.embed_tokens(tok)[None].to(h.dtype), h[None, None])
-                cos, sin = d._rope(torch.tensor([[row + step]], device=h.device), x.dtype)
-                q, k, v = layer.self_attn.project(x, cos, sin)
-                ks = torch.cat([self.k0[:, :, : row + 1]] + [kk for kk, _ in kvs] + [k], 2)
-                vs = torch.cat([self.v0[:, :, : row + 1]] + [vv for _, vv in kvs] + [v], 2)
-                o = torch.nn.functional.scaled_dot_product_attention(q, ks, vs)
-                h2 = layer.finish(residual, o)[0, 0]
-                lp = torch.log_softmax(d.head(h2).float(), -1).nan_to_num(nan=-1e9).topk(self.topk)
+            for score, path, h, cache in frontier:
+                tok = d.draft_to_target(torch.tensor([[path[-1]]], device=dev))
+                own = cache.fork()
+                logits, h2 = d(tok, h[None, None], torch.tensor([[row + step]], device=dev), kv_cache=own)
+                lp = _log_probs(logits[0, 0]).topk(self.topk)
                 for s, t in zip(lp.values, lp.indices):
-                    cand.append((score + float(s), path + [int(t)], h2, kvs + [(k, v)]))
+                    cand.append((score + float(s), path + [int(t)], h2[0, 0], own))
             cand.sort(key=lambda c: -c[0])
             nodes += [(s, p) for s, p, _, _ in cand]
             frontier = cand[: self.topk]
         nodes.sort(key=lambda n: -n[0])
         keep = nodes[: self.budget - 1]
         # a path scored from garbage (NaN logits, mapped to -1e9) can never be accepted
-        return [d.draft_to_target(torch.tensor(p, device=self.h0.device)).tolist() if s > -1e8 else [-1] * len(p) for s, p in keep]
+        return [d.draft_to_target(torch.tensor(p, device=dev)).tolist() if s > -1e8 else [-1] * len(p) for s, p in keep]
 
 
 @dataclass

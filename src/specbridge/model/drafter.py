@@ -174,6 +174,14 @@ class KVCache:
         if self.k is not None:
             self.k, self.v = self.k[:, :, :length], self.v[:, :, :length]
 
+    def fork(self, length: int | None = None) -> "KVCache":
+        """A cache holding this one's first `length` entries (all by default): tree branches share a
+        prefix and grow apart (`append` concatenates into new tensors, so nothing is shared by accident)."""
+        other = KVCache()
+        if self.k is not None:
+            other.k, other.v = self.k[:, :, :length], self.v[:, :, :length]
+        return other
+
 
 class Eagle3Drafter(nn.Module):
     def __init__(self, cfg: DrafterConfig):
@@ -249,7 +257,8 @@ class Eagle3Drafter(nn.Module):
 
     # ---- training: train-time-test unroll -----------------------------------------------
     def ttt_forward(self, input_ids: torch.Tensor, aux_hidden: torch.Tensor, ttt_steps: int,
-                    position_ids: torch.Tensor | None = None, teacher_tokens: bool = False) -> list[torch.Tensor]:
+                    position_ids: torch.Tensor | None = None, teacher_tokens: bool = False,
+                    skip_fc: bool = False) -> list[torch.Tensor]:
         """Unroll k draft steps over whole sequences; returns per-step logits [B, T, Vd].
 
         Row t of step j predicts target token t+2+j. input_ids [B, T] holds the token
@@ -259,7 +268,10 @@ class Eagle3Drafter(nn.Module):
         Step j >= 1 takes the drafter's own previous token (as at inference), or, with
         teacher_tokens, the sequence's real token x[t+1+j] (SpecForge's way). A chain only
         reaches step j when steps < j were right, and then both are the same token, so the
-        teacher version trains exactly the conditional that acceptance needs."""
+        teacher version trains exactly the conditional that acceptance needs.
+
+        skip_fc: aux_hidden goes into the layer as it is (an engine that skips the fusion when the
+        state's width already equals the hidden size, as SGLang's EAGLE path does)."""
         b, t = input_ids.shape
         if position_ids is None:
             position_ids = torch.arange(t, device=input_ids.device)[None].expand(b, t)
@@ -267,7 +279,7 @@ class Eagle3Drafter(nn.Module):
         attn = layer.self_attn
         scale = 1.0 / math.sqrt(self.cfg.head_dim)
         causal = torch.ones(t, t, dtype=torch.bool, device=input_ids.device).tril()
-        hidden = self.fuse(aux_hidden)
+        hidden = aux_hidden if skip_fc else self.fuse(aux_hidden)
         tokens = input_ids
         k0 = v0 = None
         diag_k: list[torch.Tensor] = []
