@@ -262,3 +262,15 @@ def test_convert_with_a_hub_target_builds_the_head_by_range(tmp_path):
     assert want.returncode == 0
     assert (tmp_path / "hub-o" / "model.safetensors").read_bytes() == (tmp_path / "local-o" / "model.safetensors").read_bytes()
     assert ranged
+
+
+def test_oversized_config_is_not_downloaded(tmp_path):
+    d = tmp_path / "huge"
+    d.mkdir()
+    (d / "model.safetensors").write_bytes((SPEC_TRAIN / "model.safetensors").read_bytes())
+    with open(d / "config.json", "wb") as f:  # a sparse 20 GB "config"
+        f.truncate(20 * 10**9)
+    with FakeHub({"org/huge": make_repo(d)}) as hub:
+        r = cli(hub, tmp_path / "cache", "inspect", "org/huge")
+        served = hub.stats.body_bytes
+    assert r.returncode == 2 and "limit for a JSON file" in r.stderr and served < 100_000, r.stderr

@@ -246,11 +246,15 @@ def cached_file(ref: HubRef, name: str) -> Path | None:
     return Path(got) if isinstance(got, str) else None
 
 
-def small_file(ref: HubRef, name: str) -> Path:
-    """config.json, an index: from the cache, else downloaded into it (small by construction)."""
+def small_file(ref: HubRef, name: str, listing: Listing, limit: int) -> Path:
+    """config.json, an index: from the cache, else downloaded into it — after checking the size the
+    Hub lists against the reader's limit, so a hostile repo cannot make us download gigabytes."""
     got = cached_file(ref, name)
     if got is not None:
         return got
+    size = listing.sizes.get(name)
+    if size is not None and size > limit:
+        raise CheckpointError(f"{ref.label}/{name}", f"{size} bytes exceeds the {limit}-byte limit for a JSON file; not downloading it")
     if _offline():
         raise CheckpointError(ref.label, f"offline (HF_HUB_OFFLINE) and {name} at commit {ref.commit} is not in the HF cache")
     try:
@@ -367,7 +371,7 @@ def weights_of(ref: HubRef, name: str, listing: Listing) -> tuple[dict[str, Tens
 def _sharded(ref: HubRef, index_name: str, listing: Listing):
     from .reader import MAX_INDEX_BYTES, read_json
 
-    index = read_json(small_file(ref, index_name), MAX_INDEX_BYTES)
+    index = read_json(small_file(ref, index_name, listing, MAX_INDEX_BYTES), MAX_INDEX_BYTES)
     wmap = index.get("weight_map")
     if not isinstance(wmap, dict) or not wmap or not all(isinstance(v, str) for v in wmap.values()):
         raise CheckpointError(f"{ref.label}/{index_name}", "no weight_map in the index")
@@ -394,7 +398,13 @@ def _sharded(ref: HubRef, index_name: str, listing: Listing):
 
 def open_hub_checkpoint(ref: HubRef):
     """A Checkpoint for a Hub repo, headers only (see the module docstring for what is read)."""
-    from .reader import Checkpoint, choose_weights, is_pickle, read_json
+    from .reader import (
+        MAX_CONFIG_BYTES,
+        Checkpoint,
+        choose_weights,
+        is_pickle,
+        read_json,
+    )
 
     listing = resolve(ref)
     ref = listing.ref
@@ -414,7 +424,7 @@ def open_hub_checkpoint(ref: HubRef):
     else:
         tensors, meta, path = weights_of(ref, name, listing)
         files = [path]
-    config_path = small_file(ref, "config.json")
+    config_path = small_file(ref, "config.json", listing, MAX_CONFIG_BYTES)
     storage = ("torch-zip" if is_pickle(Path(files[0].name)) else "safetensors") + ("-sharded" if kind == "index" else "")
     # the commit in the name: every report that prints the checkpoint's path shows what was read
     return Checkpoint(Path(f"{ref.repo_id}@{ref.commit}"), read_json(config_path), config_path, tensors, files, storage, meta, [], hub=ref)
@@ -424,11 +434,13 @@ def hub_target_config(ref: HubRef) -> tuple[Path, Path | None, str | None, HubRe
     """A target on the Hub: its config.json (downloaded or cached), its cached tokenizer.json if any
     (never downloaded: it only adds a fingerprint), whether it has safetensors weights (as a Hub id
     that open_checkpoint reads by range when a rule needs them), and the resolved ref."""
+    from .reader import MAX_CONFIG_BYTES
+
     listing = resolve(ref)
     ref = listing.ref
     if "config.json" not in listing.names:
         raise CheckpointError(ref.label, "target: no config.json in the repository")
-    cfg = small_file(ref, "config.json")
+    cfg = small_file(ref, "config.json", listing, MAX_CONFIG_BYTES)
     tok = cached_file(ref, "tokenizer.json")
     has_weights = any(n.endswith(".safetensors") and "/" not in n for n in listing.names)
     return cfg, tok, f"{ref.repo_id}@{ref.commit}" if has_weights else None, ref
