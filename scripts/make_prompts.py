@@ -1,17 +1,17 @@
-"""Write data/prompts/train_extra.jsonl: ~2500 diverse, templated user prompts for EAGLE-3 training data.
+"""Write src/specbridge/data/prompts/train_extra.jsonl: ~2500 diverse, templated user prompts for EAGLE-3 training data.
 
 Why: EAGLE-3 drafters are trained by self-distillation: the target model (SmolLM2-135M-Instruct) regenerates
 the response to every training prompt and the drafter learns to predict the target's own tokens and hidden
 states. Only the prompts are needed, never reference answers, but they must be many and varied (chat,
 explanations, facts, arithmetic, code in several languages, summaries, creative writing, rewriting, emails,
 reasoning, ...) or the drafter only learns the few response shapes that 304 prompts in train.jsonl produce.
-The validation prompts (data/prompts/val.jsonl) are the acceptance benchmark, so they are kept out: no
+The validation prompts (src/specbridge/data/prompts/val.jsonl) are the acceptance benchmark, so they are kept out: no
 prompt here equals one in train.jsonl or val.jsonl (case/whitespace-insensitive), none repeats, and any
 prompt whose lowercase word set has Jaccard similarity >= 0.8 with a val prompt is skipped.
 
 Stdlib only and deterministic (seeded random; same file every run):
 
-    python3 scripts/make_prompts.py                 # writes data/prompts/train_extra.jsonl
+    python3 scripts/make_prompts.py                 # writes src/specbridge/data/prompts/train_extra.jsonl
     python3 scripts/make_prompts.py --target 3000 --out /tmp/p.jsonl
 """
 
@@ -27,7 +27,7 @@ import string
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PROMPTS = ROOT / "data" / "prompts"
+PROMPTS = ROOT / "src" / "specbridge" / "data" / "prompts"
 JACCARD_MAX = 0.8  # skip a prompt whose word set is this similar (or more) to any val prompt
 # share of the output per category (templates within a category share its quota round-robin)
 SHARE = {

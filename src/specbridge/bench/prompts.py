@@ -1,11 +1,13 @@
-"""Prompts for `specbridge bench`: a JSONL/text file, the repo's data/prompts/val.jsonl, or a small built-in set."""
+"""Prompts for `specbridge bench`: a JSONL/text file, the bundled validation prompts (specbridge/data/prompts/val.jsonl), or a small built-in set."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-# used when neither --prompts nor the repo's data/prompts/val.jsonl is available (e.g. a wheel install)
+from ..bundled import PROMPTS
+
+# used when neither --prompts nor the bundled val.jsonl is available
 BUILTIN = (
     "Explain how a hash map works and when to use one.",
     "Write a short poem about the sea at night.",
@@ -25,7 +27,7 @@ BUILTIN = (
     "Explain what speculative decoding is in one paragraph.",
 )
 
-REPO_VAL = Path(__file__).resolve().parents[3] / "data" / "prompts" / "val.jsonl"
+REPO_VAL = PROMPTS / "val.jsonl"
 MAX_PROMPT_FILE = 64 << 20
 
 

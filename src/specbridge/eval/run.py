@@ -10,6 +10,7 @@ from pathlib import Path
 
 import torch
 
+from ..bundled import PROMPTS
 from ..model.drafter import Eagle3Drafter, KVCache
 from ..train.capture import decoder_layers
 from .acceptance import PromptResult, Summary, chain_walk, summarise, tree_walk
@@ -187,7 +188,7 @@ def load_prompts(path: Path | None, tokenizer, limit: int | None) -> list[list[i
     """Prompts as token ids: a .jsonl of {"prompt": ...} / {"messages": [...]} or a text file, one per line;
     chat models get their chat template, as EAGLE-3 training and serving do."""
     if path is None:
-        path = Path(__file__).resolve().parents[3] / "data" / "prompts" / "val.jsonl"
+        path = PROMPTS / "val.jsonl"
     rows: list = []
     for line in Path(path).read_text().splitlines():
         line = line.strip()

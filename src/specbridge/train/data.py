@@ -17,7 +17,6 @@ from pathlib import Path
 
 import torch
 
-PROMPTS_DIR = Path(__file__).resolve().parents[3] / "data" / "prompts"
 
 
 def load_prompts(path: str | Path, limit: int | None = None) -> list:

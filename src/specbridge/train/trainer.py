@@ -30,7 +30,8 @@ from ..model.drafter import DrafterConfig, Eagle3Drafter, count_trainable
 from ..model.target import cache_root, load_target, target_geometry
 from . import capture as cap
 from . import selfdistill
-from .data import PROMPTS_DIR, build_or_load_responses, load_prompts, prompt_token_ids
+from ..bundled import PROMPTS
+from .data import build_or_load_responses, load_prompts, prompt_token_ids
 from .save import save_drafter
 from .vocab import build_vocab_map, coverage
 
@@ -40,8 +41,8 @@ class TrainArgs:
     target: str = "smollm2-135m"
     out: str = "out/drafter"
     layout: str = "speculators"
-    train_prompts: str = f"{PROMPTS_DIR / 'train.jsonl'},{PROMPTS_DIR / 'train_extra.jsonl'}"  # comma-separated files
-    val_prompts: str = str(PROMPTS_DIR / "val.jsonl")
+    train_prompts: str = f"{PROMPTS / 'train.jsonl'},{PROMPTS / 'train_extra.jsonl'}"  # comma-separated files
+    val_prompts: str = str(PROMPTS / "val.jsonl")
     num_prompts: int | None = None
     num_val_prompts: int | None = None
     max_new_tokens: int = 96
