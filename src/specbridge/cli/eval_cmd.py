@@ -136,7 +136,8 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
     from rich.console import Console
 
     c = Console(highlight=False, emoji=False)
-    print_summary(c, out, draft, tpath, engine_json, steps, topk, built.notes)
+    # a Hub drafter is named org/name@commit: the human summary says which commit was measured
+    print_summary(c, out, ck.root if ck.hub is not None else draft, tpath, engine_json, steps, topk, built.notes)
     if fail_under is not None:
         c.print(f"gate: mean accept length {mal:.3f} {'≥' if ok else '<'} --fail-under {fail_under}: {'ok' if ok else '[bold red]FAIL[/]'}")
     return 0 if ok else 1
