@@ -3,18 +3,17 @@ maps, embed/head), with every change listed. Nothing is written here."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.reader import Checkpoint
 from ..checkpoint.safetensors import TensorInfo
 from ..checkpoint.target import TargetInfo
-from ..checkpoint.values import int_values, mean_std, sample_rows
+from ..checkpoint.values import int_values
 from ..checkpoint.write import OutTensor
 from ..engines.capture import engine_capture
 from ..engines.registry import resolve
+from ..layouts.embedding import embed_stats
 from ..layouts.canonical import Drafter, describe
 from ..layouts.table import LAYOUTS, Layout, to_layout
 from .configs import canon_config, write_config
@@ -148,11 +147,7 @@ def plan_conversion(
     # --- embedding --------------------------------------------------------------------------------
     if "embed_tokens.weight" in d.tensors:
         emb = d.tensors["embed_tokens.weight"]
-        fresh = False
-        if len(emb.shape) == 2 and emb.dtype in ("BF16", "F16", "F32"):
-            m, s = mean_std(sample_rows(emb, 16)[1])
-            init = d.cfg.get("initializer_range", 0.02) if isinstance(d.cfg.get("initializer_range"), (int, float)) else 0.02
-            fresh = abs(m) < 0.1 * init and abs(s - init) < 0.15 * init
+        stats = embed_stats(d)
         if embed == "drop":
             plan.dropped.append((d.source_names["embed_tokens.weight"], "--embed drop: engines then share the target's embedding"))
         elif embed == "target":
@@ -160,8 +155,8 @@ def plan_conversion(
             if te.shape != emb.shape or te.dtype != emb.dtype:
                 raise ConvertError(target_ckpt.root, f"target embedding {te.dtype}{list(te.shape)} does not match the drafter's {emb.dtype}{list(emb.shape)}")
             plan.notes.append(f"embed_tokens.weight replaced by the target's ({te.file.name}:{te.name})")
-        elif fresh:
-            plan.warnings.append(f"embed_tokens.weight has the statistics of a fresh initialisation (std {s:.4f} ≈ {init}); carried as it is "
+        elif stats is not None and stats.fresh:
+            plan.warnings.append(f"embed_tokens.weight has the statistics of a fresh initialisation (std {stats.std:.4f} ≈ {stats.init}); carried as it is "
                                  "— check it against the target (--target with weights) or pass --embed drop|target")
     elif embed == "target":
         plan.notes.append("embed_tokens.weight added from the target")
@@ -180,7 +175,7 @@ def plan_conversion(
             source = _target_tensor(target_ckpt, "embed_tokens.weight")
         plan.tensors.append(OutTensor(new, source, transform=transform))
         if source is not info:
-            plan.added.append((new, f"from the target, replacing the drafter's"))
+            plan.added.append((new, "from the target, replacing the drafter's"))
         elif new != src_name:
             plan.renamed.append((src_name, new))
         elif transform is None:
@@ -248,7 +243,7 @@ def _target_head(target_ckpt: Checkpoint | None) -> TensorInfo | None:
 
 def _target_tensor(target_ckpt: Checkpoint | None, suffix: str) -> TensorInfo:
     if target_ckpt is None:
-        raise ConvertError(None, f"--embed target needs --target pointing at a directory with the target's weights")
+        raise ConvertError(None, "--embed target needs --target pointing at a directory with the target's weights")
     for n, t in target_ckpt.tensors.items():
         if n.endswith(suffix):
             return t
