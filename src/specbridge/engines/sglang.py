@@ -31,6 +31,12 @@ HT_NULL = Raise(
     "SGLang tests hasattr, not the value — drop the key or give the number)",
     f"{F} LlamaModel.__init__ (hidden_size_in = config.target_hidden_size if hasattr(...))",
 )
+VD_NULL_046 = Raise(
+    "Vd_raw is None and not tie",
+    "TypeError: ParallelLMHead(None, hidden_size): draft_vocab_size is null, and this release has no load_lm_head_from_target "
+    "(added for nvidia/gpt-oss-120b-Eagle3 by sgl-project/sglang PR #9739, first in 0.5.2)",
+    f"{F}@0.4.9.post6 LlamaForCausalLMEagle3.__init__ (ParallelLMHead(config.draft_vocab_size, …))",
+)
 COMMON_DERIVE = LLAMA_DERIVE + (
     Derive("Vd", "Vd_raw if Vd_raw is not None else V"),
     # 0.5.2+: draft_vocab_size null and untied head -> load_lm_head_from_target
@@ -68,7 +74,9 @@ def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite
         raises=(
             Raise("L != 1", "ValueError: EAGLE3 currently only supports 1 layer", f"{F} LlamaForCausalLMEagle3.__init__ ({cite_versions})"),
             HT_NULL,
-        ),
+        )
+        # before 0.5.2 a null draft_vocab_size reaches ParallelLMHead(config.draft_vocab_size, …) as None
+        + (() if head_from_target else (VD_NULL_046,)),
         share_embed="'target' if Ht == H else 'own'",
         share_head="'target' if head_from_target else 'own'" if head_from_target else "'own'",
         share_cite=f"{WORKER}: set_embed replaces the draft embedding unless target_hidden_size differs; "

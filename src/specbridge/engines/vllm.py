@@ -97,6 +97,16 @@ V14_CLASS = _class(
     multi_layer=True,
     extra_fields=(Field("n_aux", (), 3),),
 )
+# 0.8.5 / 0.10.2 read config.draft_vocab_size as a plain attribute into ParallelLMHead (llama_eagle3.py); 0.14 adds
+# "Ensure draft_vocab_size is set" (None -> the target's vocab size)
+VD_PLAIN = (
+    Field("Vd_raw", ("draft_vocab_size",), required="AttributeError: config has no attribute 'draft_vocab_size' "
+          "(this vLLM reads it as a plain attribute; write it)", keep_null=True),
+    Field("Vd_key", ("draft_vocab_size",), "absent", keep_null=True, kind="any"),
+)
+VD_NULL = Raise("Vd_key is None", "TypeError: ParallelLMHead(None, hidden_size): draft_vocab_size is null and this vLLM does not "
+                "default it (llama_eagle3.py Eagle3LlamaForCausalLM.__init__; 0.14 falls back to the target's vocab size)", F)
+
 V10_CLASS = _class(
     "0.10.2",
     "Ht*3",
@@ -106,7 +116,8 @@ V10_CLASS = _class(
     share_embed="'target'",
     share_head="'own'",
     multi_layer=False,
-    extra_fields=(Field("n_aux", (), 3),),
+    extra_fields=(Field("n_aux", (), 3), *VD_PLAIN),
+    extra_raises=(VD_NULL,),
 )
 V085_CLASS = _class(
     "0.8.5",
@@ -116,7 +127,8 @@ V085_CLASS = _class(
     share_embed="'target' if not has_embed else 'own'",
     share_head="'own'",
     multi_layer=False,
-    extra_fields=(Field("n_aux", (), 3),),
+    extra_fields=(Field("n_aux", (), 3), *VD_PLAIN),
+    extra_raises=(VD_NULL,),
 )
 
 REGISTRY = {
