@@ -125,6 +125,14 @@ def render() -> str:
         layout = next(iter(predicted[e["id"]].values()))["layout"]
         lines.append(f"| `{e['id']}` | {e['producer']} | {layout} | " + " | ".join(cells) + " |")
     lines += ["", f"Agreement: {agree}/{total} cells.", ""]
+    lines += [
+        "Limits, stated: most configs are the producer's own config template or export code for that target",
+        "(each entry says which fields are exact), and tensor lists are derived from the producer's model and save",
+        "code, not read from the published files; target configs are the published geometry, not re-read here.",
+        "Expectations come from the engines' released source (PyPI wheels; TensorRT-LLM from one commit, not run).",
+        "Where a drafter's aux layer ids are not known, none are written and both sides use their default.",
+        "",
+    ]
     lines += ["## Sources, exactness and the reason for each expectation", ""]
     for e in corpus:
         lines += [f"### `{e['id']}`", "", f"- producer: {e['producer']}; targets {', '.join(e['engines_targeted'])}",
