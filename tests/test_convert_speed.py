@@ -1,6 +1,6 @@
-"""`convert` at copy speed, with its guarantees: the copy is checked while it runs (the destination read
-back and compared byte for byte with the source, on a second thread) instead of re-reading and re-hashing
-both afterwards; the report says
+"""`convert` at copy speed, with its guarantees: the copy is checked while it runs, on a second thread
+(what the kernel copied at both ends of every range, what our own loop copied byte for byte) instead of
+re-reading and re-hashing source and destination afterwards; the report says
 what was verified how; a terminal gets a progress bar, pipes and --json do not; an in-place rename
 takes the typer-free fast path."""
 
@@ -39,7 +39,7 @@ def test_copy_is_verified_while_copying_not_by_rehashing(tmp_path, monkeypatch):
     tensors = renamed(TRAIN_SAVE)
     res = write_checkpoint(tmp_path / "out", tensors, {}, verify=True)
     assert res.problems == []
-    assert f"{len(tensors)} copied tensor(s) read back and compared byte for byte with their source" in res.verified
+    assert f"{len(tensors)} tensor(s) read back whole and compared byte for byte with the source" in res.verified  # all < 128 KiB
     monkeypatch.undo()
     assert W.verify_written(tmp_path / "out", tensors) == []  # the independent full check agrees
 
@@ -68,6 +68,66 @@ def test_a_corrupted_copy_is_caught_and_nothing_is_placed(tmp_path, monkeypatch,
     assert os.listdir(tmp_path) == []
 
 
+def big_source(tmp_path):
+    """One 1 MiB tensor: larger than the two 64 KiB ends a kernel-copied range is compared at."""
+    data = bytes(range(256)) * 4096
+    hdr = json.dumps({"w": {"dtype": "U8", "shape": [len(data)], "data_offsets": [0, len(data)]}}).encode()
+    hdr += b" " * (-len(hdr) % 8)
+    src = tmp_path / "big.safetensors"
+    src.write_bytes(len(hdr).to_bytes(8, "little") + hdr + data)
+    return [OutTensor("w", t) for t in read_header(src).tensors.values()]
+
+
+def flipping(real, at_in_range):
+    """copy_file_range that flips one byte of what it wrote, `at_in_range(n)` bytes into the range."""
+    def copy(src_fd, dst_fd, count, src_off, dst_off):
+        n = real(src_fd, dst_fd, count, src_off, dst_off)
+        with open(f"/proc/self/fd/{dst_fd}", "r+b") as f:
+            f.seek(dst_off + at_in_range(n))
+            b = f.read(1)
+            f.seek(dst_off + at_in_range(n))
+            f.write(bytes([b[0] ^ 0xFF]))
+        return n
+
+    return copy
+
+
+def test_kernel_copied_ranges_are_compared_at_both_ends(tmp_path, monkeypatch):
+    tensors = big_source(tmp_path)
+    res = write_checkpoint(tmp_path / "ok", tensors, {}, verify=True)
+    assert res.verified.startswith("1 tensor(s) copied by the kernel (every byte or an error), each copied range's first and last 64 KiB")
+    for where, at in (("start", lambda n: 3), ("end", lambda n: n - 5)):
+        monkeypatch.setattr(W.os, "copy_file_range", flipping(os.copy_file_range, at))
+        with pytest.raises(CheckpointError, match=r"w: bytes differ from source .*\(first at byte \d+\)"):
+            write_checkpoint(tmp_path / where, tensors, {}, verify=True)
+        monkeypatch.undo()
+
+
+def test_ranges_copied_through_memory_are_compared_whole(tmp_path, monkeypatch):
+    """Where the kernel cannot copy (EXDEV, EINVAL …), our own loop does, and every byte is compared."""
+    import errno
+
+    def unsupported(*a):
+        raise OSError(errno.EXDEV, "cross-device")
+
+    tensors = big_source(tmp_path)
+    monkeypatch.setattr(W.os, "copy_file_range", unsupported)
+    monkeypatch.setattr(W.os, "sendfile", unsupported)
+    real_pwrite = W._pwrite_all
+
+    def corrupt_middle(fd, data, offset):
+        data = bytearray(data)
+        if len(data) > 1 << 19:  # the tensor's bytes, not the header
+            data[len(data) // 2] ^= 0xFF
+        real_pwrite(fd, data, offset)
+
+    res = write_checkpoint(tmp_path / "ok", tensors, {}, verify=True)
+    assert res.verified.startswith("1 tensor(s) read back whole and compared byte for byte")
+    monkeypatch.setattr(W, "_pwrite_all", corrupt_middle)
+    with pytest.raises(CheckpointError, match=r"w: bytes differ from source .*\(first at byte 524288\)"):
+        write_checkpoint(tmp_path / "bad", tensors, {}, verify=True)
+
+
 def test_checker_failure_fails_the_write(tmp_path, monkeypatch):
     """If the checker cannot read back (here: the source vanishes under it), the write fails, never passes unchecked."""
     def unreadable(self, path, *a):
@@ -82,7 +142,7 @@ def test_checker_failure_fails_the_write(tmp_path, monkeypatch):
 def test_convert_says_what_was_verified_how(tmp_path):
     r = run_cli("convert", STORY, "--engine", "sglang==0.5.11", "-o", tmp_path / "out")
     assert r.returncode == 0, r.stderr
-    assert "verified: 16/16 tensors: 16 copied tensor(s) read back and compared byte for byte with their source" in r.stdout
+    assert "verified: 16/16 tensors: 16 tensor(s) read back whole and compared byte for byte with the source" in r.stdout
     j = run_cli("convert", STORY, "--engine", "sglang==0.5.11", "-o", tmp_path / "out2", "--json")
     obj = json.loads(j.stdout)
     assert "compared byte for byte" in obj["verified"] and obj["verify_problems"] == [] and j.stderr == ""  # no bar on a pipe
