@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from specbridge.rules.findings import RULES  # noqa: E402
+from specbridge.rules.registry import RULES  # noqa: E402
 
 # statically detectable rows the compatibility issue asks for, and what covers each
 ROWS_ASKED = list(range(1, 22)) + list(range(25, 31)) + [37, 38]

@@ -44,6 +44,11 @@ def test_version_strings_place_the_story_in_the_right_era(spec, era, ok, code):
 
     [place] = resolve(spec)
     assert place.era.min_version == era and obj["era"] == place.era.name
+    from specbridge.checkpoint.reader import open_checkpoint
+    from specbridge.rules.check import check
+
+    [res] = check(open_checkpoint(STORY), spec)  # the same answer in-process (what the rule-removal check switches)
+    assert [f.code for f in res.findings if f.code.startswith("R")] == ([code] if code else [])
     assert obj["ok"] is ok and r.returncode == (0 if ok else 1), obj["findings"]
     version_codes = [f["code"] for f in obj["findings"] if f["code"].startswith("R")]
     assert version_codes == ([code] if code else [])

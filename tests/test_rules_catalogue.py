@@ -3,7 +3,7 @@
 import re
 from pathlib import Path
 
-from specbridge.rules.findings import RULES
+from specbridge.rules.registry import RULES
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "rules.md"
 
@@ -41,3 +41,25 @@ def test_every_rule_has_its_own_section_with_anchor_and_fix():
                 break
             section.append(line)
         assert any(line.startswith("**Fix:**") for line in section), f"{code}: its section in docs/rules.md has no **Fix:** line"
+
+
+def test_rules_page_is_generated_from_the_registry():
+    """docs/rules.md is the registry's documentation (each rule function's docstring, fix and title)."""
+    import subprocess
+    import sys
+
+    root = DOCS.parents[1]
+    r = subprocess.run([sys.executable, str(root / "scripts" / "gen_rules_doc.py"), "--check"])
+    assert r.returncode == 0, "docs/rules.md is stale: run python scripts/gen_rules_doc.py"
+
+
+def test_every_rule_is_one_small_documented_function():
+    """ruff-style: a rule is a function registered with its code; it documents itself and stays small."""
+    import inspect
+
+    for code, rule in RULES.items():
+        lines = inspect.getsource(rule.check).splitlines()
+        body = [line for line in lines if line.strip() and not line.strip().startswith(("#", "@"))]
+        doc_lines = len(inspect.getdoc(rule.check).splitlines()) + 1
+        assert len(body) - doc_lines <= 30, f"{code} ({rule.check.__name__}) has {len(body) - doc_lines} lines of code"
+        assert rule.doc and rule.fix and rule.severity in ("error", "warning", "info"), code

@@ -19,7 +19,7 @@ def fail(message: str, code: int = 2) -> int:
 
 def split_codes(values: list[str] | None) -> set[str]:
     """'--fail-on C001,A002 --fail-on V009' -> {'C001', 'A002', 'V009'} (validated against the catalogue)."""
-    from ..rules.findings import RULES
+    from ..rules.registry import RULES
 
     codes = {c.strip().upper() for v in values or () for c in v.split(",") if c.strip()}
     unknown = sorted(codes - set(RULES))

@@ -103,7 +103,7 @@ def print_many(c: Console, ckpt, results, ok: bool) -> None:
         else:
             print_finding(c, f, versions)
     if infos:
-        from ..rules.findings import RULES
+        from ..rules.registry import RULES
 
         c.print("info: " + "; ".join(f"{code} {RULES[code].title} " + escape(f"[{' | '.join(v)}]") for code, v in infos.items()), style="cyan")
     c.print("[dim]one engine in full: specbridge check PATH --engine NAME==VERSION [--tables][/]")

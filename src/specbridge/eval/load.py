@@ -38,7 +38,7 @@ class Built:
 
 def _engine_reads_nbr(engine: str, version: str) -> bool:
     from ..engines.spec import parse_version
-    from ..rules.compat import VARIANT_SUPPORT
+    from ..rules.config import VARIANT_SUPPORT
 
     known = next((flags for since, flags in VARIANT_SUPPORT.get(engine, ()) if parse_version(version) >= parse_version(since)), set())
     return "norm_before_residual" in known

@@ -1,7 +1,9 @@
-"""Turn a simulated engine load into findings: every dropped tensor and every unfilled parameter
-is an error, because engines stay silent about both."""
+"""L rules: a simulated engine load turned into findings. Every dropped tensor and every unfilled
+parameter is an error, because engines stay silent about both."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from ..checkpoint.safetensors import FLOAT_DTYPES
 from ..engines.simulate import (
@@ -12,10 +14,14 @@ from ..engines.simulate import (
     P_MISSING,
     P_PARTIAL,
     P_SHARED,
+    PADDED,
+    RAISES,
+    TRUNCATED,
     UNUSED,
-    LoadReport,
 )
-from .findings import ERROR, INFO, WARNING, Finding, finding
+from .context import Context
+from .findings import ERROR, INFO, WARNING
+from .registry import Hit, rule
 
 
 def _list(names: list[str], n: int = 4) -> str:
@@ -23,129 +29,208 @@ def _list(names: list[str], n: int = 4) -> str:
     return head + (f" … (+{len(names) - n})" if len(names) > n else "")
 
 
-def load_findings(rep: LoadReport, path: str, dtypes: dict[str, str]) -> list[Finding]:
-    eng = f"{rep.engine}=={rep.version}"
-    out: list[Finding] = []
-    convert_fix = f"specbridge convert {path} --engine {eng} -o OUT"
+def _dropped_float(c: Context) -> list:
+    return [t for t in c.rep.tensors if t.status == DROPPED and c.ckpt.tensors[t.name].dtype in FLOAT_DTYPES]
 
-    if not rep.dispatched:
-        out.append(
-            finding(
-                "L005",
-                ERROR,
-                f"{rep.engine} {rep.version} cannot dispatch this config: {rep.dispatch_message}. "
-                f"The rest of this report simulates its EAGLE-3 class ({rep.cls.name}) as if the config were converted.",
-                convert_fix,
-            )
-        )
-    build_errors = [e for e in rep.errors if e != rep.dispatch_message and not e.startswith("size mismatch") and e not in {t.reason for t in rep.tensors}]
-    for e in build_errors:
-        out.append(finding("L006", ERROR, f"{rep.engine} {rep.version} raises while building {rep.cls.name}: {e}", convert_fix))
 
-    raising = [t for t in rep.tensors if t.status == "raises"]
-    if raising:
-        out.append(
-            finding(
-                "L004",
-                ERROR,
-                f"{rep.engine} {rep.version} refuses to load: {raising[0].reason} "
-                f"({len(raising)} tensor(s): {_list([t.name for t in raising])}).",
-                convert_fix,
-            )
-        )
+def _decoder_missing(c: Context) -> list:
+    return [p for p in c.rep.params if p.status in (P_MISSING, P_PARTIAL) and p.role == "decoder"]
 
-    dropped = [t for t in rep.tensors if t.status == DROPPED]
-    missing = [p for p in rep.params if p.status in (P_MISSING, P_PARTIAL)]
-    dec_missing = [p for p in missing if p.role == "decoder"]
-    dropped_float = [t for t in dropped if dtypes.get(t.name) in FLOAT_DTYPES]
-    if dec_missing:
-        msg = (
-            f"the drafter's decoder layer will run at random initialisation on {rep.engine} {rep.version}: "
-            f"{len(dec_missing)} decoder parameter(s) ({_list([p.name for p in dec_missing], 2)}) are never filled"
-        )
-        if dropped_float:
-            msg += f", because {len(dropped_float)} tensor(s) ({_list([t.name for t in dropped_float], 2)}) match no parameter and are skipped silently"
-        msg += ". Expect accept length ≈ 1.00 (no draft token accepted) and throughput below no speculation."
-        out.append(finding("L002", ERROR, msg, convert_fix))
-        missing = [p for p in missing if p.role != "decoder"]
-    elif dropped_float:
-        out.append(
-            finding(
-                "L001",
-                ERROR,
-                f"{rep.engine} {rep.version} silently drops {len(dropped_float)} float tensor(s) it has no parameter for: "
-                f"{_list([t.name for t in dropped_float])} (→ {_list([t.engine_name or '?' for t in dropped_float], 2)}). "
-                "Whatever they were trained to do is lost.",
-                convert_fix,
-            )
-        )
-    for t in dropped:
-        if t not in dropped_float:
-            out.append(finding("L001", WARNING, f"{t.name} ({dtypes.get(t.name)}) is skipped silently by {rep.engine} {rep.version}.", convert_fix))
-    for p in missing:
-        what = {"head": "the draft head (logits are random)", "fc": "the aux-state fusion", "norm": "a norm", "embed": "the embedding"}.get(p.role, p.role)
-        shards = f" (shards {', '.join(p.missing_shards)})" if p.status == P_PARTIAL else ""
-        out.append(
-            finding(
-                "L002",
-                ERROR,
-                f"{p.name}{shards} — {what} — is filled by nothing in the checkpoint on {rep.engine} {rep.version}; "
-                "it keeps its random initial value and drafts will be rejected.",
-                "add the tensor to the checkpoint (e.g. lm_head from the target: specbridge convert … --target T)"
-                if p.role == "head"
-                else convert_fix,
-            )
-        )
-    for mm in rep.mismatched:
-        out.append(
-            finding(
-                "L003",
-                ERROR,
-                f"{mm['name']}: checkpoint has {mm['found']}, {rep.engine} {rep.version} builds {mm['expected']} from config.json; loading raises a size mismatch.",
-                "fix config.json so it describes these tensors (hidden_size, heads, head_dim, intermediate_size, draft_vocab_size, target_hidden_size)",
-            )
-        )
-    bent = [t for t in rep.tensors if t.status in ("truncated", "padded")]
-    if bent:
-        out.append(
-            finding(
-                "L012",
-                ERROR,
-                f"{rep.engine} {rep.version} loads {len(bent)} tensor(s) that do not fit by cutting or zero-padding them, silently: "
-                + "; ".join(f"{t.name} {t.reason}" for t in bent[:3]) + (" …" if len(bent) > 3 else "")
-                + ". The loaded drafter is not the trained one.",
-                "fix config.json so it describes these tensors (intermediate_size, heads, head_dim)",
-            )
-        )
-    over = [t for t in rep.tensors if t.status == OVERWRITTEN]
-    if over:
-        out.append(
-            finding(
-                "L007",
-                INFO,
-                f"{_list([t.name for t in over])} loaded, then replaced by the target's weights on {rep.engine} {rep.version} "
-                f"({rep.cls.share_cite}). Fine if the drafter was trained with the target's frozen table.",
-            )
-        )
-    unused = [t for t in rep.tensors if t.status == UNUSED]
-    if unused:
-        out.append(finding("L008", INFO, f"ignored by design on {rep.engine} {rep.version}: " + "; ".join(f"{t.name} ({t.reason})" for t in unused)))
+
+@rule("L001", "checkpoint tensors the engine silently drops", severity=ERROR, failure_modes=(1, 8, 38),
+      fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the names that engine version reads.")
+def dropped_tensors(c: Context) -> Iterator[Hit]:
+    """The engine's loader, after its own renames, maps a checkpoint tensor to no parameter and skips it. A
+    float tensor is an error; a non-float one (an integer buffer the engine has no use for) a warning. When
+    the dropped tensors leave decoder parameters unfilled, the same facts are reported once, as L002.
+    Whatever the dropped tensor learned is lost, and nothing says so at startup: SGLang's `load_weights`
+    (`sglang/srt/models/llama_eagle3.py`) skips unknown names without a log line, and TensorRT-LLM is assumed
+    to do the same (not verified, see `docs/engines.md`). Typical case: `layers.0.*` keys on SGLang ≤ 0.5.11,
+    whose decoder is `midlayer.*` until the rename in 0.5.12 (sgl-project/sglang PR #24663).
+    """
+    rep, floats = c.rep, _dropped_float(c)
+    if floats and not _decoder_missing(c):  # with an unfilled decoder, L002 tells the same story
+        yield Hit(ERROR, f"{rep.engine} {rep.version} silently drops {len(floats)} float tensor(s) it has no parameter for: "
+                         f"{_list([t.name for t in floats])} (→ {_list([t.engine_name or '?' for t in floats], 2)}). "
+                         "Whatever they were trained to do is lost.", c.convert_fix)
+    for t in rep.tensors:
+        if t.status == DROPPED and t not in floats:
+            yield Hit(WARNING, f"{t.name} ({c.ckpt.tensors[t.name].dtype}) is skipped silently by {rep.engine} {rep.version}.", c.convert_fix)
+
+
+@rule("L002", "engine parameters nothing fills (left at random init)", severity=ERROR, failure_modes=(1, 2, 9),
+      fix="`specbridge convert PATH --engine NAME==VERSION -o OUT`; for a missing head, add the tensor to the checkpoint, e.g. `lm_head` from the target with `specbridge convert PATH --engine NAME==VERSION --target T -o OUT`.")
+def unfilled_parameters(c: Context) -> Iterator[Hit]:
+    """Nothing in the checkpoint fills an engine parameter (or only some of its tensor-parallel shards), so it
+    keeps its random initial value. When decoder parameters are unfilled the finding also names the checkpoint
+    tensors that were dropped instead (usually the same weights under another name).
+    For the decoder this means accept length ≈ 1.00 (no draft token accepted) and throughput below no
+    speculation; for the head, random logits. Neither engine reports it: SGLang never reports missing
+    parameters, and vLLM's `load_weights` (`vllm/model_executor/models/llama_eagle3.py`) returns `None`, which
+    switches off its own "weights not initialized" check. A drafter whose config declares `draft_vocab_size`
+    with an untied head but ships no `lm_head` gets a fresh head on SGLang (sgl-project/sglang issue #27829).
+    """
+    rep, decoder, floats = c.rep, _decoder_missing(c), _dropped_float(c)
+    if decoder:
+        msg = (f"the drafter's decoder layer will run at random initialisation on {rep.engine} {rep.version}: "
+               f"{len(decoder)} decoder parameter(s) ({_list([p.name for p in decoder], 2)}) are never filled")
+        if floats:
+            msg += f", because {len(floats)} tensor(s) ({_list([t.name for t in floats], 2)}) match no parameter and are skipped silently"
+        yield Hit(ERROR, msg + ". Expect accept length ≈ 1.00 (no draft token accepted) and throughput below no speculation.", c.convert_fix)
     for p in rep.params:
-        if p.status == P_SHARED and p.role in ("embed", "head") and not p.filled_by:
-            out.append(finding("L009", INFO, f"{p.name} is taken from the target model ({rep.cls.share_cite})."))
-            vd, v = rep.ns.get("Vd"), rep.ns.get("V")
-            if p.role == "head" and isinstance(vd, int) and isinstance(v, int) and vd != v:
-                out.append(
-                    finding(
-                        "L010",
-                        ERROR,
-                        f"the head is borrowed from the target ({v} rows) but draft_vocab_size is {vd}: draft ids and logits will not line up.",
-                        "ship the trained lm_head [draft_vocab_size, hidden] in the checkpoint",
-                    )
-                )
-        if p.status == P_DEFAULT_INIT:
-            out.append(finding("L002", WARNING, f"{p.name} is filled by nothing in the checkpoint on {rep.engine} {rep.version}; {p.note}.",
-                               "ship the trained tensor, or serve on a release whose class has no such parameter"))
+        if p.status in (P_MISSING, P_PARTIAL) and p.role != "decoder":
+            what = {"head": "the draft head (logits are random)", "fc": "the aux-state fusion", "norm": "a norm", "embed": "the embedding"}.get(p.role, p.role)
+            shards = f" (shards {', '.join(p.missing_shards)})" if p.status == P_PARTIAL else ""
+            fix = "add the tensor to the checkpoint (e.g. lm_head from the target: specbridge convert … --target T)" if p.role == "head" else c.convert_fix
+            yield Hit(ERROR, f"{p.name}{shards} — {what} — is filled by nothing in the checkpoint on {rep.engine} {rep.version}; "
+                             "it keeps its random initial value and drafts will be rejected.", fix)
+        elif p.status == P_DEFAULT_INIT:
+            yield Hit(WARNING, f"{p.name} is filled by nothing in the checkpoint on {rep.engine} {rep.version}; {p.note}.",
+                      "ship the trained tensor, or serve on a release whose class has no such parameter")
+
+
+@rule("L003", "tensor shape differs from the engine's parameter", severity=ERROR, failure_modes=(5, 6),
+      fix="fix `config.json` so it describes these tensors (`hidden_size`, heads, `head_dim`, `intermediate_size`, `draft_vocab_size`, `target_hidden_size`).")
+def shape_mismatch(c: Context) -> Iterator[Hit]:
+    """The engine builds each parameter from `config.json` (hidden size, heads, `head_dim`, intermediate size,
+    draft vocab, `target_hidden_size`); the checkpoint tensor has another shape. Loading raises a size
+    mismatch (`size mismatch for … copying a param with shape …`) and the server does not start. Typical
+    case: Qwen3-family drafters whose `head_dim` is not `hidden_size / num_attention_heads` and a config
+    without `head_dim` (SafeAILab/EAGLE issue #315, sgl-project/sglang issue #8038).
+    """
+    for mm in c.rep.mismatched:
+        yield Hit(ERROR, f"{mm['name']}: checkpoint has {mm['found']}, {c.eng} builds {mm['expected']} from config.json; loading raises a size mismatch.",
+                  "fix config.json so it describes these tensors (hidden_size, heads, head_dim, intermediate_size, draft_vocab_size, target_hidden_size)")
+
+
+@rule("L004", "engine raises on checkpoint tensor names", severity=ERROR, failure_modes=(8, 38), fix="`specbridge convert PATH --engine NAME==VERSION -o OUT`.")
+def raising_names(c: Context) -> Iterator[Hit]:
+    """vLLM raises on a name it cannot place (`vllm/model_executor/models/llama_eagle3.py` `load_weights`):
+    `ValueError: There is no module or parameter named …` from 0.32 (the WeightsMapper loader), `KeyError`
+    from the hand-written `params_dict` loader before. The server fails at load. Typical causes: keys that
+    already carry `model.` (vLLM adds it to every name but `lm_head`), `d2t` on a full-vocab drafter from
+    0.32 (there is no `draft_id_to_target_id` parameter then), and a multi-layer drafter on releases that
+    build one draft layer (≤ 0.10).
+    """
+    raising = [t for t in c.rep.tensors if t.status == RAISES]
+    if raising:
+        yield Hit(ERROR, f"{c.eng} refuses to load: {raising[0].reason} ({len(raising)} tensor(s): {_list([t.name for t in raising])}).",
+                  c.convert_fix)
+
+
+@rule("L005", "engine version cannot dispatch this config", severity=ERROR, failure_modes=(8,), fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the config that engine version dispatches.")
+def no_dispatch(c: Context) -> Iterator[Hit]:
+    """The engine picks the drafter class from `config.json` and this version has none for it: SGLang dispatches
+    on `architectures[0]` and reads no speculators-format config; vLLM needs a registered architecture, or a
+    speculators config with the fields its translation requires (`Invalid speculators config structure`);
+    vLLM 0.8.5 reads no speculators configs at all. The server fails at startup. The report still simulates
+    the engine's EAGLE-3 class as if the config were converted, so the next problem shows in the same run.
+    """
+    rep = c.rep
+    if not rep.dispatched:
+        yield Hit(ERROR, f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. "
+                         f"The rest of this report simulates its EAGLE-3 class ({rep.cls.name}) as if the config were converted.", c.convert_fix)
+
+
+@rule("L006", "engine raises while building the drafter from this config", severity=ERROR, failure_modes=(7, 8),
+      fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes a config that version can build; a multi-layer drafter needs an engine version that builds several layers.")
+def build_raises(c: Context) -> Iterator[Hit]:
+    """The config dispatches, but constructing the drafter class raises. Examples from the engines' source:
+    SGLang ≤ 0.5.11 with `num_hidden_layers != 1` (`ValueError: EAGLE3 currently only supports 1 layer`,
+    `LlamaForCausalLMEagle3.__init__`; multi-layer drafters load from 0.5.12), SGLang's Kimi MLA drafter with
+    more than one layer, a config without a `draft_vocab_size` key on SGLang (an `AttributeError`; `null`
+    means full vocab), and `"target_hidden_size": null` on SGLang (a `TypeError`: it tests the key, not the
+    value). The server fails at startup.
+    """
+    rep = c.rep
+    reasons = {t.reason for t in rep.tensors}
+    for e in rep.errors:
+        if e != rep.dispatch_message and not e.startswith("size mismatch") and e not in reasons:
+            yield Hit(ERROR, f"{c.eng} raises while building {rep.cls.name}: {e}", c.convert_fix)
+
+
+@rule("L007", "checkpoint tensor replaced by the target's after loading", severity=INFO, failure_modes=(3, 4),
+      fix="none needed — the drafter runs with the target's table, which is correct for a drafter trained with the target's frozen embedding; E002/E003 report the case where it is not.")
+def overwritten(c: Context) -> Iterator[Hit]:
+    """Information. The tensor loads, then the engine replaces it with the target's weights: SGLang's worker
+    (`sglang/srt/speculative/eagle_worker_v2.py`, `eagle_worker.py` before 0.5.16) sets the target's
+    embedding on the drafter unless `target_hidden_size` differs; vLLM 0.9–0.10 replaced the draft embedding
+    whenever the shapes matched. The finding names the engine file that does it. This is what most drafters
+    are trained for (a frozen copy of the target's table); E003 warns when the drafter's own table differs.
+    """
+    over = [t.name for t in c.rep.tensors if t.status == OVERWRITTEN]
+    if over:
+        yield Hit(INFO, f"{_list(over)} loaded, then replaced by the target's weights on {c.eng} ({c.rep.cls.share_cite}). "
+                        "Fine if the drafter was trained with the target's frozen table.")
+
+
+@rule("L008", "checkpoint tensors the engine ignores by design", severity=INFO, failure_modes=(13,), fix="none needed — the engine derives or does not need what these tensors hold; serving is unaffected.")
+def ignored_by_design(c: Context) -> Iterator[Hit]:
+    """Information. Tensors the engine reads past on purpose: `t2d` (no engine uses it; SGLang turns `d2t` into
+    `hot_token_id`), `mask_hidden` on vLLM ≥ 0.32 (parallel drafting only), `rotary_emb.inv_freq` (recomputed),
+    unexpected `.bias` names on vLLM ≥ 0.32 (`ignore_unexpected_suffixes`; C010 says when that loses a trained
+    `fc.bias`), and `embed_tokens` on TensorRT-LLM when draft and target hidden sizes match. Each is listed
+    with the reason.
+    """
+    unused = [t for t in c.rep.tensors if t.status == UNUSED]
+    if unused:
+        yield Hit(INFO, f"ignored by design on {c.eng}: " + "; ".join(f"{t.name} ({t.reason})" for t in unused))
+
+
+def _borrowed(c: Context) -> list:
+    return [p for p in c.rep.params if p.status == P_SHARED and p.role in ("embed", "head") and not p.filled_by]
+
+
+@rule("L009", "embedding or head taken from the target", severity=INFO, failure_modes=(2, 4), fix="none needed — the target's table is the one such a drafter was trained with; L010 fires if the vocab makes the borrowed head unusable.")
+def borrowed_from_target(c: Context) -> Iterator[Hit]:
+    """Information. The checkpoint has no tensor for the embedding or the head and the engine shares the
+    target's: vLLM when the draft has none (`vllm/v1/spec_decode/llm_base_proposer.py`
+    `_maybe_share_embeddings` / `_maybe_share_lm_head`, vllm-project/vllm PR #28549), SGLang's
+    `set_embed_and_head` (the head from the target when `draft_vocab_size` is null and the head untied,
+    0.5.2+), TensorRT-LLM when no `lm_head` is shipped. Right for a full-vocab drafter trained with the
+    target's tables; with a reduced vocab the borrowed head is wrong, which L010 reports.
+    """
+    for p in _borrowed(c):
+        yield Hit(INFO, f"{p.name} is taken from the target model ({c.rep.cls.share_cite}).")
+
+
+@rule("L010", "head borrowed from the target while the draft vocab is reduced", severity=ERROR, failure_modes=(2, 9),
+      fix="ship the trained `lm_head` [draft_vocab_size, hidden] in the checkpoint.")
+def borrowed_head_reduced_vocab(c: Context) -> Iterator[Hit]:
+    """The head is shared from the target (L009) but `draft_vocab_size` is smaller than the vocab. The target head
+    has V rows while the drafter's ids are in [0, Vd) and go through `d2t`: draft ids and logits do not line
+    up, and drafts are rejected (accept length ≈ 1.00).
+    """
+    vd, v = c.rep.ns.get("Vd"), c.rep.ns.get("V")
+    if isinstance(vd, int) and isinstance(v, int) and vd != v and any(p.role == "head" for p in _borrowed(c)):
+        yield Hit(ERROR, f"the head is borrowed from the target ({v} rows) but draft_vocab_size is {vd}: draft ids and logits will not line up.",
+                  "ship the trained lm_head [draft_vocab_size, hidden] in the checkpoint")
+
+
+@rule("L011", "parameter left at an initial value that is right for this config", severity=INFO, failure_modes=(9, 13),
+      fix="none needed — the initial value is what a full-vocab drafter needs; with a reduced vocab the missing `d2t` is an error instead (V006).")
+def harmless_initial_value(c: Context) -> Iterator[Hit]:
+    """Information. A parameter no tensor fills, but whose initial value is the right one for this config: vLLM
+    before 0.32 always builds `draft_id_to_target_id` and initialises it to zeros, the identity map — correct
+    for a full-vocab drafter that ships no `d2t` (`vllm/model_executor/models/llama_eagle3.py`).
+    """
+    for p in c.rep.params:
         if p.status == P_HARMLESS:
-            out.append(finding("L011", INFO, f"{p.name} is not in the checkpoint; {p.note}."))
-    return out
+            yield Hit(INFO, f"{p.name} is not in the checkpoint; {p.note}.")
+
+
+@rule("L012", "tensor silently cut or zero-padded to the engine's shape", severity=ERROR, failure_modes=(5, 6),
+      fix="fix `config.json` so it describes these tensors (`intermediate_size`, heads, `head_dim`).")
+def cut_or_padded(c: Context) -> Iterator[Hit]:
+    """SGLang's linear weight loaders (`sglang/srt/layers/linear.py` `weight_loader`) `narrow()` a checkpoint
+    tensor that is wider than the parameter along the tensor-parallel dimension, and in the releases modelled
+    from 0.5.5 on (`pad_or_narrow_weight`, for gate_up/down projections) zero-pad one that is narrower — with
+    no message. The server starts, but the loaded drafter is not the trained one and acceptance drops. Found
+    by running SGLang's real `load_weights` (`tests/test_conformance_sglang.py`).
+    """
+    bent = [t for t in c.rep.tensors if t.status in (TRUNCATED, PADDED)]
+    if bent:
+        yield Hit(ERROR, f"{c.eng} loads {len(bent)} tensor(s) that do not fit by cutting or zero-padding them, silently: "
+                         + "; ".join(f"{t.name} {t.reason}" for t in bent[:3]) + (" …" if len(bent) > 3 else "")
+                         + ". The loaded drafter is not the trained one.",
+                  "fix config.json so it describes these tensors (intermediate_size, heads, head_dim)")

@@ -1,0 +1,116 @@
+"""The rule registry, ruff-style: one small function per finding code, registered with its code, title,
+severity, fix and documentation. `check` runs the registry; `docs/rules.md` is generated from it
+(`scripts/gen_rules_doc.py`, kept fresh by a test); `scripts/rule_removal_check.py` switches rules off
+through it.
+
+A rule function takes the `Context` of one check and yields `Hit`s (severity, message, fix); the runner
+stamps each with the rule's code. Its docstring is the rule's documentation (what it detects, why it
+matters when serving, the engine source it comes from), as in ruff. A rule that names its severity case by case (an error on one engine,
+information on another) says so in its hits; `severity` is the one it usually has.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from .findings import Finding
+
+# Categories in report order: (heading, what the docs say of them). A rule's code starts with its letter.
+CATEGORIES = {
+    "R": ("Engine version placement", """
+Every engine version that is not a plain, modelled release is said, so an answer for `sglang==0.5.99` or a
+bare `sglang` never looks more certain than it is (`src/specbridge/rules/versions.py`; the modelled releases
+are the eras in `src/specbridge/engines/`, see `docs/engines.md`)."""),
+    "L": ("Load simulation", """
+`check` runs each engine version's own loading rules (name mapping, shapes built from `config.json`,
+sharing with the target after loading) over the checkpoint's tensor headers; the tables are
+`src/specbridge/engines/{sglang,vllm,trtllm}.py`, each row citing the engine file and release it mirrors
+(see `docs/engines.md`). The L rules turn that simulated load into findings
+(`src/specbridge/rules/load.py`)."""),
+    "G": ("Shape algebra", """
+The G rules compare the checkpoint's tensor shapes with its config and, with `--target`, with the target's
+config (`src/specbridge/rules/geometry.py`). All but G009 (the KV cache each engine version allocates) do
+not depend on the engine."""),
+    "V": ("Vocab maps", """
+A reduced-vocab drafter scores `draft_vocab_size` tokens; `d2t` maps draft id i to target id `i + d2t[i]`
+(offsets, int64) and `t2d` marks the selected target ids. The V rules check the maps and, with `--target` or
+`--parent`, the vocab against the target and the parent checkpoint (`src/specbridge/rules/vocab.py`)."""),
+    "A": ("Aux layers", """
+An EAGLE-3 drafter's `fc` reads hidden states the target captures at a few layers. The A rules resolve which
+physical layers each engine version feeds and compare them with the ones the drafter was trained on
+(`src/specbridge/rules/aux.py`, tables in `src/specbridge/engines/capture.py`); they need `--target`, and
+A004 `--launch`."""),
+    "E": ("Embedding and head", """
+Whether the drafter's own embedding and head are consistent, trained, and kept or replaced by the engine
+(`src/specbridge/rules/embed_head.py`)."""),
+    "C": ("Config and launch", """
+The drafter's config against the target's and against the launch command (`--launch`), and architecture
+flags against what the engine version reads (`src/specbridge/rules/config.py`)."""),
+}
+# When a rule runs: once per checkpoint (no engine in it), or once per engine version.
+CHECKPOINT, ENGINE = "checkpoint", "engine"
+
+
+class Hit(NamedTuple):
+    severity: str
+    message: str
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    title: str
+    severity: str  # usual severity; hits may carry another
+    fix: str  # what to do, as the docs state it (hits carry the concrete command)
+    doc: str  # what it detects, why it matters, the engine source it comes from (markdown)
+    failure_modes: tuple[int, ...]  # rows of docs/failure-modes.md
+    scope: str  # CHECKPOINT or ENGINE
+    check: Callable[..., Iterable[Hit]]
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(code: str, title: str, *, severity: str, fix: str, failure_modes: tuple[int, ...] = (),
+         scope: str = ENGINE) -> Callable:
+    """Register the decorated function as rule `code`; its docstring is the documentation."""
+
+    def register(fn: Callable[..., Iterable[Hit]]) -> Callable[..., Iterable[Hit]]:
+        assert code not in RULES, f"{code} registered twice"
+        assert code[0] in CATEGORIES, code
+        assert fn.__doc__, f"{code}: a rule documents itself"
+        RULES[code] = Rule(code, title, severity, fix, inspect.cleandoc(fn.__doc__), failure_modes, scope, fn)
+        return fn
+
+    return register
+
+
+def run(scope: str, ctx, codes: Iterable[str] | None = None) -> list[Finding]:
+    """Every registered rule of `scope` (or just `codes`), in catalogue order, on one context."""
+    out = []
+    for r in ordered():
+        if r.scope == scope and (codes is None or r.code in codes):
+            out.extend(Finding(r.code, h.severity, h.message, h.fix) for h in r.check(ctx))
+    return out
+
+
+def ordered() -> list[Rule]:
+    return sorted(RULES.values(), key=lambda r: _position(r.code))
+
+
+def in_catalogue_order(findings: list[Finding]) -> list[Finding]:
+    """Findings sorted by their rule's place in the catalogue (stable: a rule's own findings keep their order)."""
+    return sorted(findings, key=lambda f: _position(f.code))
+
+
+def _position(code: str) -> tuple[int, str]:
+    order = list(CATEGORIES)
+    return (order.index(code[0]) if code[0] in order else len(order)), code
+
+
+# The rule modules register themselves on import.
+from . import aux, config, embed_head, geometry, load, versions, vocab  # noqa: E402,F401
