@@ -274,3 +274,16 @@ def test_oversized_config_is_not_downloaded(tmp_path):
         r = cli(hub, tmp_path / "cache", "inspect", "org/huge")
         served = hub.stats.body_bytes
     assert r.returncode == 2 and "limit for a JSON file" in r.stderr and served < 100_000, r.stderr
+
+
+def test_offline_hub_target_from_the_cache(spec_hub):
+    from huggingface_hub import hf_hub_download
+
+    hub, _, cache = spec_hub
+    hf_hub_download("org/tiny-target", "config.json", cache_dir=str(cache), endpoint=hub.url)
+    hub.stats.reset()
+    r = cli(hub, cache, "check", SPEC_TRAIN, "--engine", "vllm", "--target", "org/tiny-target", "--json", offline=True)
+    want = local("check", SPEC_TRAIN, "--engine", "vllm", "--target", TINY_TARGET, "--json")
+    assert r.returncode == want.returncode, r.stderr
+    got, exp = same_report(r.stdout, "org/tiny-target", want.stdout, str(TINY_TARGET))
+    assert got == exp and hub.stats.requests == []
