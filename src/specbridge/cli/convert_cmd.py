@@ -120,7 +120,7 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
         r = checks[0]
         errs = [f for f in r.findings if f.severity == "error"]
         w(f"check {r.report.engine}=={r.report.version}: {'OK' if r.ok else 'NOT OK'}"
-          f" (dropped {len([t for t in r.report.tensors if t.status == 'dropped'])}, missing {len(r.report.missing)}, errors {len(errs)})\n")
+          f" (dropped {len(r.report.dropped)}, missing {len(r.report.missing)}, errors {len(errs)})\n")
         for f in errs:
             w(f"  {f.code} {f.message}\n")
     elif engine_used is None:

@@ -6,7 +6,7 @@ from rich.table import Table
 
 from ..checkpoint.reader import Checkpoint
 from ..display import markup_safe as esc
-from ..engines.simulate import LoadReport
+from ..engines.simulate import Fate, Fill, LoadReport
 from ..layouts.canonical import Drafter
 from ..rules.check import CheckResult
 from .jsonout import canonical_name as _canon
@@ -20,18 +20,21 @@ console = make_console()  # terminal or COLUMNS width; 100 columns in a pipe
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 FATE_STYLE = {
-    "loaded": "green",
-    "dropped": "bold red",
-    "raises": "bold red",
-    "mismatched": "bold red",
-    "unused": "dim",
-    "buffer": "green",
-    "overwritten": "yellow",
-    "missing": "bold red",
-    "partial": "bold red",
-    "shared-from-target": "cyan",
-    "own-unless-equal": "green",
-    "initial-value": "dim",
+    Fate.LOADED: "green",
+    Fate.DROPPED: "bold red",
+    Fate.RAISES: "bold red",
+    Fate.MISMATCHED: "bold red",
+    Fate.UNUSED: "dim",
+    Fate.BUFFER: "green",
+    Fate.OVERWRITTEN: "yellow",
+    Fate.TRUNCATED: "bold red",
+    Fate.PADDED: "bold red",
+    Fill.MISSING: "bold red",
+    Fill.PARTIAL: "bold red",
+    Fill.SHARED: "cyan",
+    Fill.OWN_UNLESS_EQUAL: "green",
+    Fill.HARMLESS: "dim",
+    Fill.DEFAULT_INIT: "yellow",
 }
 
 

@@ -10,7 +10,7 @@ import sys
 from rich.console import Console
 
 from ..display import markup_safe as escape
-from ..engines.simulate import BUFFER, DROPPED, LOADED, OVERWRITTEN, UNUSED
+from ..engines.simulate import BUFFER, DROPPED, LOADED, OVERWRITTEN, P_LOADED, P_SHARED, UNUSED
 from ..rules.findings import doc_link
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -46,8 +46,8 @@ def counts_line(res) -> str:
     t[LOADED] += sum(1 for x in r.tensors if x.status == BUFFER)  # d2t filling hot_token_id is loaded too
     ignored = sum(1 for x in r.tensors if x.status in (UNUSED, OVERWRITTEN))
     other = len(r.tensors) - t[LOADED] - t[DROPPED] - ignored
-    p_loaded = sum(1 for p in r.params if p.status == "loaded")
-    p_shared = sum(1 for p in r.params if p.status == "shared-from-target")
+    p_loaded = sum(1 for p in r.params if p.status == P_LOADED)
+    p_shared = sum(1 for p in r.params if p.status == P_SHARED)
     parts = [f"{len(r.tensors)} tensors: {t[LOADED]} loaded, {t[DROPPED]} dropped silently, {ignored} ignored by design"]
     if other:
         parts[0] += f", {other} other (see --tables)"

@@ -5,37 +5,57 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from enum import Enum
+from typing import NamedTuple
 
 from ..checkpoint.reader import Checkpoint
 from ..layouts.canonical import flat_config
 from .expr import ExprError, evaluate
 from .spec import DraftClass, Era, Param, Step
 
-# tensor fates
-LOADED = "loaded"
-DROPPED = "dropped"  # unknown to the engine, skipped
-UNUSED = "unused"  # consumed on purpose (t2d, …)
-BUFFER = "buffer"  # fills non-parameter state (hot_token_id)
-OVERWRITTEN = "overwritten"  # loaded, then replaced by the target's
-RAISES = "raises"  # the engine raises on this name
-MISMATCHED = "mismatched"
-TRUNCATED = "truncated"  # loaded after the loader silently cut it along the TP dimension
-PADDED = "padded"  # loaded after the loader silently zero-padded it along the TP dimension
+class _Word(str, Enum):
+    """A status word: compares, hashes, prints and serialises as its plain string ("loaded")."""
 
-# parameter fates
-P_LOADED = "loaded"
-P_MISSING = "missing"  # random / initial value
-P_PARTIAL = "partial"  # some shards of a fused parameter unfilled
-P_SHARED = "shared-from-target"
-P_OWN_UNLESS_EQUAL = "own-unless-equal"  # engine compares with the target's at load
-P_HARMLESS = "initial-value"  # unfilled but its initial value is right for this config
-P_DEFAULT_INIT = "default-init"  # unfilled; keeps a small default initialisation (a bias), not a random matrix
+    __str__ = str.__str__
+    __format__ = str.__format__
+    __hash__ = str.__hash__
+
+
+class Fate(_Word):
+    """What the engine does with one checkpoint tensor."""
+
+    LOADED = "loaded"
+    DROPPED = "dropped"  # unknown to the engine, skipped
+    UNUSED = "unused"  # consumed on purpose (t2d, …)
+    BUFFER = "buffer"  # fills non-parameter state (hot_token_id)
+    OVERWRITTEN = "overwritten"  # loaded, then replaced by the target's
+    RAISES = "raises"  # the engine raises on this name
+    MISMATCHED = "mismatched"
+    TRUNCATED = "truncated"  # loaded after the loader silently cut it along the TP dimension
+    PADDED = "padded"  # loaded after the loader silently zero-padded it along the TP dimension
+
+
+class Fill(_Word):
+    """What one engine parameter holds after loading."""
+
+    LOADED = "loaded"
+    MISSING = "missing"  # random / initial value
+    PARTIAL = "partial"  # some shards of a fused parameter unfilled
+    SHARED = "shared-from-target"
+    OWN_UNLESS_EQUAL = "own-unless-equal"  # engine compares with the target's at load
+    HARMLESS = "initial-value"  # unfilled but its initial value is right for this config
+    DEFAULT_INIT = "default-init"  # unfilled; keeps a small default initialisation (a bias), not a random matrix
+
+
+# the short names the rules and reports use
+LOADED, DROPPED, UNUSED, BUFFER, OVERWRITTEN, RAISES, MISMATCHED, TRUNCATED, PADDED = Fate
+P_LOADED, P_MISSING, P_PARTIAL, P_SHARED, P_OWN_UNLESS_EQUAL, P_HARMLESS, P_DEFAULT_INIT = Fill
 
 
 @dataclass
 class TensorFate:
     name: str
-    status: str
+    status: Fate
     engine_name: str | None = None
     shard: str | None = None
     reason: str = ""
@@ -45,7 +65,7 @@ class TensorFate:
 class ParamFate:
     name: str
     shape: tuple | None
-    status: str
+    status: Fill
     role: str
     filled_by: list[str] = field(default_factory=list)
     missing_shards: list[str] = field(default_factory=list)
@@ -230,7 +250,18 @@ def _tp_fit(cls: DraftClass, p: Param, found: tuple, expected: tuple) -> str | N
     return None
 
 
-def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict, str, list[str]]:
+class Dispatched(NamedTuple):
+    """The class an engine version builds for a config, and the config view that class reads."""
+
+    cls: DraftClass
+    ok: bool  # False: the engine cannot dispatch this config (we still simulate its EAGLE-3 class)
+    message: str | None  # what the engine says when it cannot
+    view: dict
+    view_name: str  # "config.json as written", "speculators → flat (translated)", …
+    assumptions: list[str]
+
+
+def dispatch(config: dict, era: Era) -> Dispatched:
     """Which class this engine version builds for `config`, and the config view it reads.
 
     When the engine cannot dispatch, we still simulate with its EAGLE-3 class over our flat view
@@ -253,12 +284,12 @@ def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict
                        else f"ValueError: Model architectures {archs} are not supported") + " (SGLang has no speculators-config support)"
             assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
             view = {k: v for k, v in flat_config(config).items() if not (k == "target_hidden_size" and v is None)}
-            return fallback, False, msg, view, "flattened (assumed)", assumptions
+            return Dispatched(fallback, False, msg, view, "flattened (assumed)", assumptions)
         missing = [p for p in d.speculators_required if _lookup(config, p)[1] in (None, "", {}, [])]
         if missing:
             msg = f"ValueError: Invalid speculators config structure: missing {', '.join(missing)}"
             assumptions.append(f"simulated with {fallback.name} over the flattened config")
-            return fallback, False, msg, flat_config(config), "flattened (assumed)", assumptions
+            return Dispatched(fallback, False, msg, flat_config(config), "flattened (assumed)", assumptions)
         tlc = config.get("transformer_layer_config") or {}
         mt = tlc.get("model_type") if isinstance(tlc, dict) else None
         target_arch = d.speculators_arch_by_model_type.get(mt) if isinstance(mt, str) else None
@@ -269,15 +300,15 @@ def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict
         if target_arch is None:
             msg = f"ValueError: Unsupported model_type {mt!r} for Eagle3 speculator"
             assumptions.append(f"simulated with {fallback.name}")
-            return fallback, False, msg, view, "speculators → flat (translated)", assumptions
+            return Dispatched(fallback, False, msg, view, "speculators → flat (translated)", assumptions)
         cls_name = d.registry.get(target_arch, target_arch)
         if cls_name not in era.classes:
             assumptions.append(f"{target_arch} is not modelled; simulated with {fallback.name}")
-            return fallback, True, None, view, "speculators → flat (translated)", assumptions
-        return era.classes[cls_name], True, None, view, "speculators → flat (translated)", assumptions
+            return Dispatched(fallback, True, None, view, "speculators → flat (translated)", assumptions)
+        return Dispatched(era.classes[cls_name], True, None, view, "speculators → flat (translated)", assumptions)
 
     if d.style == "trtllm":
-        return era.classes[d.registry["*"]], True, None, dict(config), "config.json as written", assumptions
+        return Dispatched(era.classes[d.registry["*"]], True, None, dict(config), "config.json as written", assumptions)
     if d.style == "vllm" and arch and not (arch.startswith("Eagle3") or arch.endswith("Eagle3")):
         rewritten = "Eagle3" + arch
         assumptions.append(f"vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle3")
@@ -290,94 +321,119 @@ def dispatch(config: dict, era: Era) -> tuple[DraftClass, bool, str | None, dict
         elif d.unknown_message:
             msg = d.unknown_message.format(archs=archs, arch=arch)
         assumptions.append(f"simulated with {fallback.name} (the engine's EAGLE-3 drafter class)")
-        return fallback, False, msg, dict(config), "config.json as written", assumptions
-    return era.classes[cls_name], True, None, dict(config), "config.json as written", assumptions
+        return Dispatched(fallback, False, msg, dict(config), "config.json as written", assumptions)
+    return Dispatched(era.classes[cls_name], True, None, dict(config), "config.json as written", assumptions)
 
 
 def simulate(ckpt: Checkpoint, era: Era, version: str) -> LoadReport:
+    """The engine version's load of this checkpoint: dispatch, then the config namespace the class is
+    built from, then every checkpoint tensor's fate, then every parameter's fill."""
     config = ckpt.config or {}
-    cls, ok, dmsg, view, view_name, assumptions = dispatch(config, era)
+    dis = dispatch(config, era)
+    ns, errors = namespace(dis, ckpt)
+    params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
+    fates, filled, mismatched = tensor_fates(ckpt, dis.cls, params, ns, errors)
+    fills = param_fills(dis.cls, params, filled, fates)
+    return LoadReport(
+        engine=era.engine,
+        version=version,
+        era=era,
+        cls=dis.cls,
+        dispatched=dis.ok,
+        dispatch_message=dis.message,
+        config_view=dis.view_name,
+        ns=ns,
+        tensors=fates,
+        params=fills,
+        errors=list(dict.fromkeys(errors)),
+        mismatched=mismatched,
+        assumptions=dis.assumptions,
+    )
+
+
+def namespace(dis: Dispatched, ckpt: Checkpoint) -> tuple[dict, list[str]]:
+    """The values the class's shape and `when` expressions read (config fields as the engine reads them,
+    derived sizes, what the checkpoint holds), and what the engine raises while building the class."""
     names = list(ckpt.tensors)
     has = {
         "has_embed": any(n.endswith("embed_tokens.weight") for n in names),
         "has_head": any(n.endswith("lm_head.weight") for n in names),
         "has_d2t": any("d2t" in n for n in names),
     }
-    ns, errors = _resolve_fields(cls, view, has)
-    if dmsg:
-        errors.insert(0, dmsg)
-    for r in cls.raises:
-        if _when(r.when, ns):
-            errors.append(r.message)
+    ns, errors = _resolve_fields(dis.cls, dis.view, has)
+    if dis.message:
+        errors.insert(0, dis.message)
+    errors.extend(r.message for r in dis.cls.raises if _when(r.when, ns))
+    return ns, errors
 
-    expanded = expand_params(cls, ns)
-    params = {name: (p, local) for name, p, local in expanded}
+
+def tensor_fates(ckpt: Checkpoint, cls: DraftClass, params: dict, ns: dict, errors: list[str]
+                 ) -> tuple[list[TensorFate], dict[str, dict[str | None, str]], list[dict]]:
+    """Every checkpoint tensor through the loader's name pipeline: its fate, which parameter (shard) it
+    fills, and the size mismatches the engine raises on (appended to `errors`)."""
     filled: dict[str, dict[str | None, str]] = {name: {} for name in params}
     fates: list[TensorFate] = []
     mismatched: list[dict] = []
-
-    for n in names:
-        info = ckpt.tensors[n]
+    for n, info in ckpt.tensors.items():
         final, shard, term, st = _apply_steps(n, cls.loader, params, ns)
         if term == "drop":
             fates.append(TensorFate(n, UNUSED, None, None, st.why))
-            continue
-        if term == "buffer":
+        elif term == "buffer":
             fates.append(TensorFate(n, BUFFER, final, None, f"fills {final} ({st.why})" if st.why else f"fills {final}"))
-            continue
-        if final not in params:
-            ignored = next((s for s in cls.loader if s.op == "ignore_suffix" and n.endswith(s.a)), None)
-            if ignored:
-                fates.append(TensorFate(n, UNUSED, final, None, ignored.why))
-            elif cls.unknown == "raise":
-                comp, module = _unknown_component(final, params)
-                msg = cls.unknown_message.format(name=final, component=comp, module=module)
-                errors.append(msg)
-                fates.append(TensorFate(n, RAISES, final, shard, msg))
-            else:
-                fates.append(TensorFate(n, DROPPED, final, shard, cls.unknown_message.format(name=n)))
-            continue
-        p, local = params[final]
-        expected = None
-        if p.shards:
-            shard_shapes = dict(p.shards)
-            if shard not in shard_shapes:
-                fates.append(TensorFate(n, DROPPED, final, shard, f"{final} has no shard {shard!r}"))
-                continue
-            expected = _shape(shard_shapes[shard], local)
+        elif final not in params:
+            fates.append(_unknown_name(cls, n, final, shard, params, errors))
         else:
-            expected = _shape(p.shape, local)
-        if expected is not None and tuple(info.shape) != expected:
-            silent = _tp_fit(cls, p, tuple(info.shape), expected)
-            if silent:
-                filled[final][shard] = n
-                fates.append(TensorFate(n, silent, final, shard,
-                                        f"{'cut' if silent == TRUNCATED else 'zero-padded'} from {list(info.shape)} to {list(expected)} "
-                                        f"along dim {p.tp_dim}, without a message"))
-                continue
-            mm = {"name": final + (f"[{shard}]" if shard else ""), "expected": list(expected), "found": list(info.shape)}
-            mismatched.append(mm)
-            errors.append(f"size mismatch for {mm['name']}: checkpoint {list(info.shape)}, engine expects {list(expected)}")
-            fates.append(TensorFate(n, MISMATCHED, final, shard, f"engine expects {list(expected)}"))
-            continue
-        filled[final][shard] = n
-        fates.append(TensorFate(n, LOADED, final, shard))
+            fates.append(_fit(cls, n, info, final, shard, params[final], filled, mismatched, errors))
+    return fates, filled, mismatched
 
-    pfates: list[ParamFate] = []
+
+def _unknown_name(cls: DraftClass, n: str, final: str, shard: str | None, params: dict, errors: list[str]) -> TensorFate:
+    """A name that reaches no parameter: ignored on purpose, raised on, or dropped silently."""
+    ignored = next((s for s in cls.loader if s.op == "ignore_suffix" and n.endswith(s.a)), None)
+    if ignored:
+        return TensorFate(n, UNUSED, final, None, ignored.why)
+    if cls.unknown == "raise":
+        comp, module = _unknown_component(final, params)
+        msg = cls.unknown_message.format(name=final, component=comp, module=module)
+        errors.append(msg)
+        return TensorFate(n, RAISES, final, shard, msg)
+    return TensorFate(n, DROPPED, final, shard, cls.unknown_message.format(name=n))
+
+
+def _fit(cls: DraftClass, n: str, info, final: str, shard: str | None, param: tuple, filled: dict, mismatched: list,
+         errors: list[str]) -> TensorFate:
+    """A tensor that reaches a parameter: loaded, silently cut or padded, or a size mismatch."""
+    p, local = param
+    if p.shards:
+        shard_shapes = dict(p.shards)
+        if shard not in shard_shapes:
+            return TensorFate(n, DROPPED, final, shard, f"{final} has no shard {shard!r}")
+        expected = _shape(shard_shapes[shard], local)
+    else:
+        expected = _shape(p.shape, local)
+    if expected is not None and tuple(info.shape) != expected:
+        silent = _tp_fit(cls, p, tuple(info.shape), expected)
+        if silent:
+            filled[final][shard] = n
+            return TensorFate(n, silent, final, shard, f"{'cut' if silent == TRUNCATED else 'zero-padded'} from {list(info.shape)} to "
+                                                        f"{list(expected)} along dim {p.tp_dim}, without a message")
+        mm = {"name": final + (f"[{shard}]" if shard else ""), "expected": list(expected), "found": list(info.shape)}
+        mismatched.append(mm)
+        errors.append(f"size mismatch for {mm['name']}: checkpoint {list(info.shape)}, engine expects {list(expected)}")
+        return TensorFate(n, MISMATCHED, final, shard, f"engine expects {list(expected)}")
+    filled[final][shard] = n
+    return TensorFate(n, LOADED, final, shard)
+
+
+def param_fills(cls: DraftClass, params: dict, filled: dict, fates: list[TensorFate]) -> list[ParamFate]:
+    """Every engine parameter after loading and the post-load sharing with the target (which turns the
+    tensors it replaces into OVERWRITTEN)."""
+    out: list[ParamFate] = []
     for name, (p, local) in params.items():
-        shape = _shape(p.shape, local) if not p.shards else None
-        if p.shards:
-            parts = [_shape(s, local) for _, s in p.shards]
-            if all(parts) and len({x[1:] for x in parts}) == 1:
-                shape = (sum(x[0] for x in parts), *parts[0][1:])
         got = filled[name]
         share_expr = cls.share_embed if p.share == "embed" else cls.share_head if p.share == "head" else None
         share = evaluate(share_expr, local) if share_expr else "own"
-        by = list(got.values())
-        if p.shards:
-            missing_shards = [s for s, _ in p.shards if s not in got]
-        else:
-            missing_shards = [] if got else ["*"]
+        missing_shards = [s for s, _ in p.shards if s not in got] if p.shards else ([] if got else ["*"])
         if share == "target":
             status, note = P_SHARED, f"replaced by the target's after loading ({cls.share_cite})"
             for t in fates:
@@ -393,20 +449,16 @@ def simulate(ckpt: Checkpoint, era: Era, version: str) -> LoadReport:
             status, note = P_DEFAULT_INIT, p.missing_note
         else:
             status, note = P_MISSING, "nothing in the checkpoint fills it: it keeps its random initial value"
-        pfates.append(ParamFate(name, shape, status, p.role, by, missing_shards if status == P_PARTIAL else [], note))
+        out.append(ParamFate(name, _param_shape(p, local), status, p.role, list(got.values()),
+                             missing_shards if status == P_PARTIAL else [], note))
+    return out
 
-    return LoadReport(
-        engine=era.engine,
-        version=version,
-        era=era,
-        cls=cls,
-        dispatched=ok,
-        dispatch_message=dmsg,
-        config_view=view_name,
-        ns=ns,
-        tensors=fates,
-        params=pfates,
-        errors=list(dict.fromkeys(errors)),
-        mismatched=mismatched,
-        assumptions=assumptions,
-    )
+
+def _param_shape(p: Param, local: dict) -> tuple | None:
+    """The parameter's shape; a fused one's is its shards stacked along dim 0 (when they agree elsewhere)."""
+    if not p.shards:
+        return _shape(p.shape, local)
+    parts = [_shape(s, local) for _, s in p.shards]
+    if all(parts) and len({x[1:] for x in parts}) == 1:
+        return (sum(x[0] for x in parts), *parts[0][1:])
+    return None

@@ -13,7 +13,7 @@ from ..checkpoint.reader import Checkpoint
 from ..checkpoint.target import rope_of
 from ..convert.configs import canon_config
 from ..engines.capture import default_boundaries, engine_capture
-from ..engines.simulate import BUFFER, LOADED, LoadReport
+from ..engines.simulate import BUFFER, LOADED, P_SHARED, LoadReport
 from ..layouts.canonical import Drafter, describe
 from ..model.drafter import DrafterConfig, Eagle3Drafter
 
@@ -98,10 +98,10 @@ def build_drafter(ckpt: Checkpoint, target_model, num_layers: int, report: LoadR
         # embedding: every engine falls back to (or replaces with) the target's
         emb_shared = report is None and "embed_tokens.weight" not in loaded
         if report is not None:
-            emb_shared = any(p.role == "embed" and p.status == "shared-from-target" for p in report.params) or "embed_tokens.weight" not in loaded
+            emb_shared = any(p.role == "embed" and p.status == P_SHARED for p in report.params) or "embed_tokens.weight" not in loaded
         if emb_shared:
             state["embed_tokens.weight"].copy_(target_model.get_input_embeddings().weight)
-        head_shared = report is not None and any(p.role == "head" and p.status == "shared-from-target" for p in report.params)
+        head_shared = report is not None and any(p.role == "head" and p.status == P_SHARED for p in report.params)
         if "lm_head.weight" not in loaded and (report is None or head_shared):
             head = target_model.get_output_embeddings().weight
             if Vd == V:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..engines.simulate import P_LOADED, P_OWN_UNLESS_EQUAL
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import Hit, rule
@@ -35,7 +36,7 @@ def tie_flag(c: Context) -> Iterator[Hit]:
 
 
 def _own_kept(c: Context) -> bool:
-    return any(p.role == "embed" and p.status in ("loaded", "own-unless-equal") for p in c.rep.params)
+    return any(p.role == "embed" and p.status in (P_LOADED, P_OWN_UNLESS_EQUAL) for p in c.rep.params)
 
 
 @rule("E002", "embedding looks freshly initialised", severity=WARNING, failure_modes=(3,), fix="export the drafter with the target's embedding (or without `embed_tokens`, so engines share the target's); without target weights, pass `--target` with the target's weights to compare the tables.")
