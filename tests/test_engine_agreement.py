@@ -56,7 +56,8 @@ def test_vllm_mean_accept_length_matches_eval(tmp_path):
 
     # offline prediction: the drafter as vLLM 0.32 loads it
     ck = open_checkpoint(DRAFT)
-    [(era, version)] = resolve("vllm==0.32.0")
+    [place] = resolve("vllm==0.32.0")
+    era, version = place.era, place.version
     built = build_drafter(ck, model, model.config.num_hidden_layers, simulate(ck, era, version), "LlamaForCausalLM", "llama")
     assert built.refused is None
     pred = evaluate(model, built.model, prompts, built.boundaries, steps=K, max_new=NEW).summary

@@ -23,6 +23,7 @@ import sys
 import threading
 import time
 from array import array
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -211,17 +212,20 @@ def transformed_bytes(t: OutTensor) -> bytes:
 
 def header_bytes(tensors: list[OutTensor], metadata: dict[str, str] | None) -> bytes:
     """The 8-byte length + JSON header, tensors in the given order, padded to 8 like safetensors does."""
+    return _header([(t.name, t.out_dtype, list(t.shape), t.nbytes) for t in tensors], metadata)
+
+
+def _header(rows: list[tuple[str, str, list[int], int]], metadata: dict[str, str] | None) -> bytes:
     obj: dict[str, object] = {}
     if metadata:
         if not all(isinstance(k, str) and isinstance(v, str) for k, v in metadata.items()):
             raise ValueError("safetensors __metadata__ must map strings to strings")
         obj["__metadata__"] = dict(metadata)
     pos = 0
-    for t in tensors:
-        if t.name in obj or t.name == "__metadata__":
-            raise CheckpointError(None, f"tensor name {t.name!r} is used twice (or is reserved)")
-        n = t.nbytes
-        obj[t.name] = {"dtype": t.out_dtype, "shape": list(t.shape), "data_offsets": [pos, pos + n]}
+    for name, dtype, shape, n in rows:
+        if name in obj or name == "__metadata__":
+            raise CheckpointError(None, f"tensor name {name!r} is used twice (or is reserved)")
+        obj[name] = {"dtype": dtype, "shape": shape, "data_offsets": [pos, pos + n]}
         pos += n
     raw = json.dumps(obj, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     raw += b" " * (-len(raw) % 8)
@@ -342,6 +346,25 @@ def write_safetensors(dst_file: Path, tensors: list[OutTensor], metadata: dict[s
 # A checkpoint directory
 
 
+def write_derived_tensor(path: Path, name: str, dtype: str, shape: list[int], nbytes: int, chunks: Iterable[bytes]) -> TensorInfo:
+    """A tensor computed from others (t2d from d2t, head rows gathered from the target's) written, chunk
+    by chunk, to a scratch single-tensor safetensors file, so the writer streams it like any source."""
+    with open(path, "wb") as f:
+        f.write(_header([(name, dtype, shape, nbytes)], None))
+        f.writelines(chunks)
+    return read_header(path).tensors[name]
+
+
+def replace_file(path: Path, data: bytes, mode: int) -> None:
+    """`path` replaced atomically and durably by `data` (temp file, fsync, rename, directory fsync)."""
+    tmp = path.with_name(f".{path.name}.specbridge-tmp")
+    tmp.unlink(missing_ok=True)
+    _write_small_file(tmp, data)
+    os.chmod(tmp, mode)
+    os.replace(tmp, path)
+    fsync_dir(path.parent)
+
+
 def _write_small_file(path: Path, data: bytes) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
     try:
@@ -351,7 +374,7 @@ def _write_small_file(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
         os.fsync(fd)
@@ -531,7 +554,7 @@ def write_checkpoint(
             current = name
             _write_small_file(tmp / name, data)
         current = "the directory"
-        _fsync_dir(tmp)
+        fsync_dir(tmp)
         if verify:
             problems = verify_written(tmp, tensors, streamed, checks.first_difference)
             if problems:
@@ -552,7 +575,7 @@ def write_checkpoint(
         if isinstance(e, OSError):
             raise CheckpointError(dst, _os_error_line(e, current)) from e
         raise
-    _fsync_dir(dst.parent)
+    fsync_dir(dst.parent)
     if replaced is not None:
         shutil.rmtree(replaced, ignore_errors=True)
     files = [dst / n for n in [*names, *small]]
@@ -631,7 +654,7 @@ def _save_header_backup(path: Path, header: bytes) -> Path:
         pass
     _write_small_file(tmp, header)
     os.replace(tmp, backup)
-    _fsync_dir(backup.parent)
+    fsync_dir(backup.parent)
     return backup
 
 

@@ -110,7 +110,7 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
     if res.method == "unchanged":
         w("nothing to change: the checkpoint is already in this layout\n")
     else:
-        n = len(plan.tensors) + (1 if getattr(plan, "_derive_t2d", None) else 0) + (1 if getattr(plan, "_gather_head", None) else 0)
+        n = len(plan.tensors) + (plan.derive_t2d is not None) + (plan.gather_head is not None)
         w(f"wrote {res.dst} ({res.method}, {res.seconds:.2f} s)" + (f"; backup: {res.backup}" if res.backup else "") + "\n")
         if res.problems:
             w(f"VERIFY FAILED: {len(res.problems)} problem(s): {res.problems[:3]}\n")

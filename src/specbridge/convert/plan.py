@@ -28,6 +28,15 @@ class ConvertError(CheckpointError):
     """The conversion cannot be done as asked (exit 1): the message says why and what would."""
 
 
+@dataclass(frozen=True)
+class HeadRows:
+    """lm_head built from the target's head: these rows of `source`, in draft-id order, named `name`."""
+
+    name: str
+    source: TensorInfo
+    rows: list[int]
+
+
 @dataclass
 class Plan:
     src: Checkpoint
@@ -43,6 +52,8 @@ class Plan:
     transformed: list[tuple[str, str]] = field(default_factory=list)  # (name, transform)
     notes: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    derive_t2d: int | None = None  # write a t2d of this many entries computed from d2t
+    gather_head: HeadRows | None = None  # build lm_head from the target head's rows i + d2t[i]
 
     @property
     def names_only(self) -> bool:
@@ -96,26 +107,42 @@ def plan_conversion(
     target_ckpt: Checkpoint | None = None,
     embed: str = "keep",
 ) -> Plan:
+    """Every step of a conversion, decided before a byte is written: the destination layout, then the
+    vocab maps, the embedding, every tensor's new name, the head, and the config."""
     d = describe(src)
-    era_version = None
+    layout, engine_label, era_version = destination(d, to, engine)
+    refuse_impossible(src, d, layout, target)
+    canon = canon_config(d)
+    plan = Plan(src, d, layout, engine_label, [], {})
+    plan_vocab_maps(plan, canon.draft_vocab_size)
+    plan_embedding(plan, embed, target_ckpt)
+    plan_tensors(plan, embed, target_ckpt)
+    plan_head(plan, canon.draft_vocab_size, target_ckpt)
+    plan_config(plan, canon, era_version, target)
+    return plan
+
+
+def destination(d: Drafter, to: str | None, engine: str | None) -> tuple[Layout, str | None, tuple | None]:
+    """(layout to write, "name==version" when converting for an engine version, (era, version))."""
     if engine:
         places = resolve(engine)
         if len(places) != 1:
             raise ConvertError(None, f"--engine {engine} names {len(places)} engine versions; convert writes for one (NAME==VERSION)")
         era, version = places[0].era, places[0].version
-        era_version = (era, version)
-        name = era.engine
-        layout_name = to or ENGINE_LAYOUT[name]
-        if name == "sglang" and d.layers_in_keys > 1:
+        layout_name = to or ENGINE_LAYOUT[era.engine]
+        if era.engine == "sglang" and d.layers_in_keys > 1:
             layout_name = "vllm"  # SGLang >= 0.5.12 reads layers.N.*; midlayer has no index
-        engine_label = f"{name}=={version}"
+        label, era_version = f"{era.engine}=={version}", (era, version)
+    elif to is None:
+        raise ConvertError(None, "say what to convert to: --to LAYOUT or --engine NAME==VERSION")
     else:
-        if to is None:
-            raise ConvertError(None, "say what to convert to: --to LAYOUT or --engine NAME==VERSION")
-        layout_name, engine_label = to, None
+        layout_name, label, era_version = to, None, None
     if layout_name not in LAYOUTS:
         raise ConvertError(None, f"unknown layout {layout_name!r}; known: {', '.join(LAYOUTS)}")
-    layout = LAYOUTS[layout_name]
+    return LAYOUTS[layout_name], label, era_version
+
+
+def refuse_impossible(src: Checkpoint, d: Drafter, layout: Layout, target: TargetInfo | None) -> None:
     if layout.single_layer_only and d.layers_in_keys > 1:
         raise ConvertError(None, f"layout {layout.name} names the decoder midlayer.* and holds one layer; this drafter has {d.layers_in_keys}")
     if d.unrecognised:
@@ -124,47 +151,53 @@ def plan_conversion(
     if target and target.vocab_size and d.vocab_size and target.vocab_size != d.vocab_size:
         raise ConvertError(target.path, f"target vocab {target.vocab_size} ≠ drafter vocab {d.vocab_size}: this drafter was not trained for this target")
 
-    canon = canon_config(d)
-    plan = Plan(src, d, layout, engine_label, [], {})
-    V = d.vocab_size or d.vocab_from_keys
-    Vd = canon.draft_vocab_size
-    full_vocab = V is not None and Vd is not None and V == Vd
 
-    # --- vocab maps ----------------------------------------------------------------------------
+def plan_vocab_maps(plan: Plan, Vd: int | None) -> None:  # noqa: N803 - the paper's names
+    """d2t/t2d: dropped where the layout has no map for a full vocab, t2d derived from d2t where the layout wants one."""
+    d, layout = plan.drafter, plan.layout
+    V = d.vocab_size or d.vocab_from_keys
+    full_vocab = V is not None and Vd is not None and V == Vd
     keep_maps = not (full_vocab and layout.vocab_map_only_if_reduced)
-    derive_t2d = None
     if "d2t" in d.tensors and not keep_maps:
         for n in ("d2t", "t2d"):
             if n in d.tensors:
                 plan.dropped.append((d.source_names[n], f"draft vocab = target vocab ({V}): {layout.name} has no vocab map then (vLLM ≥ 0.32 raises on it)"))
     if "d2t" in d.tensors and keep_maps and layout.writes_t2d and "t2d" not in d.tensors and V:
-        derive_t2d = V
+        plan.derive_t2d = V
     if "t2d" in d.tensors and not layout.writes_t2d:
         plan.dropped.append((d.source_names["t2d"], f"{layout.name} does not use t2d"))
     if not full_vocab and "d2t" not in d.tensors:
         plan.warnings.append(f"reduced draft vocab ({Vd} < {V}) without d2t: no engine can map draft ids to target ids; the output keeps this flaw")
 
-    # --- embedding --------------------------------------------------------------------------------
-    if "embed_tokens.weight" in d.tensors:
-        emb = d.tensors["embed_tokens.weight"]
-        stats = embed_stats(d)
-        if embed == "drop":
-            plan.dropped.append((d.source_names["embed_tokens.weight"], "--embed drop: engines then share the target's embedding"))
-        elif embed == "target":
-            te = _target_tensor(target_ckpt, "embed_tokens.weight")
-            if te.shape != emb.shape or te.dtype != emb.dtype:
-                raise ConvertError(target_ckpt.root, f"target embedding {te.dtype}{list(te.shape)} does not match the drafter's {emb.dtype}{list(emb.shape)}")
-            plan.notes.append(f"embed_tokens.weight replaced by the target's ({te.file.name}:{te.name})")
-        elif stats is not None and stats.fresh:
-            plan.warnings.append(f"embed_tokens.weight has the statistics of a fresh initialisation (std {stats.std:.4f} ≈ {stats.init}); carried as it is "
-                                 "— check it against the target (--target with weights) or pass --embed drop|target")
-    elif embed == "target":
-        plan.notes.append("embed_tokens.weight added from the target")
 
-    # --- tensors in the destination naming --------------------------------------------------------
+def plan_embedding(plan: Plan, embed: str, target_ckpt: Checkpoint | None) -> None:
+    """--embed keep (warn when it looks freshly initialised), drop, or target (the target's table)."""
+    d = plan.drafter
+    if "embed_tokens.weight" not in d.tensors:
+        if embed == "target":
+            plan.notes.append("embed_tokens.weight added from the target")
+        return
+    emb = d.tensors["embed_tokens.weight"]
+    stats = embed_stats(d)
+    if embed == "drop":
+        plan.dropped.append((d.source_names["embed_tokens.weight"], "--embed drop: engines then share the target's embedding"))
+    elif embed == "target":
+        te = _target_tensor(target_ckpt, "embed_tokens.weight")
+        if te.shape != emb.shape or te.dtype != emb.dtype:
+            raise ConvertError(target_ckpt.root, f"target embedding {te.dtype}{list(te.shape)} does not match the drafter's {emb.dtype}{list(emb.shape)}")
+        plan.notes.append(f"embed_tokens.weight replaced by the target's ({te.file.name}:{te.name})")
+    elif stats is not None and stats.fresh:
+        plan.warnings.append(f"embed_tokens.weight has the statistics of a fresh initialisation (std {stats.std:.4f} ≈ {stats.init}); carried as it is "
+                             "— check it against the target (--target with weights) or pass --embed drop|target")
+
+
+def plan_tensors(plan: Plan, embed: str, target_ckpt: Checkpoint | None) -> None:
+    """Every kept tensor under its name in the destination layout (renamed / unchanged / transformed / added)."""
+    d, layout = plan.drafter, plan.layout
+    dropped = {n for n, _ in plan.dropped}
     for canon_name, info in d.tensors.items():
         src_name = d.source_names[canon_name]
-        if any(n == src_name for n, _ in plan.dropped):
+        if src_name in dropped:
             continue
         new = to_layout(canon_name, layout)
         source, transform = info, None
@@ -185,34 +218,39 @@ def plan_conversion(
         new = to_layout("embed_tokens.weight", layout)
         plan.tensors.append(OutTensor(new, te))
         plan.added.append((new, f"from the target ({te.file.name}:{te.name})"))
-    if derive_t2d is not None:
+    if plan.derive_t2d is not None:
         plan.added.append((to_layout("t2d", layout), "derived from d2t"))
         plan.notes.append("t2d derived from d2t (True exactly at the target ids i + d2t[i])")
 
-    # --- lm_head -------------------------------------------------------------------------------------
-    plan._gather_head = None  # type: ignore[attr-defined]
-    if "lm_head.weight" not in d.tensors:
-        th = _target_head(target_ckpt)
-        if th is None:
-            plan.warnings.append("no lm_head.weight: engines that do not borrow the target head will run a random head "
-                                 "(SGLang with draft_vocab_size set); a reduced vocab cannot borrow it at all — pass --target with weights to add it")
-        else:
-            new = to_layout("lm_head.weight", layout)
-            if Vd == th.shape[0] and "d2t" not in d.tensors:
-                plan.tensors.append(OutTensor(new, th))
-                plan.added.append((new, f"the target's head ({th.file.name}:{th.name})"))
-            elif "d2t" in d.tensors:
-                rows = [i + o for i, o in enumerate(int_values(d.tensors["d2t"]))]
-                if any(not 0 <= r < th.shape[0] for r in rows):
-                    raise ConvertError(d.tensors["d2t"].file, "d2t maps outside the target head's rows: cannot build lm_head from it")
-                plan._gather_head = (new, th, rows)  # type: ignore[attr-defined]
-                plan.added.append((new, f"rows i + d2t[i] of the target's head ({th.file.name}:{th.name}), {len(rows)} × {th.shape[1]}"))
-            else:
-                plan.warnings.append(f"no lm_head.weight and no d2t for a {Vd}-row draft vocab: cannot pick the target head's rows")
 
-    # --- config -------------------------------------------------------------------------------------
+def plan_head(plan: Plan, Vd: int | None, target_ckpt: Checkpoint | None) -> None:  # noqa: N803
+    """A missing lm_head: the target's head as it is (full vocab), or its rows i + d2t[i] (reduced)."""
+    d = plan.drafter
+    if "lm_head.weight" in d.tensors:
+        return
+    th = _target_head(target_ckpt)
+    if th is None:
+        plan.warnings.append("no lm_head.weight: engines that do not borrow the target head will run a random head "
+                             "(SGLang with draft_vocab_size set); a reduced vocab cannot borrow it at all — pass --target with weights to add it")
+        return
+    new = to_layout("lm_head.weight", plan.layout)
+    if Vd == th.shape[0] and "d2t" not in d.tensors:
+        plan.tensors.append(OutTensor(new, th))
+        plan.added.append((new, f"the target's head ({th.file.name}:{th.name})"))
+    elif "d2t" in d.tensors:
+        rows = [i + o for i, o in enumerate(int_values(d.tensors["d2t"]))]
+        if any(not 0 <= r < th.shape[0] for r in rows):
+            raise ConvertError(d.tensors["d2t"].file, "d2t maps outside the target head's rows: cannot build lm_head from it")
+        plan.gather_head = HeadRows(new, th, rows)
+        plan.added.append((new, f"rows i + d2t[i] of the target's head ({th.file.name}:{th.name}), {len(rows)} × {th.shape[1]}"))
+    else:
+        plan.warnings.append(f"no lm_head.weight and no d2t for a {Vd}-row draft vocab: cannot pick the target head's rows")
+
+
+def plan_config(plan: Plan, canon, era_version: tuple | None, target: TargetInfo | None) -> None:
+    """The destination config.json: aux ids placed where and how the engine version reads them on this target."""
     ids = None
-    if era_version and target and canon.boundaries is not None and target.num_layers and layout.aux_ids_where == "eagle_config":
+    if era_version and target and canon.boundaries is not None and target.num_layers and plan.layout.aux_ids_where == "eagle_config":
         era, version = era_version
         ids = _aux_ids_for_engine(canon.boundaries, era.engine, version, target)
         if ids is None:
@@ -221,12 +259,10 @@ def plan_conversion(
             plan.notes.append(f"aux ids written as {ids} so {era.engine} {version} on {target.architecture} captures boundaries {canon.boundaries}")
     if target and canon.verifier.get("name_or_path") in (None, ""):
         canon.verifier = {"name_or_path": str(target.path), "architectures": [target.architecture] if target.architecture else []}
-    plan.config, notes = write_config(canon, layout, ids)
+    plan.config, notes = write_config(canon, plan.layout, ids)
     plan.notes.append(canon.boundaries_note)
     plan.notes.append(canon.norm_before_residual_note)
     plan.warnings.extend(notes)
-    plan._derive_t2d = derive_t2d  # type: ignore[attr-defined]
-    return plan
 
 
 def _target_head(target_ckpt: Checkpoint | None) -> TensorInfo | None:

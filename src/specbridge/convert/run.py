@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import struct
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -17,10 +16,12 @@ from ..checkpoint.safetensors import read_header
 from ..checkpoint.write import (
     HeaderDoesNotFit,
     OutTensor,
+    fsync_dir,
+    replace_file,
     restore_header,
     rewrite_header_in_place,
-    verify_written,
     write_checkpoint,
+    write_derived_tensor,
 )
 from .plan import LAYOUT_ENGINE, Plan, t2d_bytes
 from ..layouts.table import to_layout
@@ -63,28 +64,19 @@ def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
     """Tensors computed from others (t2d from d2t, lm_head rows gathered from the target's head) go
     through a scratch file written row by row, so the writer still streams everything from a file."""
     tensors = list(plan.tensors)
-    gather = getattr(plan, "_gather_head", None)
-    if gather is not None:
-        name, th, rows = gather
+    g = plan.gather_head
+    if g is not None:
+        th = g.source
         row_bytes = th.nbytes // th.shape[0]
-        hdr = json.dumps({name: {"dtype": th.dtype, "shape": [len(rows), th.shape[1]], "data_offsets": [0, len(rows) * row_bytes]}}).encode()
-        hdr += b" " * (-len(hdr) % 8)
-        f = tmpdir / "head.safetensors"
-        with open(f, "wb") as out:
-            out.write(struct.pack("<Q", len(hdr)) + hdr)
-            out.writelines(_gathered_rows(th, rows, row_bytes))
-        tensors.append(OutTensor(name, read_header(f).tensors[name]))
-    vocab = getattr(plan, "_derive_t2d", None)
-    if vocab is None:
-        return tensors
-    d2t = plan.drafter.tensors["d2t"]
-    data = t2d_bytes(d2t, vocab)
-    name = to_layout("t2d", plan.layout)
-    hdr = json.dumps({name: {"dtype": "BOOL", "shape": [vocab], "data_offsets": [0, vocab]}}).encode()
-    hdr += b" " * (-len(hdr) % 8)
-    f = tmpdir / "derived.safetensors"
-    f.write_bytes(struct.pack("<Q", len(hdr)) + hdr + data)
-    return tensors + [OutTensor(name, read_header(f).tensors[name])]
+        info = write_derived_tensor(tmpdir / "head.safetensors", g.name, th.dtype, [len(g.rows), th.shape[1]], len(g.rows) * row_bytes,
+                                    _gathered_rows(th, g.rows, row_bytes))
+        tensors.append(OutTensor(g.name, info))
+    vocab = plan.derive_t2d
+    if vocab is not None:
+        name = to_layout("t2d", plan.layout)
+        info = write_derived_tensor(tmpdir / "derived.safetensors", name, "BOOL", [vocab], vocab, [t2d_bytes(plan.drafter.tensors["d2t"], vocab)])
+        tensors.append(OutTensor(name, info))
+    return tensors
 
 
 def _same_dir(a: Path, b: Path) -> bool:
@@ -130,18 +122,7 @@ def _keep_modes(src: Checkpoint, files: list[Path]) -> None:
 
 
 def _write_config_atomic(root: Path, config: dict) -> None:
-    tmp = root / ".config.json.specbridge-tmp"
-    with open(tmp, "w") as f:
-        f.write(json.dumps(config, indent=2) + "\n")
-        f.flush()
-        os.fsync(f.fileno())
-    os.chmod(tmp, 0o666 & ~_umask())
-    os.replace(tmp, root / "config.json")
-    fd = os.open(root, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    replace_file(root / "config.json", (json.dumps(config, indent=2) + "\n").encode(), 0o666 & ~_umask())
 
 
 def _umask() -> int:
@@ -156,7 +137,7 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
     old_config = (root / "config.json").read_bytes()
     new_config_text = json.dumps(plan.config, indent=2) + "\n"
     renames = dict(plan.renamed)
-    if plan.names_only and src.storage == "safetensors" and getattr(plan, "_derive_t2d", None) is None and getattr(plan, "_gather_head", None) is None:
+    if plan.names_only and src.storage == "safetensors" and plan.derive_t2d is None and plan.gather_head is None:
         if not renames and old_config.decode("utf-8", "replace") == new_config_text:
             return Result(root, "unchanged", time.perf_counter() - t0, [])
         wfile = src.weight_files[0]
@@ -200,11 +181,7 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
     bdir = parent / f"{root.name}.specbridge-backup-{time.strftime('%Y%m%d-%H%M%S')}"
     os.rename(root, bdir)
     os.rename(new_dir, root)
-    fd = os.open(parent, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    fsync_dir(parent)
     _keep_modes(Checkpoint(bdir, None, bdir / "config.json", {}, [bdir / f.name for f in src.weight_files], src.storage), [root / f.name for f in res.files])
     if not backup:
         shutil.rmtree(bdir, ignore_errors=True)
