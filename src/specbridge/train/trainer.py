@@ -303,64 +303,107 @@ def lr_at(step: int, total: int, args: TrainArgs) -> float:
 
 
 def train(args: TrainArgs, log=print) -> dict:
+    """Data (target-generated, aux states captured), a drafter (new or resumed), train-time-test steps,
+    then the saved drafter and its report. Under torchrun every rank runs this; rank 0 writes."""
     if args.threads:
         torch.set_num_threads(args.threads)
     wall0 = time.time()
     device = torch.device("cuda", int(os.environ.get("LOCAL_RANK", 0))) if torch.cuda.is_available() else torch.device("cpu")
     rank, world = init_distributed(device)
     log = log if rank == 0 else (lambda *a, **k: None)
-    out = Path(args.out)
     torch.manual_seed(args.seed)
-
-    target, tokenizer, target_path = load_target(args.target) if rank == 0 else (None, None, None)
-    barrier()  # rank 0 materialized any cached target first
-    if rank != 0:
-        target, tokenizer, target_path = load_target(args.target)
+    target, tokenizer, target_path = rank0_first(rank, lambda: load_target(args.target))  # rank 0 materializes any cached target
     geo = target_geometry(target)
     aux = cap.check_aux_layer_ids(args.aux_layers or cap.default_aux_layer_ids(geo["num_layers"]), geo["num_layers"])
-
     t0 = time.time()
-    if rank == 0:
-        data = prepare_data(args, target, tokenizer, target_path, aux, log)
-    barrier()
-    if rank != 0:
-        data = prepare_data(args, target, tokenizer, target_path, aux, log)  # cached now: only reads
+    data = rank0_first(rank, lambda: prepare_data(args, target, tokenizer, target_path, aux, log))  # the others only read the cache
     prep_s = time.time() - t0
     if args.prepare_only:
-        summary = {split: {"capture_dir": str(d["capture_dir"]), "seqs": d["manifest"]["num_seqs"],
-                           "tokens": d["manifest"]["num_tokens"], "loss_tokens": d["manifest"]["num_loss_tokens"],
-                           "seconds": d["capture_s"]} for split, d in data.items()}
-        log(json.dumps(summary, indent=2))
-        return {"data": summary, "prepare_s": round(prep_s, 1)}
-    train_manifest = data["train"]["manifest"]
+        return prepared_summary(data, prep_s, log)
+    run = setup_run(args, data, geo, aux, target, device, rank, world, log)
+    step, train_tokens, train_s = train_steps(run)
+    report = {}
+    if rank == 0:
+        report = finish(run, step, train_tokens, train_s, target, target_path, prep_s, wall0)
+    barrier()
+    if world > 1 and torch.distributed.is_initialized():
+        torch.distributed.destroy_process_group()
+    return report
 
+
+def rank0_first(rank: int, make):
+    """`make()` on rank 0, then (after a barrier) on the others: what rank 0 builds, they read from the cache."""
+    value = make() if rank == 0 else None
+    barrier()
+    return value if rank == 0 else make()
+
+
+def prepared_summary(data: dict, prep_s: float, log) -> dict:
+    """What --prepare-only reports: the captured data per split."""
+    summary = {split: {"capture_dir": str(d["capture_dir"]), "seqs": d["manifest"]["num_seqs"],
+                       "tokens": d["manifest"]["num_tokens"], "loss_tokens": d["manifest"]["num_loss_tokens"],
+                       "seconds": d["capture_s"]} for split, d in data.items()}
+    log(json.dumps(summary, indent=2))
+    return {"data": summary, "prepare_s": round(prep_s, 1)}
+
+
+@dataclass
+class Run:
+    """One training run's parts, built once by `setup_run` and read by the loop and the report."""
+
+    args: TrainArgs
+    data: dict
+    aux: list[int]
+    cfg: DrafterConfig
+    drafter: Eagle3Drafter
+    objective: nn.Module  # the TTT loss on one batch
+    model: nn.Module  # the objective, DDP-wrapped under torchrun
+    optimizer: torch.optim.Optimizer
+    params: list
+    device: torch.device
+    rank: int
+    world: int
+    log: object
+    out: Path
+    vocab_coverage: float
+    start_step: int
+    history: list
+    total_steps: int
+    batches_per_epoch: int
+
+
+def new_or_resumed_drafter(args: TrainArgs, data: dict, geo: dict, aux: list[int], target, log) -> tuple[Eagle3Drafter, dict | None]:
+    """A drafter from the latest checkpoint (vocab map included, never recomputed) or a new one: vocab map from
+    the training tokens' frequencies, embedding, norm and head rows from the target."""
+    out = Path(args.out)
     resume_from = latest_checkpoint(out) if args.resume else None
     if args.resume and resume_from is None:
         raise FileNotFoundError(f"--resume: no checkpoint under {checkpoint_dir(out)}")
     if resume_from is not None:
         # our own checkpoint, still loaded without executing pickled code (tensors, dicts, numbers only)
         state = torch.load(resume_from / "state.pt", map_location="cpu", weights_only=True)
-        cfg = DrafterConfig(**state["drafter_config"])
-        drafter = Eagle3Drafter(cfg)
-        drafter.load_state_dict(state["drafter"])  # vocab map comes from here, never recomputed
+        drafter = Eagle3Drafter(DrafterConfig(**state["drafter_config"]))
+        drafter.load_state_dict(state["drafter"])
         log(f"resumed from {resume_from} (step {state['step']})")
-    else:
-        counts = cap.token_counts(data["train"]["rows"], geo["vocab_size"])
-        d2t, t2d = build_vocab_map(counts, min(args.draft_vocab_size, geo["vocab_size"]))
-        cfg = DrafterConfig.from_target(geo, int(d2t.numel()), aux, norm_before_residual=args.norm_before_residual)
-        drafter = Eagle3Drafter(cfg)
-        drafter.set_vocab_map(d2t, t2d)
-        drafter.init_from_target(target)
-        if args.precondition_fc:
-            drafter.fc_input_scale.copy_(aux_input_scale(data["train"]["capture_dir"]))
-        state = None
+        return drafter, state
     counts = cap.token_counts(data["train"]["rows"], geo["vocab_size"])
-    vocab_cov = coverage(counts, drafter.t2d)
-    head_rows = target.get_output_embeddings().weight.detach()[drafter.t2d].clone()
+    d2t, t2d = build_vocab_map(counts, min(args.draft_vocab_size, geo["vocab_size"]))
+    drafter = Eagle3Drafter(DrafterConfig.from_target(geo, int(d2t.numel()), aux, norm_before_residual=args.norm_before_residual))
+    drafter.set_vocab_map(d2t, t2d)
+    drafter.init_from_target(target)
+    if args.precondition_fc:
+        drafter.fc_input_scale.copy_(aux_input_scale(data["train"]["capture_dir"]))
+    return drafter, None
+
+
+def setup_run(args: TrainArgs, data: dict, geo: dict, aux: list[int], target, device, rank: int, world: int, log) -> Run:
+    """Drafter, TTT objective (DDP under torchrun), optimizer (restored when resuming), the step budget, and the step-0 validation."""
     if args.ttt_inputs not in ("teacher", "own"):
         raise ValueError(f"ttt_inputs must be 'teacher' or 'own', got {args.ttt_inputs!r}")
-    objective = TTTObjective(drafter, head_rows, args.ttt_steps, args.step_decay,
-                             teacher_tokens=args.ttt_inputs == "teacher").to(device)
+    drafter, state = new_or_resumed_drafter(args, data, geo, aux, target, log)
+    vocab_cov = coverage(cap.token_counts(data["train"]["rows"], geo["vocab_size"]), drafter.t2d)
+    head_rows = target.get_output_embeddings().weight.detach()[drafter.t2d].clone()
+    objective = TTTObjective(drafter, head_rows, args.ttt_steps, args.step_decay, teacher_tokens=args.ttt_inputs == "teacher").to(device)
     model = objective
     if world > 1:
         model = nn.parallel.DistributedDataParallel(objective, device_ids=[device.index] if device.type == "cuda" else None)
@@ -370,92 +413,101 @@ def train(args: TrainArgs, log=print) -> dict:
     if state is not None:
         optimizer.load_state_dict(state["optimizer"])
         start_step, history = state["step"], state["history"]
-
+    train_manifest = data["train"]["manifest"]
     batches_per_epoch = len(epoch_plan(train_manifest, args.batch_size, args.seed, 0)) // world
     total_steps = args.steps if args.steps else max(1, int(round(args.epochs * batches_per_epoch)))
     log(f"target {args.target} ({geo['num_layers']} layers, H={geo['hidden_size']}, V={geo['vocab_size']}); "
-        f"aux {aux}; draft vocab {cfg.draft_vocab_size} covers {vocab_cov:.1%} of response tokens; "
+        f"aux {aux}; draft vocab {drafter.cfg.draft_vocab_size} covers {vocab_cov:.1%} of response tokens; "
         f"{count_trainable(drafter) / 1e6:.2f}M trainable; {train_manifest['num_seqs']} train seqs / "
         f"{train_manifest['num_tokens']} tokens; {total_steps} steps x {world} rank(s) x {args.batch_size} seqs")
-
-    val_dir = data["val"]["capture_dir"]
+    run = Run(args, data, aux, drafter.cfg, drafter, objective, model, optimizer, params, device, rank, world, log, Path(args.out),
+              vocab_cov, start_step, history, total_steps, batches_per_epoch)
     if rank == 0 and start_step == 0:
-        m = evaluate(objective, val_dir, args.batch_size, device)
-        history.append({"step": 0, "val": m})
-        log("val @0: " + " ".join(f"acc_{j}={m[f'acc_{j}']:.3f}" for j in range(args.ttt_steps)))
+        validate(run, 0, log)
+    return run
 
+
+def validate(run: Run, step: int, say) -> dict:
+    """Validation accuracies at `step`, kept in the history and said."""
+    m = evaluate(run.objective, run.data["val"]["capture_dir"], run.args.batch_size, run.device)
+    run.history.append({"step": step, "val": m})
+    say(f"val @{step}: " + " ".join(f"acc_{j}={m[f'acc_{j}']:.3f}" for j in range(run.args.ttt_steps)))
+    return m
+
+
+def train_steps(run: Run) -> tuple[int, int, float]:
+    """The optimisation loop, resumable at any step: (last step, target tokens trained on, seconds)."""
     from tqdm.auto import tqdm
 
-    step = start_step
-    train_tokens = 0
-    t_train = time.time()
-    bar = tqdm(total=total_steps, initial=start_step, desc="train", unit="step",
-               disable=(rank != 0 or not args.progress))
-    epoch, pos = divmod(step, batches_per_epoch)
-    while step < total_steps:
-        plan = epoch_plan(train_manifest, args.batch_size, args.seed, epoch)[: batches_per_epoch * world]
-        mine = plan[rank::world][pos:]
+    args, step, train_tokens, t_train = run.args, run.start_step, 0, time.time()
+    bar = tqdm(total=run.total_steps, initial=step, desc="train", unit="step", disable=(run.rank != 0 or not args.progress))
+    epoch, pos = divmod(step, run.batches_per_epoch)
+    while step < run.total_steps:
+        plan = epoch_plan(run.data["train"]["manifest"], args.batch_size, args.seed, epoch)[: run.batches_per_epoch * run.world]
+        mine = plan[run.rank::run.world][pos:]
         pos = 0
         shard_cache: tuple[int, list] | None = None
         for si, idx in mine:
-            if step >= total_steps:
+            if step >= run.total_steps:
                 break
             if shard_cache is None or shard_cache[0] != si:
-                shard_cache = next(cap.iter_shards(data["train"]["capture_dir"], [si]))
-            batch = collate([shard_cache[1][i] for i in idx], device)
-            for g in optimizer.param_groups:
-                g["lr"] = lr_at(step, total_steps, args)
-            loss, stats = model(batch)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            if args.grad_clip:
-                torch.nn.utils.clip_grad_norm_(params, args.grad_clip)
-            optimizer.step()
+                shard_cache = next(cap.iter_shards(run.data["train"]["capture_dir"], [si]))
+            batch = collate([shard_cache[1][i] for i in idx], run.device)
+            loss, m = optimisation_step(run, batch, step)
             step += 1
             train_tokens += int(batch["target_mask"].sum())
-            m = stats_to_metrics(stats, args.ttt_steps)
-            bar.set_postfix(loss=f"{loss.item():.3f}", acc0=f"{m['acc_0']:.2f}")
+            bar.set_postfix(loss=f"{loss:.3f}", acc0=f"{m['acc_0']:.2f}")
             bar.update(1)
-            if rank == 0 and args.eval_every and step % args.eval_every == 0 and step < total_steps:
-                vm = evaluate(objective, val_dir, args.batch_size, device)
-                history.append({"step": step, "val": vm})
-                bar.write(f"val @{step}: " + " ".join(f"acc_{j}={vm[f'acc_{j}']:.3f}" for j in range(args.ttt_steps)))
-            if args.save_every and step % args.save_every == 0 and rank == 0:
-                save_checkpoint(out, drafter, optimizer, step, history, args)
-            barrier() if (args.save_every and step % args.save_every == 0) else None
+            if run.rank == 0 and args.eval_every and step % args.eval_every == 0 and step < run.total_steps:
+                validate(run, step, bar.write)
+            if args.save_every and step % args.save_every == 0:
+                if run.rank == 0:
+                    save_checkpoint(run.out, run.drafter, run.optimizer, step, run.history, args)
+                barrier()
         epoch += 1
     bar.close()
-    train_s = time.time() - t_train
+    return step, train_tokens, time.time() - t_train
 
-    report = {}
-    if rank == 0:
-        vm = evaluate(objective, val_dir, args.batch_size, device)
-        history.append({"step": step, "val": vm})
-        log("val @%d: " % step + " ".join(f"acc_{j}={vm[f'acc_{j}']:.3f} full_acc_{j}={vm[f'full_acc_{j}']:.3f}"
+
+def optimisation_step(run: Run, batch: dict, step: int) -> tuple[float, dict]:
+    """One AdamW step on the TTT loss (learning rate from the schedule, gradients clipped): (loss, metrics)."""
+    for g in run.optimizer.param_groups:
+        g["lr"] = lr_at(step, run.total_steps, run.args)
+    loss, stats = run.model(batch)
+    run.optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    if run.args.grad_clip:
+        torch.nn.utils.clip_grad_norm_(run.params, run.args.grad_clip)
+    run.optimizer.step()
+    return loss.item(), stats_to_metrics(stats, run.args.ttt_steps)
+
+
+def finish(run: Run, step: int, train_tokens: int, train_s: float, target, target_path, prep_s: float, wall0: float) -> dict:
+    """Rank 0: the final validation, the last checkpoint, the drafter in its layout, and training_report.json."""
+    args, drafter = run.args, run.drafter
+    vm = evaluate(run.objective, run.data["val"]["capture_dir"], args.batch_size, run.device)
+    run.history.append({"step": step, "val": vm})
+    run.log("val @%d: " % step + " ".join(f"acc_{j}={vm[f'acc_{j}']:.3f} full_acc_{j}={vm[f'full_acc_{j}']:.3f}"
                                            for j in range(args.ttt_steps)))
-        save_checkpoint(out, drafter, optimizer, step, history, args)
-        eos = getattr(target.config, "eos_token_id", None)
-        save_drafter(drafter, out, args.layout, verifier_name_or_path=args.target, ttt_steps=args.ttt_steps,
-                     save_embeddings=args.save_embeddings,
-                     verifier_architectures=tuple(target.config.architectures or ["LlamaForCausalLM"]),
-                     bos_token_id=getattr(target.config, "bos_token_id", None), eos_token_id=eos)
-        report = {
-            "args": asdict(args), "world_size": world, "target_path": str(target_path),
-            "aux_layer_ids": aux, "draft_vocab_size": cfg.draft_vocab_size, "vocab_coverage": vocab_cov,
-            "trainable_params": count_trainable(drafter),
-            "data": {split: {"prompts": len(d["rows"]), "seqs": d["manifest"]["num_seqs"],
-                             "tokens": d["manifest"]["num_tokens"], "loss_tokens": d["manifest"]["num_loss_tokens"],
-                             "response_tokens": sum(len(r["response_ids"]) for r in d["rows"]),
-                             "generate_s": d["generate_s"], "capture_s": d["capture_s"],
-                             "generated_and_captured_s": d["manifest"].get("capture_seconds"),
-                             "capture_dir": str(d["capture_dir"])} for split, d in data.items()},
-            "steps": step, "resumed_from_step": start_step, "prepare_s": round(prep_s, 1),
-            "train_s": round(train_s, 1),
-            "train_tokens_per_s_rank0": round(train_tokens / max(train_s, 1e-9), 1),
-            "wall_s": round(time.time() - wall0, 1), "history": history, "final_val": vm,
-        }
-        (out / "training_report.json").write_text(json.dumps(report, indent=2) + "\n")
-    barrier()
-    if world > 1 and torch.distributed.is_initialized():
-        torch.distributed.destroy_process_group()
+    save_checkpoint(run.out, drafter, run.optimizer, step, run.history, args)
+    save_drafter(drafter, run.out, args.layout, verifier_name_or_path=args.target, ttt_steps=args.ttt_steps,
+                 save_embeddings=args.save_embeddings,
+                 verifier_architectures=tuple(target.config.architectures or ["LlamaForCausalLM"]),
+                 bos_token_id=getattr(target.config, "bos_token_id", None), eos_token_id=getattr(target.config, "eos_token_id", None))
+    report = {
+        "args": asdict(args), "world_size": run.world, "target_path": str(target_path),
+        "aux_layer_ids": run.aux, "draft_vocab_size": run.cfg.draft_vocab_size, "vocab_coverage": run.vocab_coverage,
+        "trainable_params": count_trainable(drafter),
+        "data": {split: {"prompts": len(d["rows"]), "seqs": d["manifest"]["num_seqs"],
+                         "tokens": d["manifest"]["num_tokens"], "loss_tokens": d["manifest"]["num_loss_tokens"],
+                         "response_tokens": sum(len(r["response_ids"]) for r in d["rows"]),
+                         "generate_s": d["generate_s"], "capture_s": d["capture_s"],
+                         "generated_and_captured_s": d["manifest"].get("capture_seconds"),
+                         "capture_dir": str(d["capture_dir"])} for split, d in run.data.items()},
+        "steps": step, "resumed_from_step": run.start_step, "prepare_s": round(prep_s, 1),
+        "train_s": round(train_s, 1),
+        "train_tokens_per_s_rank0": round(train_tokens / max(train_s, 1e-9), 1),
+        "wall_s": round(time.time() - wall0, 1), "history": run.history, "final_val": vm,
+    }
+    (run.out / "training_report.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
