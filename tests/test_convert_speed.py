@@ -192,27 +192,18 @@ def test_in_place_rename_takes_the_fast_path_without_typer(tmp_path):
     assert not {"typer", "pydantic", "click", "rich", "torch", "numpy"} & imported
 
 
-def test_fast_convert_knows_exactly_the_typer_options():
-    """The fast path and the typer command accept the same option names: neither can drift alone."""
-    import argparse
-
+def test_fast_paths_and_typer_are_declared_once():
+    """inspect/check/convert: the fast path and the typer command are built from the same optspec rows, so
+    they accept exactly the same options (and the same positional argument)."""
     import typer.main
 
-    from specbridge.cli import entry
     from specbridge.cli.main import app
+    from specbridge.cli.optspec import OPTIONS, parse_fast
 
-    cmd = typer.main.get_command(app).commands["convert"]
-    typer_opts = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts) if o.startswith("-")} - {"--help"}
-    seen = {}
-    real = argparse.ArgumentParser.add_argument
-
-    def record(self, *names, **kw):
-        seen.update((n, True) for n in names if n.startswith("-"))
-        return real(self, *names, **kw)
-
-    argparse.ArgumentParser.add_argument = record
-    try:
-        entry._fast_convert(["convert", "/nonexistent", "--bogus"])  # parses, then hands over (unknown option)
-    finally:
-        argparse.ArgumentParser.add_argument = real
-    assert set(seen) == typer_opts
+    commands = typer.main.get_command(app).commands
+    for name, rows in OPTIONS.items():
+        cmd = commands[name]
+        typer_opts = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts) if o.startswith("-")} - {"--help", "-h"}
+        assert typer_opts == {f for r in rows for f in r.flags}, name
+        assert [p.name for p in cmd.params] == [r.dest for r in rows], name  # same parameters, same order
+        assert parse_fast(name, ["/x", "--bogus"]) is None  # anything else is typer's to explain

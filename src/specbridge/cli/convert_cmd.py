@@ -147,21 +147,21 @@ def register(app) -> None:
     """Typer is imported here, not with the module: the fast path in entry.py runs convert_cmd without it."""
     import typer
 
-    from .options import FLAG
+    from .options import typer_param
 
     @app.command()
     def convert(
-        src: Path = typer.Argument(..., help="drafter checkpoint to convert (never modified without --in-place)"),
-        to: Optional[str] = typer.Option(None, "--to", help="speculators, sglang, vllm, eagle, trtllm, nemo"),
-        out: Optional[Path] = typer.Option(None, "-o", "--out", help="destination directory (must not exist unless --force)"),
-        in_place: bool = FLAG("--in-place", help="convert SRC itself (keeps a backup unless --no-backup)"),
-        engine: Optional[str] = typer.Option(None, "--engine", "-e", help="produce exactly what NAME==VERSION needs"),
-        target: Optional[str] = typer.Option(None, "--target", "-t", help="target model dir, Hub id or alias (aux-layer numbering, embed/head from its weights)"),
-        embed: str = typer.Option("keep", "--embed", help="keep | drop | target: what to do with embed_tokens"),
-        force: bool = FLAG("--force", help="replace an existing DST (atomically)"),
-        no_backup: bool = FLAG("--no-backup", help="with --in-place: keep no backup"),
-        shard_size: Optional[str] = typer.Option(None, "--shard-size", help="write shards of at most this size (e.g. 5GB)"),
-        as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
+        src: Path = typer_param("convert", "src"),
+        to: Optional[str] = typer_param("convert", "to"),
+        out: Optional[Path] = typer_param("convert", "out"),
+        in_place: bool = typer_param("convert", "in_place"),
+        engine: Optional[str] = typer_param("convert", "engine"),
+        target: Optional[str] = typer_param("convert", "target"),
+        embed: str = typer_param("convert", "embed"),
+        force: bool = typer_param("convert", "force"),
+        no_backup: bool = typer_param("convert", "no_backup"),
+        shard_size: Optional[str] = typer_param("convert", "shard_size"),
+        as_json: bool = typer_param("convert", "as_json"),
     ) -> None:
         """Convert between trainer and engine layouts: streamed, atomic, verified, original kept."""
         raise typer.Exit(convert_cmd(src, to, out, in_place, engine, target, embed, force, not no_backup, shard_size, as_json))

@@ -1,13 +1,12 @@
-"""Console entry point. `inspect` and `check` take a stdlib fast path: importing typer (and the
-pydantic it pulls) costs more than the whole header read, and these two commands must answer in
-well under 0.3 s for multi-GB drafters. Everything else, and every --help, goes to the typer app."""
+"""Console entry point. `inspect`, `check` and `convert` take a stdlib fast path: importing typer costs
+more than the whole header read (or an in-place rename), and these commands must answer at header speed
+for multi-GB drafters. Their options are declared once (optspec.py) for both paths. Everything else, and
+every --help, goes to the typer app."""
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from pathlib import Path
 
 FAST = ("inspect", "check", "convert")
 # Old spellings keep working, with one line saying the new one (docs/cli.md: one vocabulary).
@@ -27,54 +26,24 @@ def modernise(argv: list[str]) -> list[str]:
 
 
 def _fast(argv: list[str]) -> int:
-    """The same options as the typer definitions in main.py (tests/test_cli.py keeps them equal)."""
+    """inspect/check/convert parsed by the rows of optspec.OPTIONS, the same rows the typer commands are
+    declared from; -1 hands anything else to typer."""
+    from .optspec import parse_fast
+
+    a = parse_fast(argv[0], argv[1:])
+    if a is None:
+        return -1
     if argv[0] == "convert":
-        return _fast_convert(argv)
+        from .convert_cmd import convert_cmd
+
+        return convert_cmd(a["src"], a["to"], a["out"], a["in_place"], a["engine"], a["target"], a["embed"], a["force"],
+                           not a["no_backup"], a["shard_size"], a["as_json"])
     from . import commands
 
-    p = argparse.ArgumentParser(prog=f"specbridge {argv[0]}", add_help=False)
-    p.add_argument("path", type=Path)
-    p.add_argument("--json", dest="as_json", action="store_true")
-    if argv[0] == "check":
-        p.add_argument("--engine", "-e", action="append", default=None)
-        p.add_argument("--target", "-t", default=None)
-        p.add_argument("--launch", default=None)
-        p.add_argument("--parent", type=Path, default=None)
-        p.add_argument("--tables", "-v", dest="tables", action="store_true")
-        p.add_argument("--fail-on", action="append", default=None)
-        p.add_argument("--ignore", action="append", default=None)
-    args, rest = p.parse_known_args(argv[1:])
-    if rest:
-        return -1  # something only the full CLI knows: let typer handle (and explain) it
     if argv[0] == "inspect":
-        return commands.inspect_cmd(args.path, args.as_json)
-    return commands.check_cmd(args.path, args.engine, args.as_json, args.tables, args.target, args.launch, args.parent,
-                              args.fail_on, args.ignore)
-
-
-def _fast_convert(argv: list[str]) -> int:
-    """`convert` without typer: an in-place rename is a header rewrite, and must not wait ~0.1 s for
-    typer and pydantic to import. The options of convert_cmd.register (tests/test_convert_speed.py
-    keeps them equal); anything else goes to typer."""
-    from .convert_cmd import convert_cmd
-
-    p = argparse.ArgumentParser(prog="specbridge convert", add_help=False, allow_abbrev=False)
-    p.add_argument("src", type=Path)
-    p.add_argument("--to", default=None)
-    p.add_argument("-o", "--out", type=Path, default=None)
-    p.add_argument("--in-place", action="store_true")
-    p.add_argument("--engine", "-e", default=None)
-    p.add_argument("--target", "-t", default=None)
-    p.add_argument("--embed", default="keep")
-    p.add_argument("--force", action="store_true")
-    p.add_argument("--no-backup", action="store_true")
-    p.add_argument("--shard-size", default=None)
-    p.add_argument("--json", dest="as_json", action="store_true")
-    args, rest = p.parse_known_args(argv[1:])
-    if rest:
-        return -1
-    return convert_cmd(args.src, args.to, args.out, args.in_place, args.engine, args.target, args.embed, args.force,
-                       not args.no_backup, args.shard_size, args.as_json)
+        return commands.inspect_cmd(a["path"], a["as_json"])
+    return commands.check_cmd(a["path"], a["engine"], a["as_json"], a["tables"], a["target"], a["launch"], a["parent"],
+                              a["fail_on"], a["ignore"])
 
 
 def main() -> None:

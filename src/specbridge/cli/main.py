@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG
+from .options import FLAG, typer_param
 
 
 app = typer.Typer(
@@ -42,8 +42,8 @@ def fail(message: str, code: int = 2) -> None:
 
 @app.command()
 def inspect(
-    path: Path = typer.Argument(..., help="drafter directory, .safetensors file, sharded index or Hub id"),
-    as_json: bool = FLAG("--json", help="print one JSON object (the CI contract: docs/ci.md)"),
+    path: Path = typer_param("inspect", "path"),
+    as_json: bool = typer_param("inspect", "as_json"),
 ) -> None:
     """Name the drafter's producer layout and geometry and list every tensor (headers only)."""
     from .commands import inspect_cmd
@@ -53,15 +53,15 @@ def inspect(
 
 @app.command()
 def check(
-    path: Path = typer.Argument(..., help="drafter directory, .safetensors file, sharded index or Hub id"),
-    engine: Optional[list[str]] = typer.Option(None, "--engine", "-e", help="sglang, vllm, trtllm, NAME==VERSION, a comma list, or all; repeatable (default: all, or the --launch engine)"),
-    target: Optional[str] = typer.Option(None, "--target", "-t", help="target model directory, its config.json, a HF cache dir, a Hub id or an alias (smollm2-135m)"),
-    launch: Optional[str] = typer.Option(None, "--launch", help="the intended engine command line (SGLang or vLLM)"),
-    parent: Optional[Path] = typer.Option(None, "--parent", help="the checkpoint this drafter was fine-tuned from (vocab map must match)"),
-    as_json: bool = FLAG("--json", help="print one JSON object (the CI contract: docs/ci.md)"),
-    tables: bool = FLAG("--tables", "-v", help="also print every tensor's fate and every engine parameter"),
-    fail_on: Optional[list[str]] = typer.Option(None, "--fail-on", help="finding codes that fail the run whatever their severity (comma list, repeatable)"),
-    ignore: Optional[list[str]] = typer.Option(None, "--ignore", help="error codes that do not fail the run (comma list, repeatable)"),
+    path: Path = typer_param("check", "path"),
+    engine: Optional[list[str]] = typer_param("check", "engine"),
+    target: Optional[str] = typer_param("check", "target"),
+    launch: Optional[str] = typer_param("check", "launch"),
+    parent: Optional[Path] = typer_param("check", "parent"),
+    as_json: bool = typer_param("check", "as_json"),
+    tables: bool = typer_param("check", "tables"),
+    fail_on: Optional[list[str]] = typer_param("check", "fail_on"),
+    ignore: Optional[list[str]] = typer_param("check", "ignore"),
 ) -> None:
     """Predict exactly what an engine version will load, drop, leave random or reject; with --target and
     --launch, also whether drafter, target and launch flags fit together."""

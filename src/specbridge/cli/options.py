@@ -4,7 +4,19 @@ from __future__ import annotations
 
 import typer
 
+from .optspec import ARGUMENT, FLAG as FLAG_KIND, option
+
 
 def FLAG(*names: str, help: str = "") -> bool:  # noqa: N802 - reads like typer.Option
     """An on/off switch, shown as a flag in --help (no value, no type column)."""
     return typer.Option(False, *names, help=help, metavar="", show_default=False)
+
+
+def typer_param(command: str, dest: str):
+    """The typer parameter of one row of `optspec.OPTIONS`: the fast path parses the same row."""
+    o = option(command, dest)
+    if o.kind == ARGUMENT:
+        return typer.Argument(..., help=o.help)
+    if o.kind == FLAG_KIND:
+        return FLAG(*o.flags, help=o.help)
+    return typer.Option(o.default, *o.flags, help=o.help)

@@ -1,0 +1,78 @@
+"""The options of the commands with a stdlib fast path (inspect, check, convert), declared once. The typer
+commands take their flags, defaults and help from these rows (`options.typer_param`), and the fast path in
+entry.py builds its argparse parser from them, so the two cannot disagree. Stdlib only: the fast path
+must not import typer."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+from pathlib import Path
+
+ARGUMENT, VALUE, PATH, FLAG, MANY = "argument", "value", "path", "flag", "many"
+
+
+@dataclass(frozen=True)
+class Opt:
+    dest: str
+    flags: tuple[str, ...]  # () for the positional argument
+    help: str
+    default: object = None
+    kind: str = VALUE  # ARGUMENT | VALUE | PATH | FLAG (on/off) | MANY (repeatable, comma lists allowed)
+
+
+DRAFTER = "drafter directory, .safetensors file, sharded index, pytorch_model.bin or Hub id (org/name[@revision])"
+TARGET = "target model directory, its config.json, a HF cache dir, a Hub id or an alias (smollm2-135m)"
+JSON = Opt("as_json", ("--json",), "print one JSON object (the CI contract: docs/ci.md)", False, FLAG)
+
+OPTIONS: dict[str, tuple[Opt, ...]] = {
+    "inspect": (Opt("path", (), DRAFTER, kind=ARGUMENT), JSON),
+    "check": (
+        Opt("path", (), DRAFTER, kind=ARGUMENT),
+        Opt("engine", ("--engine", "-e"), "sglang, vllm, trtllm, NAME==VERSION, a comma list, or all; repeatable "
+            "(default: all, or the --launch engine)", None, MANY),
+        Opt("target", ("--target", "-t"), TARGET),
+        Opt("launch", ("--launch",), "the intended engine command line (SGLang or vLLM)"),
+        Opt("parent", ("--parent",), "the checkpoint this drafter was fine-tuned from (vocab map must match)", None, PATH),
+        JSON,
+        Opt("tables", ("--tables", "-v"), "also print every tensor's fate and every engine parameter", False, FLAG),
+        Opt("fail_on", ("--fail-on",), "finding codes that fail the run whatever their severity (comma list, repeatable)", None, MANY),
+        Opt("ignore", ("--ignore",), "error codes that do not fail the run (comma list, repeatable)", None, MANY),
+    ),
+    "convert": (
+        Opt("src", (), "drafter checkpoint to convert (never modified without --in-place)", kind=ARGUMENT),
+        Opt("to", ("--to",), "speculators, sglang, vllm, eagle, trtllm, nemo"),
+        Opt("out", ("-o", "--out"), "destination directory (must not exist unless --force)", None, PATH),
+        Opt("in_place", ("--in-place",), "convert SRC itself (keeps a backup unless --no-backup)", False, FLAG),
+        Opt("engine", ("--engine", "-e"), "produce exactly what NAME==VERSION needs"),
+        Opt("target", ("--target", "-t"), "target model dir, Hub id or alias (aux-layer numbering, embed/head from its weights)"),
+        Opt("embed", ("--embed",), "keep | drop | target: what to do with embed_tokens", "keep"),
+        Opt("force", ("--force",), "replace an existing DST (atomically)", False, FLAG),
+        Opt("no_backup", ("--no-backup",), "with --in-place: keep no backup", False, FLAG),
+        Opt("shard_size", ("--shard-size",), "write shards of at most this size (e.g. 5GB)"),
+        JSON,
+    ),
+}
+
+
+def option(command: str, dest: str) -> Opt:
+    return next(o for o in OPTIONS[command] if o.dest == dest)
+
+
+def parse_fast(command: str, argv: list[str]) -> dict | None:
+    """argv parsed by the rows of `command`, or None when it holds anything else (typer then handles and explains it)."""
+    p = argparse.ArgumentParser(prog=f"specbridge {command}", add_help=False, allow_abbrev=False)
+    for o in OPTIONS[command]:
+        if o.kind == ARGUMENT:
+            p.add_argument(o.dest, type=Path)
+        elif o.kind == FLAG:
+            p.add_argument(*o.flags, dest=o.dest, action="store_true")
+        elif o.kind == MANY:
+            p.add_argument(*o.flags, dest=o.dest, action="append", default=o.default)
+        else:
+            p.add_argument(*o.flags, dest=o.dest, default=o.default, type=Path if o.kind == PATH else str)
+    try:
+        args, rest = p.parse_known_args(argv)
+    except SystemExit:  # argparse's usage error: typer says it better
+        return None
+    return None if rest else vars(args)
