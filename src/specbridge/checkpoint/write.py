@@ -116,7 +116,6 @@ class CopyChecks:
 
         self.first_difference: dict[str, int | None] = {}  # tensor name -> byte offset in it of the first difference
         self.sampled: set[str] = set()  # tensors with a kernel-copied range, compared at its ends only
-        self.bytes_checked = 0
         self.error: BaseException | None = None
         self._done: dict[str, int] = {}  # tensor name -> bytes submitted so far (where its next range starts)
         self._queue: queue.Queue = queue.Queue(maxsize=4)
@@ -169,7 +168,6 @@ class CopyChecks:
                 i = next((i for i, (x, y) in enumerate(zip(sa, sb)) if x != y), min(len(sa), len(sb)))  # failures only
                 self.first_difference[name] = at + done + i
             done += step
-        self.bytes_checked += count
 
     def _run(self) -> None:
         a, b = bytearray(BUFFER_BYTES), bytearray(BUFFER_BYTES)
