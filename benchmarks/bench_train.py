@@ -111,7 +111,10 @@ def main() -> dict:
     keys = ["target_forward_tok_s", "capture_tok_s", "drafter_train_tok_s", "train_over_target_forward"]
     if args.gen_prompts:
         from specbridge.train import selfdistill
-        from specbridge.train.data import PROMPTS_DIR, eos_and_pad, generate_greedy, load_prompts, prompt_token_ids
+        from specbridge.bundled import PROMPTS as PROMPTS_DIR
+        from specbridge.prompts import read_prompts as load_prompts
+        from specbridge.prompts import token_ids as prompt_token_ids
+        from specbridge.train.data import eos_and_pad, generate_greedy
 
         prompts = [prompt_token_ids(tok, p) for p in load_prompts(PROMPTS_DIR / "val.jsonl", args.gen_prompts)]
         _, pad = eos_and_pad(target, tok)

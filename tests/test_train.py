@@ -209,9 +209,9 @@ def test_capture_uses_input_of_layer_convention(tiny_target):
 
 
 def _tiny_prompts(target: Path, n: int) -> list[list[int]]:
-    from specbridge.train.data import load_prompts
+    from specbridge.prompts import read_prompts
 
-    return load_prompts(target / "train.jsonl")[:n]
+    return read_prompts(target / "train.jsonl")[:n]
 
 
 def test_one_pass_capture_equals_generate_then_capture(tiny_target):

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from ..bundled import PROMPTS
+from ..prompts import PromptError, read_prompts, text_of
+
+__all__ = ["BUILTIN", "PromptError", "REPO_VAL", "load_prompts"]
 
 # used when neither --prompts nor the bundled val.jsonl is available
 BUILTIN = (
@@ -28,50 +30,16 @@ BUILTIN = (
 )
 
 REPO_VAL = PROMPTS / "val.jsonl"
-MAX_PROMPT_FILE = 64 << 20
-
-
-class PromptError(ValueError):
-    pass
 
 
 def load_prompts(path: str | Path | None = None) -> tuple[list[str], str]:
-    """(prompts, source). A .jsonl file takes `prompt` (or `text`) per line; any other file is one prompt per line."""
+    """(prompts as text, source): the file (read as eval and train read it), else the bundled validation
+    prompts, else a small built-in set."""
     if path is None:
         if REPO_VAL.is_file():
             try:
-                return _read(REPO_VAL), str(REPO_VAL)
+                return [text_of(p) for p in read_prompts(REPO_VAL)], str(REPO_VAL)
             except PromptError:
                 pass
         return list(BUILTIN), "built-in"
-    return _read(Path(path)), str(path)
-
-
-def _read(p: Path) -> list[str]:
-    try:
-        if p.stat().st_size > MAX_PROMPT_FILE:
-            raise PromptError(f"{p}: larger than {MAX_PROMPT_FILE >> 20} MiB")
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise PromptError(f"{p}: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise PromptError(f"{p}: not UTF-8 text") from None
-    out: list[str] = []
-    jsonl = p.suffix in (".jsonl", ".json")
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        if jsonl:
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise PromptError(f"{p}:{n}: not JSON ({e.msg})") from None
-            val = obj.get("prompt", obj.get("text")) if isinstance(obj, dict) else obj
-            if not isinstance(val, str) or not val:
-                raise PromptError(f"{p}:{n}: expected an object with a non-empty string 'prompt'")
-            out.append(val)
-        else:
-            out.append(line)
-    if not out:
-        raise PromptError(f"{p}: no prompts")
-    return out
+    return [text_of(p) for p in read_prompts(path)], str(path)

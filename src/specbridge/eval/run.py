@@ -3,14 +3,14 @@ prompt, every position drafted in parallel, then the exact decode walk (chain or
 
 from __future__ import annotations
 
-import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
 
 from ..bundled import PROMPTS
+from ..prompts import read_prompts, token_ids
 from ..model.drafter import Eagle3Drafter, KVCache
 from ..train.capture import decoder_layers
 from .acceptance import PromptResult, Summary, chain_walk, summarise, tree_walk
@@ -185,39 +185,6 @@ def evaluate(target, drafter: Eagle3Drafter, prompts: list[list[int]], boundarie
 
 
 def load_prompts(path: Path | None, tokenizer, limit: int | None) -> list[list[int]]:
-    """Prompts as token ids: a .jsonl of {"prompt": ...} / {"messages": [...]} or a text file, one per line;
-    chat models get their chat template, as EAGLE-3 training and serving do."""
-    if path is None:
-        path = PROMPTS / "val.jsonl"
-    rows: list = []
-    for line in Path(path).read_text().splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        if line.startswith("{"):
-            obj = json.loads(line)
-            if isinstance(obj.get("prompt_ids"), list):
-                rows.append([int(i) for i in obj["prompt_ids"]])
-            else:
-                rows.append(obj.get("messages") or [{"role": "user", "content": obj.get("prompt") or obj.get("text") or ""}])
-        elif tokenizer is None:  # a target without a tokenizer: lines of token ids
-            rows.append([int(x) for x in line.split()])
-        else:
-            rows.append([{"role": "user", "content": line}])
-    if limit:
-        rows = rows[:limit]
-    out = []
-    for msgs in rows:
-        if msgs and isinstance(msgs[0], int):
-            out.append(msgs)
-            continue
-        if tokenizer is None:
-            raise ValueError("the target has no tokenizer: give prompts as token ids")
-        if tokenizer is not None and getattr(tokenizer, "chat_template", None):
-            ids = tokenizer.apply_chat_template(msgs, add_generation_prompt=True, tokenize=True)
-            if isinstance(ids, dict) or hasattr(ids, "input_ids"):
-                ids = ids["input_ids"]
-        else:
-            ids = tokenizer(msgs[-1]["content"])["input_ids"]
-        out.append(list(ids))
-    return out
+    """Prompts as token ids (specbridge.prompts: the same reading as train and bench); the bundled
+    validation prompts by default."""
+    return [token_ids(tokenizer, p) for p in read_prompts(path or PROMPTS / "val.jsonl", limit)]

@@ -17,36 +17,8 @@ from pathlib import Path
 
 import torch
 
+from ..prompts import read_prompts, token_ids
 
-
-def load_prompts(path: str | Path, limit: int | None = None) -> list:
-    """Read a prompts JSONL or plain text (one prompt per line). A JSONL line holds
-    {"prompt": text} or, for targets without a tokenizer, {"prompt_ids": [token ids]}."""
-    prompts = []
-    for line in Path(path).read_text().splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        if line.startswith("{"):
-            row = json.loads(line)
-            prompts.append(row["prompt_ids"] if "prompt_ids" in row else row["prompt"])
-        else:
-            prompts.append(line)
-    return prompts[:limit] if limit else prompts
-
-
-def prompt_token_ids(tokenizer, prompt) -> list[int]:
-    """Chat-template the prompt (with the assistant header) if the tokenizer has a template;
-    a list of ids is taken as already tokenized."""
-    if isinstance(prompt, list):
-        return [int(t) for t in prompt]
-    if tokenizer is not None and getattr(tokenizer, "chat_template", None):
-        ids = tokenizer.apply_chat_template([{"role": "user", "content": prompt}], add_generation_prompt=True,
-                                            tokenize=True)
-        if isinstance(ids, dict) or hasattr(ids, "keys"):
-            ids = ids["input_ids"]
-        return list(ids)
-    return list(tokenizer(prompt)["input_ids"])
 
 
 @torch.no_grad()
@@ -94,12 +66,12 @@ def build_or_load_responses(model, tokenizer, target_path, prompts_file: str | P
                             num_prompts: int | None, max_new_tokens: int, batch_size: int = 16,
                             log=print) -> list[dict]:
     """Return [{prompt, prompt_ids, response_ids, text}], generating only if not cached."""
-    prompts = load_prompts(prompts_file, num_prompts)
+    prompts = read_prompts(prompts_file, num_prompts)
     key = hashlib.sha256(json.dumps([str(target_path), prompts, max_new_tokens]).encode()).hexdigest()[:16]
     cache = Path(cache_dir) / f"responses-{Path(prompts_file).stem}-{key}.jsonl"
     if cache.exists():
         return [json.loads(line) for line in cache.read_text().splitlines()]
-    ids = [prompt_token_ids(tokenizer, p) for p in prompts]
+    ids = [token_ids(tokenizer, p) for p in prompts]
     eos_ids, pad_id = eos_and_pad(model, tokenizer)
     from tqdm.auto import tqdm
 

@@ -31,7 +31,8 @@ from ..model.target import cache_root, load_target, target_geometry
 from . import capture as cap
 from . import selfdistill
 from ..bundled import PROMPTS
-from .data import build_or_load_responses, load_prompts, prompt_token_ids
+from ..prompts import read_prompts, token_ids
+from .data import build_or_load_responses
 from .save import save_drafter
 from .vocab import build_vocab_map, coverage
 
@@ -229,8 +230,8 @@ def prepare_data(args: TrainArgs, target, tokenizer, target_path: Path, aux: lis
                                 ("val", args.val_prompts, args.num_val_prompts)):
         t0 = time.time()
         if args.one_pass:
-            texts = [p for f in prompt_files(prompts) for p in load_prompts(f)][: num or None]
-            ids = [prompt_token_ids(tokenizer, p) for p in texts]
+            texts = [p for f in prompt_files(prompts) for p in read_prompts(f)][: num or None]
+            ids = [token_ids(tokenizer, p) for p in texts]
             cdir = data_dir / f"gencap-{split}-{data_key(args, target_path, prompts, num, aux)}"
             base = {"target": args.target, "target_path": str(target_path), "aux_layer_ids": list(aux),
                     "num_layers": target_geometry(target)["num_layers"], "hidden_size": target.config.hidden_size,
