@@ -63,7 +63,6 @@ def plain_loop(model, drafter, prompts, boundaries, k, new):
                     hh = h2[0, -1]
                 dcache.crop(done)
                 # target: verify seq[-1] + chain in one forward
-                n0 = cache.get_seq_length()
                 out = model(torch.tensor([[seq[-1]] + chain]), past_key_values=cache, use_cache=True)
                 pred = out.logits[0].argmax(-1).tolist()
                 new_aux = torch.cat([grabbed[b] for b in boundaries], -1)

@@ -309,7 +309,7 @@ def test_real_vllm_vs_check(conformance, tmp_path):
 @pytest.mark.slow
 def test_real_vllm_error_messages(conformance):
     """Where vLLM raises, check's predicted error names the same component vLLM's message names."""
-    for name, (path, real, pred) in conformance.items():
+    for name, (_path, real, pred) in conformance.items():
         if not real["raised"]:
             continue
         msg = real["raised"]

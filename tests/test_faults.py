@@ -98,7 +98,7 @@ def test_kill_train_during_checkpointing(tmp_path):
     # the first run prepares and caches the data, and a first checkpoint
     subprocess.run(base + ["--steps", "2"], check=True, capture_output=True, timeout=600)
     rng = random.Random(3)
-    for trial in range(5):
+    for _trial in range(5):
         p = subprocess.Popen(base + ["--steps", "400", "--resume"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(4.0, 9.0))
         p.send_signal(signal.SIGKILL)

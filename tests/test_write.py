@@ -44,7 +44,7 @@ def make_safetensors(path: Path, entries, metadata=None) -> Path:
     header, pos = {}, 0
     if metadata:
         header["__metadata__"] = metadata
-    for name, dtype, shape, data, nbytes in entries:
+    for name, dtype, shape, _data, nbytes in entries:
         header[name] = {"dtype": dtype, "shape": list(shape), "data_offsets": [pos, pos + nbytes]}
         pos += nbytes
     raw = json.dumps(header, separators=(",", ":")).encode()

@@ -329,7 +329,7 @@ async def _run_server(srv: ServerRun, cfg: BenchConfig, progress) -> None:
             task = progress.add(f"{srv.role} c={conc}", n) if progress else None
             before = await _vllm_scrape(client, srv.url, probe_t) if srv.engine == "vllm" else None
             try:
-                lv = await _level(client, srv, cfg, conc, (lambda: progress.advance(task)) if progress else (lambda: None), offset)
+                lv = await _level(client, srv, cfg, conc, (lambda t=task: progress.advance(t)) if progress else (lambda: None), offset)
             finally:
                 if progress:
                     progress.finish(task)

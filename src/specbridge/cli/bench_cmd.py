@@ -20,7 +20,7 @@ def _parse_levels(text: str) -> list[int]:
     try:
         vals = [int(x) for x in text.replace(" ", "").split(",") if x]
     except ValueError:
-        raise typer.BadParameter(f"expected comma-separated positive integers, got {text!r}")
+        raise typer.BadParameter(f"expected comma-separated positive integers, got {text!r}") from None
     if not vals or any(v < 1 for v in vals):
         raise typer.BadParameter(f"expected comma-separated positive integers, got {text!r}")
     return sorted(set(vals))
@@ -84,7 +84,7 @@ def bench_command(
         import httpx  # noqa: F401
     except ImportError as exc:
         sys.stderr.write(f"specbridge: error: bench needs the bench extra (pip install 'specbridge[bench]'): {exc}\n")
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     import asyncio
 
     from rich.console import Console
@@ -104,7 +104,7 @@ def bench_command(
         plist, source = load_prompts(prompts)
     except PromptError as e:
         sys.stderr.write(f"specbridge: error: --prompts {e}\n")
-        raise typer.Exit(2)
+        raise typer.Exit(2) from None
     cfg = BenchConfig(
         url=url,
         baseline_url=baseline_url,
@@ -127,7 +127,7 @@ def bench_command(
         except (RuntimeError, OSError) as e:
             sys.stderr.write(f"specbridge: error: --plot {plot}: {e}\n")
             if rep.ok:
-                raise typer.Exit(2)
+                raise typer.Exit(2) from None
     if as_json:
         print_json("bench", rep.to_json())
     else:

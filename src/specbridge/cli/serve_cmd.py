@@ -156,7 +156,7 @@ def register_sweep(app: typer.Typer) -> None:
             target, _ = servable_target(target)
             [res] = check(open_checkpoint(path), engine, str(path))
         except (CheckpointError, EngineSpecError) as e:
-            raise typer.Exit(fail(str(e)))
+            raise typer.Exit(fail(str(e))) from None
         if not res.ok:
             raise typer.Exit(fail("check found errors; run specbridge check first", 1))
         settings = [Setting(k, t, d) for k in step_list for t in (topk_list if name == "sglang" else [1])

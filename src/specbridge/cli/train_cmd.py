@@ -16,7 +16,7 @@ def _parse_ids(text: Optional[str]) -> Optional[list[int]]:
     try:
         return [int(x) for x in text.replace(" ", "").split(",") if x]
     except ValueError:
-        raise typer.BadParameter(f"expected comma-separated integers, got {text!r}")
+        raise typer.BadParameter(f"expected comma-separated integers, got {text!r}") from None
 
 
 def train_command(
