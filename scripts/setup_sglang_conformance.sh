@@ -11,8 +11,8 @@
 #   venv/               one Python venv: torch==2.13.0 (the local CPU wheel) + the pure-Python packages that
 #                       importing SGLang's model code needs (pinned below)
 #   wheels/<version>/   `pip install --no-deps --target`: that SGLang wheel, plus the transformers /
-#                       tokenizers / huggingface-hub it pins where the venv's do not fit (0.5.11/0.5.12: 5.6.0;
-#                       0.5.2: 4.56.1; 0.4.9.post6: 4.54.0). The harness puts it first on sys.path.
+#                       tokenizers / huggingface-hub it pins where the venv's do not fit (see extra_for: each
+#                       wheel's own transformers pin). The harness puts it first on sys.path.
 #   wheels/<version>/.specbridge-ok   written after the harness loaded examples/story with that version.
 #
 # Why not `pip install sglang`: every release pins a CUDA torch (0.5.23: torch==2.14.1) and CUDA-only
@@ -22,7 +22,10 @@
 set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=${SPECBRIDGE_SGLANG_CONFORMANCE:-$HOME/.cache/specbridge/sglang-conformance}
-VERSIONS=${SPECBRIDGE_SGLANG_VERSIONS:-"0.5.11 0.5.23 0.5.12 0.5.2 0.4.9.post6"}
+# default: every release the SGLang engine table records a conformance run for (Era.runs in
+# src/specbridge/engines/sglang.py), so adding a Run row there is what adds a release here and in the test
+TABLE_VERSIONS=$(cd "$REPO/src" && "${PYTHON:-python3}" -c 'from specbridge.engines import sglang as t; print(" ".join(r.release for e in t.ERAS for r in e.runs))')
+VERSIONS=${SPECBRIDGE_SGLANG_VERSIONS:-$TABLE_VERSIONS}
 PY=${PYTHON:-python3}
 VENV="$ROOT/venv"
 t0=$(date +%s)
@@ -65,6 +68,16 @@ extra_for() {  # per-version pins that differ from the venv's (installed --no-de
     0.5.11|0.5.12) echo "transformers==5.6.0 tokenizers==0.22.2 huggingface-hub==1.33.0" ;;
     0.5.2) echo "transformers==4.56.1 tokenizers==0.22.2 huggingface-hub==0.36.2" ;;
     0.4.9.post6) echo "transformers==4.54.0 tokenizers==0.21.4 huggingface-hub==0.36.2" ;;
+    # each wheel's own Requires-Dist transformers pin (0.4.6.post5: its runtime-common extra), with a
+    # tokenizers / huggingface-hub inside that transformers' own bounds
+    # (and compressed-tensors of their time: the venv's 0.18 imports transformers.masking_utils, new in 4.53)
+    0.4.6.post5) echo "transformers==4.51.1 tokenizers==0.21.4 huggingface-hub==0.36.2 compressed-tensors==0.9.4" ;;
+    0.4.7.post1|0.4.8.post1) echo "transformers==4.52.3 tokenizers==0.21.4 huggingface-hub==0.36.2 compressed-tensors==0.9.4" ;;
+    0.5.1.post3) echo "transformers==4.55.2 tokenizers==0.21.4 huggingface-hub==0.36.2" ;;
+    0.5.4.post3|0.5.5.post3|0.5.8|0.5.9) echo "transformers==4.57.1 tokenizers==0.22.2 huggingface-hub==0.36.2" ;;
+    0.5.10) echo "transformers==5.3.0 tokenizers==0.22.2 huggingface-hub==1.33.0" ;;
+    # 0.5.16-0.5.20 import xgrammar (their pin, a CPU-capable wheel) at module level in function_call/
+    0.5.16|0.5.19|0.5.20) echo "transformers==5.12.1 tokenizers==0.22.2 huggingface-hub==1.33.0 xgrammar==0.2.1" ;;
     *) echo "" ;;
   esac
 }

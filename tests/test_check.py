@@ -126,16 +126,16 @@ def test_specforge_exports_ok(path, engine):
 
 EXPECTED_ERRORS = {
     # (fixture, era-min-version) -> error codes
-    ("train-save", "0.4.6"): {"L002", "L005"},
+    ("train-save", "0.4.6"): {"L002", "L004", "L005"},  # 0.4.6-0.4.8: layers.0.*_proj stacked names raise KeyError
     ("train-save", "0.4.9"): {"L002", "L005"},
     ("train-save", "0.5.2"): {"L002", "L005"},
-    ("train-save", "0.5.5"): {"L002", "L005"},
+    ("train-save", "0.5.3"): {"L002", "L005"},
     ("train-save", "0.5.12"): {"L005"},
-    ("train-save", "0.5.20"): {"L005"},
+    ("train-save", "0.5.17"): {"L005"},
     ("train-save", "0.8.5"): {"L005", "C011"},  # norm_before_residual unknown to 0.8.5
-    ("train-save", "0.9.0"): set(),
+    ("train-save", "0.9.0"): {"L005", "C011"},  # no speculators configs before 0.10.1 (nor norm_before_residual)
     ("train-save", "0.11.0"): set(),
-    ("train-save", "0.32.0"): set(),
+    ("train-save", "0.30.0"): set(),
     ("train-save", "1.0.0"): {"L005"},
     # fc with PyTorch's default bias in 0.4.6: nothing fills model.fc.bias, which keeps nn.Linear's small default
     # init (a warning, test_fc_bias_era); o_proj has no bias (config bias/attention_bias absent)
@@ -153,8 +153,8 @@ def test_fixture_by_era(path, era):
 
         old = era.engine == "sglang" and era.max_version and parse_version(era.max_version) < parse_version("0.5.12")
         expected = {"L002"} if old else set()
-        if era.min_version == "0.4.6":
-            expected = {"L002"}
+        if era.min_version == "0.4.6":  # llama.py load_weights raises KeyError on the unresolved layers.0.*_proj names
+            expected = {"L002", "L004"}
     else:
         expected = EXPECTED_ERRORS.get(key, set())
     assert codes(res) == expected, [f.message for f in res.findings]
@@ -173,13 +173,13 @@ def test_engine_all_one_json_object():
 
 
 def test_version_resolution():
-    assert resolve("sglang==0.5.11")[0][0].min_version == "0.5.5"
+    assert resolve("sglang==0.5.11")[0][0].min_version == "0.5.3"
     assert resolve("sglang==0.5.2")[0][0].min_version == "0.5.2"
-    assert resolve("sglang==0.5.20")[0][0].min_version == "0.5.20"
+    assert resolve("sglang==0.5.20")[0][0].min_version == "0.5.17"
     assert resolve("sglang==0.5.12")[0][0].min_version == "0.5.12"
-    assert resolve("sglang==0.5.5.post3")[0][0].min_version == "0.5.5"
-    assert resolve("vllm==0.32")[0][0].min_version == "0.32.0"
-    assert resolve("vllm==0.20.1")[0][0].min_version == "0.11.0"
+    assert resolve("sglang==0.5.5.post3")[0][0].min_version == "0.5.3"
+    assert resolve("vllm==0.32")[0][0].min_version == "0.30.0"
+    assert resolve("vllm==0.20.1")[0][0].min_version == "0.18.0"
     assert resolve("vllm")[0][1] == "0.33.0"
     r = run_cli("check", STORY, "--engine", "sglang==0.3.0")
     assert r.returncode == 2 and "older than" in r.stderr
@@ -259,7 +259,12 @@ def test_two_layers(tmp_path):
         c["transformer_layer_config"]["num_hidden_layers"] = 2
 
     d = mutate(SPEC_TRAIN, tmp_path / "m", tensors=add_layer, config=cfg)
-    assert one(d, "vllm").ok
+    # vLLM builds a hidden_norm in every layer (the 0.27.0 and 0.32.0 runs: layers.1.hidden_norm left unfilled)
+    new = one(d, "vllm")
+    assert not new.ok and new.report.missing == ["model.layers.1.hidden_norm.weight"]
+    d2 = mutate(SPEC_TRAIN, tmp_path / "m2", tensors=lambda t: {**add_layer(t), "layers.1.hidden_norm.weight": t["layers.0.hidden_norm.weight"]},
+                config=cfg)
+    assert one(d2, "vllm").ok
     old = one(d, "sglang==0.5.11")
     assert "L006" in codes(old) and any("only supports 1 layer" in e for e in old.report.errors)
     assert "layers.1.mlp.down_proj.weight" in old.report.dropped
@@ -279,7 +284,8 @@ def test_shape_mismatch(tmp_path):
     # 0.5.2-era and older raise; a wider checkpoint is cut silently in every SGLang version
     assert "L003" in codes(one(d, "sglang==0.4.9.post6"))
     wide = mutate(SF_SGLANG, tmp_path / "w", config=lambda c: c.update(intermediate_size=64))
-    assert "L012" in codes(one(wide, "sglang==0.4.9.post6")) and "L003" in codes(one(wide, "vllm"))
+    # vLLM's linear weight loaders narrow a wider checkpoint too (the 0.27.0 and 0.32.0 runs: intermediate-smaller loads)
+    assert "L012" in codes(one(wide, "sglang==0.4.9.post6")) and "L012" in codes(one(wide, "vllm"))
 
 
 def test_draft_vocab_size_absent_raises_on_sglang(tmp_path):
@@ -308,4 +314,6 @@ def test_null_target_hidden_size_crashes_sglang(tmp_path):
     for v in ("sglang==0.5.11", "sglang==0.5.23"):
         res = one(d, v)
         assert "L006" in codes(res) and any("NoneType" in e for e in res.report.errors)
-    assert one(d, "vllm").ok  # vLLM reads the value, not the key
+    # so does vLLM's plain-config path (hasattr/getattr, then None * n: the 0.27.0 and 0.32.0 runs raised TypeError)
+    res = one(d, "vllm")
+    assert not res.ok and any("NoneType" in e for e in res.report.errors)

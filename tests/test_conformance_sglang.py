@@ -38,7 +38,11 @@ from specbridge.rules.check import check
 REPO = Path(__file__).resolve().parents[1]
 ENV = Path(os.environ.get("SPECBRIDGE_SGLANG_CONFORMANCE", Path.home() / ".cache" / "specbridge" / "sglang-conformance"))
 PY = ENV / "venv" / "bin" / "python"
-VERSIONS = ["0.5.11", "0.5.23", "0.5.12", "0.5.2", "0.4.9.post6"]
+# every SGLang release the engine table says was run (Era.runs in src/specbridge/engines/sglang.py): the table's
+# claim is rerun here, so adding a Run row there is what adds a release to this test
+from specbridge.engines import sglang as _sglang_table
+
+VERSIONS = [r.release for era in _sglang_table.ERAS for r in era.runs if r.test == "tests/test_conformance_sglang.py"]
 
 
 # --- cases: the fixtures, then mutated copies ------------------------------------------------------
@@ -131,7 +135,9 @@ MUTATIONS = {
 }
 CASES = list(FIXTURES) + list(MUTATIONS)
 
-MIDLAYER = ("0.4.9.post6", "0.5.2", "0.5.11")
+from specbridge.engines.spec import in_release_range, parse_version as _pv
+
+MIDLAYER = tuple(v for v in VERSIONS if _pv(v) < _pv("0.5.12"))
 E3 = "sglang/srt/models/llama_eagle3.py"
 LIN = "sglang/srt/layers/linear.py"
 # (versions, cases) -> what disagrees, and the SGLang line responsible. Strict xfails: when the tables are
@@ -190,7 +196,7 @@ def predicted(rep: S.LoadReport) -> dict:
             filled.add(p.name)
         elif p.status == S.P_PARTIAL:
             partial.add(p.name)
-        elif p.status in (S.P_MISSING, S.P_HARMLESS):
+        elif p.status in (S.P_MISSING, S.P_HARMLESS, S.P_DEFAULT_INIT):
             unfilled.add(p.name)
         elif p.status == S.P_SHARED:  # load_weights fills it; the worker replaces it afterwards
             (filled if p.filled_by else unfilled).add(p.name)
@@ -288,3 +294,12 @@ def test_real_parameter_names_are_sglangs(version, cases):
     assert r["class"] == "LlamaForCausalLMEagle3" and r["module"] == "sglang.srt.models.llama_eagle3"
     # the story's bug is real on the midlayer releases and fixed after
     assert (f"{dec}self_attn.qkv_proj.weight" in r["unfilled"]) == (version in MIDLAYER)
+
+
+def test_runs_recorded_in_the_table_match_this_matrix():
+    """Each Run row claims agreement on every case of this test's matrix."""
+    assert len(VERSIONS) == len(set(VERSIONS)) >= 9
+    for era in _sglang_table.ERAS:
+        for r in era.runs:
+            assert r.cases == len(CASES) and r.agreed == r.cases - sum(1 for (v, _c) in KNOWN if v == r.release), (era.name, r)
+            assert in_release_range(r.release, era.first, era.last), (era.name, r.release)

@@ -27,7 +27,8 @@ Stubbed (a MagicMock meta-path finder), none of them on the weight-loading path:
   * `sgl_kernel`: compiled CUDA kernels some releases import at module level (0.5.2).
 A guard fails the run ("harness_failed") if any stub ends up inside the built model (other than the bound
 rotary kernel function). torch 2.13 moved `torch._C._cpu._is_amx_tile_supported` (read by 0.4.x at import
-time) to `torch.cpu`; it is aliased back. Parameters are float32 (torch's default), not the config dtype.
+time) to `torch.cpu`; it is aliased back. triton 3.8 dropped `triton.runtime.cache.default_{cache,dump,override}_dir`
+(imported by 0.4.6-0.4.8's utils.py, never called while loading); stand-ins returning ~/.triton/<kind> are put there. Parameters are float32 (torch's default), not the config dtype.
 Dispatch is read from SGLang's sources (the sglang/srt/models module whose EntryClass exports
 architectures[0]), not by importing SGLang's ModelRegistry (which imports every model).
 
@@ -67,6 +68,10 @@ from pathlib import Path
 
 FALLBACK = "LlamaForCausalLMEagle3"  # what our simulation falls back to when SGLang cannot dispatch
 STUBBED = ("torchvision", "vllm", "sgl_kernel")
+# stubbed packages' modules that are reported missing instead: SGLang 0.4.6-0.4.8 import vLLM's quantization
+# methods inside try/except ImportError and monkey-patch them when present (layers/quantization/__init__.py);
+# a mock there breaks the import, while "absent" is what SGLang sees on a machine without vLLM
+ABSENT = ("vllm.model_executor.layers.quantization",)
 
 
 # Off CUDA/HIP/NPU/XPU and without AMX, SGLang 0.5.2 (and older) ends layernorm.py / activation.py with
@@ -101,6 +106,8 @@ class _Stub(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         self.roots = set(roots)
 
     def find_spec(self, name, path, target=None):
+        if name.startswith(ABSENT):
+            return None  # not found: the importer's `except ImportError` branch runs, as on a machine without vLLM
         if name.split(".")[0] in self.roots:
             return importlib.machinery.ModuleSpec(name, self, is_package=True)
         return None
@@ -284,6 +291,14 @@ def setup(config: dict) -> dict:
         # SGLang 0.4.x asks torch._C._cpu for AMX at import time; torch 2.13 has it only as torch.cpu.*
         if not hasattr(torch._C._cpu, "_is_amx_tile_supported") and hasattr(torch.cpu, "_is_amx_tile_supported"):
             torch._C._cpu._is_amx_tile_supported = torch.cpu._is_amx_tile_supported
+        # SGLang 0.4.6-0.4.8 import triton.runtime.cache.default_{cache,dump,override}_dir (utils.py), which newer
+        # triton dropped for triton.knobs; nothing on the loading path calls them
+        with contextlib.suppress(ImportError):
+            import triton.runtime.cache as _tc
+
+            for _kind in ("cache", "dump", "override"):
+                if not hasattr(_tc, f"default_{_kind}_dir"):
+                    setattr(_tc, f"default_{_kind}_dir", lambda k=_kind: os.path.join(os.path.expanduser("~"), ".triton", k))
 
         tmp = tempfile.mkdtemp(prefix="sglang-conform-")
         model_dir = Path(tmp) / "server-args-model"
@@ -362,7 +377,15 @@ def run(root: Path, config_json: str | None = None) -> dict:
     for p in named.values():
         if hasattr(p, "weight_loader"):
             p.weight_loader = wrap(p.weight_loader)
-    saved_default = getattr(mod, "default_weight_loader", None)
+    # every module on the class's MRO that binds default_weight_loader: 0.4.6-0.4.8's llama_eagle3 hands each name to
+    # LlamaForCausalLM.load_weights (sglang/srt/models/llama.py), which calls llama.py's own binding
+    saved_defaults = {}
+    for klass in type(model).__mro__:
+        m = sys.modules.get(klass.__module__)
+        if m is not None and m not in saved_defaults and getattr(m, "default_weight_loader", None) is not None:
+            saved_defaults[m] = m.default_weight_loader
+            m.default_weight_loader = wrap(m.default_weight_loader)
+    saved_default = getattr(mod, "default_weight_loader", None) if mod not in saved_defaults else None
     if saved_default is not None:
         mod.default_weight_loader = wrap(saved_default)
 
@@ -387,6 +410,8 @@ def run(root: Path, config_json: str | None = None) -> dict:
     finally:
         if saved_default is not None:
             mod.default_weight_loader = saved_default
+        for m, fn in saved_defaults.items():
+            m.default_weight_loader = fn
 
     params = {}
     for n, p in named.items():

@@ -5,7 +5,7 @@ These are data constructors, not logic: each returns rows that a table can use a
 
 from __future__ import annotations
 
-from .spec import Derive, Field, Param, Step
+from .spec import Derive, Field, Param, Stack
 
 LLAMA_FIELDS = (
     Field("H", ("hidden_size",), 4096),
@@ -32,7 +32,8 @@ LLAMA_DERIVE = (
 QKV_IN = "2*H if i == 0 else H"
 
 
-def llama_decoder(prefix: str, per_layer: bool, hidden_norm_when: str = "i == 0", o_bias_when: str = "False") -> tuple[Param, ...]:
+def llama_decoder(prefix: str, per_layer: bool, hidden_norm_when: str = "i == 0", o_bias_when: str = "False",
+                  qkv_bias_when: str = "False") -> tuple[Param, ...]:
     """The EAGLE-3 decoder layer as the engines fuse it (qkv_proj, gate_up_proj).
 
     tp_dim marks the tensor-parallel dimension a loader narrows (column-parallel: rows; row-parallel:
@@ -44,6 +45,13 @@ def llama_decoder(prefix: str, per_layer: bool, hidden_norm_when: str = "i == 0"
             per_layer=per_layer,
             role="decoder",
             tp_dim=0,
+        ),
+        Param(
+            prefix + "self_attn.qkv_proj.bias",
+            shards=(("q", ("nh*hd",)), ("k", ("nkv*hd",)), ("v", ("nkv*hd",))),
+            when=qkv_bias_when,
+            per_layer=per_layer,
+            role="decoder",
         ),
         Param(prefix + "self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=per_layer, role="decoder", tp_dim=1),
         Param(prefix + "self_attn.o_proj.bias", ("H",), when=o_bias_when, per_layer=per_layer, role="decoder"),
@@ -74,9 +82,9 @@ def eagle3_io(fc_in: str, fc_bias: str = "False", head_when: str = "not tie", fc
 
 
 STACK_LLAMA = (
-    Step("stack", ".q_proj", ".qkv_proj", "q"),
-    Step("stack", ".k_proj", ".qkv_proj", "k"),
-    Step("stack", ".v_proj", ".qkv_proj", "v"),
-    Step("stack", ".gate_proj", ".gate_up_proj", "0"),
-    Step("stack", ".up_proj", ".gate_up_proj", "1"),
+    Stack(".q_proj", fused=".qkv_proj", shard="q"),
+    Stack(".k_proj", fused=".qkv_proj", shard="k"),
+    Stack(".v_proj", fused=".qkv_proj", shard="v"),
+    Stack(".gate_proj", fused=".gate_up_proj", shard="0"),
+    Stack(".up_proj", fused=".gate_up_proj", shard="1"),
 )

@@ -9,7 +9,7 @@ and the decoder is `midlayer.*` up to 0.5.11 and `layers.N.*` from 0.5.12.
 from __future__ import annotations
 
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
-from .spec import Derive, Dispatch, DraftClass, Era, Field, Param, Raise, Step
+from .spec import Buffer, Derive, Dispatch, DraftClass, Drop, Era, Field, IgnoreSuffix, Param, Prefix, PrefixUnlessParam, Raise, Rename, RenameRegex, Run, Stack
 
 F = "sglang/srt/models/llama_eagle3.py"
 KIMI = "sglang/srt/models/kimi_k25_eagle3.py"
@@ -44,18 +44,24 @@ COMMON_DERIVE = LLAMA_DERIVE + (
 )
 
 DROP_VOCAB = (
-    Step("buffer", "d2t", "hot_token_id", why="d2t becomes hot_token_id = d2t + arange", cite=f"{F} load_weights"),
-    Step("drop", "t2d", why="SGLang never uses t2d", cite=f"{F} load_weights"),
+    Buffer("d2t", into="hot_token_id", why="d2t becomes hot_token_id = d2t + arange", cite=f"{F} load_weights"),
+    Drop("t2d", why="SGLang never uses t2d", cite=f"{F} load_weights"),
 )
 
 SKIP_MSG = "no such parameter: skipped silently (SGLang logs nothing)"
+# 0.4.6-0.4.8: sglang/srt/models/llama.py LlamaForCausalLM.load_weights (which llama_eagle3 calls per name) looks a
+# q/k/v/gate/up name's fused parameter up with params_dict[name] unguarded; 0.4.9 adds `if name not in params_dict:
+# continue` (wheels read; the 0.4.6.post5 run raised on the story's layers.0.mlp.gate_proj)
+STACKED_KEYERROR = ("KeyError: '{name}' (sglang/srt/models/llama.py load_weights indexes params_dict with a fused q/k/v/gate/up "
+                    "name the drafter class does not have; SGLang 0.4.9+ skips it)")
 
 
-LINEAR = "sglang/srt/layers/linear.py (weight_loader: loaded_weight.narrow(...) along the TP dim; pad_or_narrow_weight from 0.5.11)"
+LINEAR = "sglang/srt/layers/linear.py (weight_loader: loaded_weight.narrow(...) along the TP dim; pad_or_narrow_weight from 0.5.3, PR #10112)"
 O_BIAS = "attention_bias or bias"  # sglang/srt/models/llama.py LlamaDecoderLayer: LlamaAttention(bias=attention_bias or bias)
 
 
-def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite_versions: str, pads: bool = False) -> DraftClass:
+def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite_versions: str, pads: bool = False,
+                    stacked_keyerror: bool = False) -> DraftClass:
     """`fc_bias`: when fc has a bias. 0.4.6.post5 builds torch.nn.Linear(Ht*3, H) with PyTorch's default
     bias=True whatever the config says; later releases pass bias=getattr(config, "bias", False). The
     config's `bias` (default False) is a separate question: it also gives o_proj a bias (llama.py
@@ -65,12 +71,21 @@ def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite
         file=f"{F} @ {cite_versions}",
         fields=COMMON_FIELDS + (Field("bias", ("bias",), False, kind="bool"),),
         derive=COMMON_DERIVE + (Derive("n_aux", "3"),),  # fc width hard-coded as target_hidden_size * 3
-        # fc is always built; no input_norm / fc_norm before 0.5.12/0.5.20 (conformance runs of the real loader)
+        # fc is always built; no input_norm / fc_norm before 0.5.12/0.5.17 (conformance runs of the real loader)
         params=eagle3_io("Ht*n_aux", fc_bias=fc_bias, fc_when="True", input_norm=False, fc_norm=False)
         + llama_decoder("model.midlayer.", per_layer=False, o_bias_when=O_BIAS),
-        loader=DROP_VOCAB + STACK_LLAMA + (Step("prefix_if_not_param", "model.", cite=f"{F} load_weights"),),
+        # 0.4.6-0.4.8 prefix every name but lm_head with "model." unconditionally (f"model.{name}"); 0.4.9+ only
+        # names that are not already a parameter
+        loader=DROP_VOCAB + STACK_LLAMA
+        + ((Prefix("model.", unless="lm_head", cite=f"{F} load_weights @ 0.4.6.post5 … 0.4.8.post1 (new_name = f'model.{{name}}')"),)
+           if stacked_keyerror else (PrefixUnlessParam("model.", cite=f"{F} load_weights"),))
+        + ((IgnoreSuffix(".bias", why="llama.py load_weights skips a .bias name that has no parameter (before the KeyError)",
+                         cite="sglang/srt/models/llama.py LlamaForCausalLM.load_weights @ 0.4.6.post5 … 0.4.8.post1"),)
+           if stacked_keyerror else ()),
         unknown="skip",
         unknown_message=SKIP_MSG,
+        unknown_stacked="raise" if stacked_keyerror else "",
+        unknown_stacked_message=STACKED_KEYERROR,
         raises=(
             Raise("L != 1", "ValueError: EAGLE3 currently only supports 1 layer", f"{F} LlamaForCausalLMEagle3.__init__ ({cite_versions})"),
             HT_NULL,
@@ -97,18 +112,18 @@ def _layers_class(versions: str, input_norm: bool) -> DraftClass:
         Field("n_aux", ("num_aux_hidden_states", "len:eagle_config.eagle_aux_hidden_state_layer_ids"), 3),
     ),
     derive=COMMON_DERIVE,
-    # every EAGLE-3 layer has its own hidden_norm; input_norm exists from 0.5.20 (conformance runs)
+    # every EAGLE-3 layer has its own hidden_norm; input_norm exists from 0.5.17 (0.5.19 run, wheels read)
     params=eagle3_io("Ht*n_aux", fc_bias="bias", fc_when="True", input_norm=input_norm)
     + llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="True", o_bias_when=O_BIAS),
     loader=(
-        Step("substr", "midlayer", "layers.0", cite=f"{F} load_weights (legacy rename, 0.5.12+)"),
-        Step("substr", "aux_norm_low", "fc_norm.0", cite=f"{F} load_weights"),
-        Step("substr", "aux_norm_mid", "fc_norm.1", cite=f"{F} load_weights"),
-        Step("substr", "aux_norm_high", "fc_norm.2", cite=f"{F} load_weights"),
+        Rename(old="midlayer", new="layers.0", cite=f"{F} load_weights (legacy rename, 0.5.12+)"),
+        Rename(old="aux_norm_low", new="fc_norm.0", cite=f"{F} load_weights"),
+        Rename(old="aux_norm_mid", new="fc_norm.1", cite=f"{F} load_weights"),
+        Rename(old="aux_norm_high", new="fc_norm.2", cite=f"{F} load_weights"),
     )
     + DROP_VOCAB
     + STACK_LLAMA
-    + (Step("prefix_if_not_param", "model.", cite=f"{F} load_weights"),),
+    + (PrefixUnlessParam("model.", cite=f"{F} load_weights"),),
     unknown="skip",
     unknown_message=SKIP_MSG,
     raises=(HT_NULL,),
@@ -120,8 +135,8 @@ def _layers_class(versions: str, input_norm: bool) -> DraftClass:
   )
 
 
-LAYERS_CLASS = _layers_class("0.5.12, 0.5.16", input_norm=False)
-LAYERS_CLASS_INPUT_NORM = _layers_class("0.5.20, 0.5.23", input_norm=True)
+LAYERS_CLASS = _layers_class("0.5.12 … 0.5.16", input_norm=False)
+LAYERS_CLASS_INPUT_NORM = _layers_class("0.5.17 … 0.5.23", input_norm=True)
 
 MLA = "Eagle3DeepseekV2ForCausalLM"
 KIMI_CLASS = DraftClass(
@@ -161,12 +176,12 @@ KIMI_CLASS = DraftClass(
     ),
     loader=DROP_VOCAB
     + (
-        Step("regex", r"^layers\.0\.", "midlayer.", cite=f"{KIMI} load_weights"),
-        Step("prefix", "model.", "lm_head", cite=f"{KIMI} load_weights"),
-        Step("stack", ".gate_proj", ".gate_up_proj", "0"),
-        Step("stack", ".up_proj", ".gate_up_proj", "1"),
-        Step("stack", ".q_a_proj", ".fused_qkv_a_proj_with_mqa", "q_a", cite=f"{KIMI} load_weights (cached, then concatenated)"),
-        Step("stack", ".kv_a_proj_with_mqa", ".fused_qkv_a_proj_with_mqa", "kv_a"),
+        RenameRegex(pattern=r"^layers\.0\.", new="midlayer.", cite=f"{KIMI} load_weights"),
+        Prefix("model.", unless="lm_head", cite=f"{KIMI} load_weights"),
+        Stack(".gate_proj", fused=".gate_up_proj", shard="0"),
+        Stack(".up_proj", fused=".gate_up_proj", shard="1"),
+        Stack(".q_a_proj", fused=".fused_qkv_a_proj_with_mqa", shard="q_a", cite=f"{KIMI} load_weights (cached, then concatenated)"),
+        Stack(".kv_a_proj_with_mqa", fused=".fused_qkv_a_proj_with_mqa", shard="kv_a"),
     ),
     unknown="warn",
     unknown_message="logged as a warning ('Eagle3 MLA: skipping unexpected weight {name}') and skipped",
@@ -208,64 +223,93 @@ DISPATCH_046 = _dispatch(_EAGLE3, UNKNOWN_046, PLAIN_046)
 MIDLAYER_DISPATCH = _dispatch(_EAGLE3, UNKNOWN_MSG, PLAIN_MSG)
 LAYERS_DISPATCH = _dispatch({**_EAGLE3, MLA: MLA}, UNKNOWN_MSG, PLAIN_MSG)
 
+# Conformance runs: SGLang's own class built and its own load_weights run on CPU over every case of
+# tests/test_conformance_sglang.py (30 cases: 5 producer fixtures + 25 mutations), check agreeing on each.
+CONF = "tests/test_conformance_sglang.py"
+
+
+def _runs(date: str, *releases: str, cases: int = 30) -> tuple[Run, ...]:
+    return tuple(Run(release=r, date=date, test=CONF, cases=cases, agreed=cases) for r in releases)
+
+
 ERAS = (
     Era(
-        "sglang",
-        "0.4.6 midlayer (fc with bias)",
-        "0.4.6",
-        "0.4.8",  # approximate: the bias default changed between 0.4.6.post5 and 0.4.9.post6
-        ("0.4.6.post5",),
-        DISPATCH_046,
-        {"LlamaForCausalLMEagle3": _midlayer_class("0.4.6.post5: fc bias=True", "True", False, "0.4.6.post5")},  # nn.Linear default
+        engine="sglang",
+        name="0.4.6–0.4.8 midlayer (fc with bias)",
+        first="0.4.6",
+        last="0.4.8",
+        versions_read=("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
+        dispatch=DISPATCH_046,
+        classes={"LlamaForCausalLMEagle3": _midlayer_class("0.4.6.post5: fc bias=True", "True", False, "0.4.6.post5 … 0.4.8.post1",
+                                                           stacked_keyerror=True)},  # nn.Linear default
+        begins="0.4.6.post5 is the oldest release modelled (llama_eagle3.py: fc = nn.Linear(target_hidden_size * 3, hidden_size), "
+        "PyTorch's default bias=True; the same line in the 0.4.7.post1 and 0.4.8.post1 wheels)",
+        runs=_runs("2026-12-01", "0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
         notes=("fc is nn.Linear(target_hidden_size*3, hidden_size) with PyTorch's default bias=True",),
     ),
     Era(
-        "sglang",
-        "0.4.9–0.5.1 midlayer",
-        "0.4.9",
-        "0.5.1",
-        ("0.4.9.post6",),
-        MIDLAYER_DISPATCH,
-        {"LlamaForCausalLMEagle3": _midlayer_class("0.4.9.post6", "bias", False, "0.4.9.post6")},
+        engine="sglang",
+        name="0.4.9–0.5.1 midlayer",
+        first="0.4.9",
+        last="0.5.1",
+        versions_read=("0.4.9", "0.4.9.post6", "0.4.10.post2", "0.5.1", "0.5.1.post3"),
+        dispatch=MIDLAYER_DISPATCH,
+        classes={"LlamaForCausalLMEagle3": _midlayer_class("0.4.9.post6", "bias", False, "0.4.9.post6")},
+        begins="llama_eagle3.py builds fc with bias=getattr(config, 'bias', False): first in the 0.4.9 wheel (0.4.8.post1: nn.Linear "
+        "default bias)",
+        runs=_runs("2026-11-30", "0.4.9.post6") + _runs("2026-12-01", "0.5.1.post3"),
         notes=("no load_lm_head_from_target yet: the drafter must ship lm_head",),
     ),
     Era(
-        "sglang",
-        "0.5.2–0.5.4 midlayer",
-        "0.5.2",
-        "0.5.4",  # approximate: pad_or_narrow_weight is absent in 0.5.2, present in 0.5.5.post3
-        ("0.5.2",),
-        MIDLAYER_DISPATCH,
-        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.2", "bias", True, "0.5.2")},
+        engine="sglang",
+        name="0.5.2 midlayer",
+        first="0.5.2",
+        last="0.5.2",
+        versions_read=("0.5.2",),
+        dispatch=MIDLAYER_DISPATCH,
+        classes={"LlamaForCausalLMEagle3": _midlayer_class("0.5.2", "bias", True, "0.5.2")},
+        begins="load_lm_head_from_target (draft_vocab_size null and an untied head take the target's lm_head; llama_eagle3.py, "
+        "speculative/eagle_worker.py): first in the 0.5.2 wheel, absent from 0.5.1 and 0.5.1.post3",
+        runs=_runs("2026-11-30", "0.5.2"),
     ),
     Era(
-        "sglang",
-        "0.5.5–0.5.11 midlayer",
-        "0.5.5",
-        "0.5.11",
-        ("0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
-        MIDLAYER_DISPATCH,
-        {"LlamaForCausalLMEagle3": _midlayer_class("0.5.5–0.5.11", "bias", True, "0.5.5.post3 … 0.5.11", pads=True)},
+        engine="sglang",
+        name="0.5.3–0.5.11 midlayer",
+        first="0.5.3",
+        last="0.5.11",
+        versions_read=("0.5.3", "0.5.3.post3", "0.5.4", "0.5.4.post1", "0.5.4.post3", "0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
+        dispatch=MIDLAYER_DISPATCH,
+        classes={"LlamaForCausalLMEagle3": _midlayer_class("0.5.3–0.5.11", "bias", True, "0.5.3 … 0.5.11", pads=True)},
+        begins="layers/linear.py zero-pads a weight narrower than its parameter (pad_or_narrow_weight, sgl-project/sglang PR #10112): "
+        "first in the 0.5.3 wheel, absent from 0.5.2; the 0.5.4.post3 run pads (the table had this era start at 0.5.5 until that run)",
+        runs=_runs("2026-11-30", "0.5.11") + _runs("2026-12-01", "0.5.4.post3", "0.5.5.post3", "0.5.8", "0.5.9", "0.5.10"),
         notes=("gate_up/down weights narrower than the parameter are zero-padded silently (linear.py pad_or_narrow_weight)",),
     ),
     Era(
-        "sglang",
-        "0.5.12–0.5.19 layers",
-        "0.5.12",
-        "0.5.19",
-        ("0.5.12", "0.5.16"),
-        LAYERS_DISPATCH,
-        {"LlamaForCausalLMEagle3": LAYERS_CLASS, MLA: KIMI_CLASS},
+        engine="sglang",
+        name="0.5.12–0.5.16 layers",
+        first="0.5.12",
+        last="0.5.16",
+        versions_read=("0.5.12", "0.5.16"),
+        dispatch=LAYERS_DISPATCH,
+        classes={"LlamaForCausalLMEagle3": LAYERS_CLASS, MLA: KIMI_CLASS},
+        begins="LlamaModel keeps nn.ModuleList `layers`; load_weights renames midlayer -> layers.0 (llama_eagle3.py; 0.5.11 run: midlayer, 0.5.12 run: layers)",
+        runs=_runs("2026-11-30", "0.5.12") + _runs("2026-12-01", "0.5.16"),
+        variants=frozenset({"fc_norm", "norm_output"}),
         notes=("midlayer.* and layers.N.* both load; multi-layer drafters supported; no input_norm (norm_before_fc) yet",),
     ),
     Era(
-        "sglang",
-        "0.5.20+ layers",
-        "0.5.20",
-        None,
-        ("0.5.20", "0.5.23"),
-        LAYERS_DISPATCH,
-        {"LlamaForCausalLMEagle3": LAYERS_CLASS_INPUT_NORM, MLA: KIMI_CLASS},
+        engine="sglang",
+        name="0.5.17+ layers",
+        first="0.5.17",
+        last=None,
+        versions_read=("0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.23"),
+        dispatch=LAYERS_DISPATCH,
+        classes={"LlamaForCausalLMEagle3": LAYERS_CLASS_INPUT_NORM, MLA: KIMI_CLASS},
+        begins="LlamaModel builds input_norm when norm_before_fc (llama_eagle3.py): first in the 0.5.17 wheel, absent from 0.5.16 "
+        "(the table had this era start at 0.5.20 until the 0.5.19 run loaded input_norm)",
+        runs=_runs("2026-11-30", "0.5.23") + _runs("2026-12-01", "0.5.19", "0.5.20"),
+        variants=frozenset({"fc_norm", "norm_output", "norm_before_fc"}),
         notes=("adds input_norm (norm_before_fc)",),
     ),
 )

@@ -293,7 +293,9 @@ def dispatch(config: dict, era: Era) -> Dispatched:
         tlc = config.get("transformer_layer_config") or {}
         mt = tlc.get("model_type") if isinstance(tlc, dict) else None
         target_arch = d.speculators_arch_by_model_type.get(mt) if isinstance(mt, str) else None
-        view = flat_config(config)
+        # the translation copies target_hidden_size only when it is not null (vllm speculators/algos.py update_eagle3,
+        # every release from 0.10.1): a null never reaches the class
+        view = {k: v for k, v in flat_config(config).items() if not (k == "target_hidden_size" and v is None)}
         for k, v in d.speculators_defaults.items():
             if view.get(k) is None:
                 view[k] = v
@@ -392,6 +394,10 @@ def _unknown_name(cls: DraftClass, n: str, final: str, shard: str | None, params
     ignored = next((s for s in cls.loader if s.op == "ignore_suffix" and n.endswith(s.a)), None)
     if ignored:
         return TensorFate(n, UNUSED, final, None, ignored.why)
+    if shard is not None and cls.unknown_stacked == "raise":
+        msg = cls.unknown_stacked_message.format(name=final)
+        errors.append(msg)
+        return TensorFate(n, RAISES, final, shard, msg)
     if cls.unknown == "raise":
         comp, module = _unknown_component(final, params)
         msg = cls.unknown_message.format(name=final, component=comp, module=module)

