@@ -1,0 +1,164 @@
+"""Write docs/engine-matrix.md: every producer layout × every engine era, with the outcome `check`
+predicts and, per cell, how that outcome is known (run / read / inferred). Generated from the engine
+tables (src/specbridge/engines/{sglang,vllm,trtllm}.py): edit a table, rerun this, commit both.
+
+    python scripts/gen_engine_matrix.py          # rewrite the page
+    python scripts/gen_engine_matrix.py --check  # exit 1 if the page is stale (tests/test_engine_matrix.py)
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from specbridge.checkpoint.reader import open_checkpoint  # noqa: E402
+from specbridge.engines.registry import ENGINES, newest_version  # noqa: E402
+from specbridge.engines.spec import Era, parse_version  # noqa: E402
+from specbridge.rules.check import check  # noqa: E402
+from specbridge.rules.findings import ERROR, WARNING  # noqa: E402
+
+PAGE = ROOT / "docs" / "engine-matrix.md"
+PRODUCERS = ROOT / "tests" / "fixtures" / "producers"
+
+# producer layouts: a real checkpoint each (written by the producer's own code; tests/fixtures/producers/README.md)
+LAYOUTS: list[tuple[str, str, Path]] = [
+    ("speculators (`layers.0.*`, flat config)",
+     "the story: speculators-trained keys with a flat LlamaForCausalLMEagle3 config (examples/story)",
+     ROOT / "examples" / "story"),
+    ("speculators (`layers.0.*`, speculators config)",
+     "speculators 0.9.0 trainer save (speculators_config + transformer_layer_config)",
+     PRODUCERS / "speculators-0.9.0" / "train-save"),
+    ("speculators convert (`layers.0.*`, fp32, no embed)",
+     "`speculators convert --algorithm eagle3` of the SpecForge SGLang export",
+     PRODUCERS / "speculators-0.9.0" / "convert-eagle3-from-specforge-sglang-export"),
+    ("SpecForge SGLang export (`midlayer.*`, no embed)",
+     "SpecForge 0.2.0 export_to_sglang",
+     PRODUCERS / "specforge-0.2.0" / "export-sglang"),
+    ("SpecForge HF export (`midlayer.*`, with embed)",
+     "SpecForge 0.2.0 export_to_hf",
+     PRODUCERS / "specforge-0.2.0" / "export-hf"),
+]
+
+
+def era_range(era: Era) -> str:
+    if era.last == era.first:
+        return era.first
+    return f"{era.first}–{era.last}" if era.last else f"{era.first}+"
+
+
+def _rel(v: str) -> tuple:
+    return parse_version(v.split(" ")[0])
+
+
+def verification(era: Era) -> str:
+    """How the cells of this era are known: run (release, date), read (tag, file), inferred for the rest."""
+    parts = []
+    if era.runs:
+        by_date: dict[str, list[str]] = {}
+        for r in sorted(era.runs, key=lambda r: _rel(r.release)):
+            by_date.setdefault(r.date, []).append(f"{r.release} ({r.agreed}/{r.cases})")
+        parts.append("**run** " + "; ".join(f"{', '.join(rs)} on {d}" for d, rs in by_date.items()))
+    run_rel = {r.release for r in era.runs}
+    read = [v for v in era.versions_read if v not in run_rel]
+    if read:
+        files = sorted({c.file.split(" @ ")[0] for c in era.classes.values()})
+        parts.append(f"**read** {', '.join(read)} ({', '.join(files)})")
+    known = run_rel | set(era.versions_read)
+    if not known:
+        parts.append("**inferred**")
+    elif era.first != era.last:
+        parts.append(f"other {era_range(era)} releases **inferred** from those")
+    return "; ".join(parts)
+
+
+def level(era: Era) -> str:
+    """Short form for one outcome cell: the strongest evidence, with releases and dates."""
+    if era.runs:
+        by_date: dict[str, list[str]] = {}
+        for r in sorted(era.runs, key=lambda r: _rel(r.release)):
+            by_date.setdefault(r.date, []).append(r.release)
+        return "run " + "; ".join(f"{', '.join(rs)} ({d})" for d, rs in by_date.items())
+    if era.versions_read:
+        files = sorted({c.file.split(" @ ")[0].rsplit("/", 1)[-1] for c in era.classes.values()})
+        return f"read {', '.join(era.versions_read)} ({', '.join(files)})"
+    return "inferred"
+
+
+def outcome(path: Path, era: Era) -> str:
+    version = newest_version(era)
+    (res,) = check(open_checkpoint(path), f"{era.engine}=={version}")
+    r = res.report
+    codes = []
+    for f in res.findings:
+        if f.severity in (ERROR, WARNING) and f.code not in codes and not f.code.startswith("R"):
+            codes.append(f"{f.code}{'' if f.severity == ERROR else ' (warning)'}")
+    tail = f" → {', '.join(codes)}" if codes else ""
+    if r.errors:
+        first = r.errors[0].split(" (")[0]
+        if len(first) > 90:
+            first = first[:87] + "…"
+        return f"**raises** `{first.replace('|', '/')}`{tail}"
+    bits = []
+    if r.dropped:
+        bits.append(f"{len(r.dropped)} dropped")
+    if r.missing:
+        bits.append(f"{len(r.missing)} missing")
+    return (f"**loads**, {' + '.join(bits)}" if bits else "**loads**") + tail
+
+
+def render() -> str:
+    out = [
+        "# Engine matrix: producer layout × engine era",
+        "",
+        "Generated by `python scripts/gen_engine_matrix.py` from the engine tables "
+        "(`src/specbridge/engines/{sglang,vllm,trtllm}.py`); `tests/test_engine_matrix.py` fails when a table "
+        "changes and this page is not regenerated. Do not edit by hand.",
+        "",
+        "Each cell is what `specbridge check DRAFTER --engine NAME==VERSION` predicts for the newest release read "
+        "in that era (every release of an era loads the same way). **loads** = the engine builds and fills the "
+        "drafter; *N dropped* = checkpoint tensors the engine skips without a word; *missing* = drafter "
+        "parameters left at their initial values; **raises** = the engine stops with that error. Finding codes "
+        "link to `docs/rules.md`. *How known*: **run** = the engine's real loader code executed on this "
+        "checkpoint in that release (conformance test, date, cases agreed); **read** = the loader source read at "
+        "that release tag; **inferred** = a release inside the era that was neither run nor read.",
+        "",
+        "## Eras",
+        "",
+        "| engine | releases | era | decoder parameters | unknown checkpoint names | era begins because | how known |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for eras in ENGINES.values():
+        for era in eras:
+            out.append(f"| {era.engine} | {era_range(era)} | {era.name} | `{era.decoder_prefix}*` | {era.unknown_keys} | "
+                       f"{era.begins or '—'} | {verification(era)} |")
+    out += ["", "## Outcomes", "",
+            "One row per producer layout × engine era: find the layout, then the engine and release.", "",
+            "| producer layout | engine | releases | outcome | how known |", "| --- | --- | --- | --- | --- |"]
+    for label, _what, path in LAYOUTS:
+        for eras in ENGINES.values():
+            for era in eras:
+                out.append(f"| {label} | {era.engine} | {era_range(era)} | {outcome(path, era)} | {level(era)} |")
+    out += ["", "## The layouts", "", "| producer layout | what it is | checkpoint |", "| --- | --- | --- |"]
+    for label, what, path in LAYOUTS:
+        out.append(f"| {label} | {what} | `{path.relative_to(ROOT)}` |")
+    out.append("")
+    return "\n".join(out)
+
+
+def main(argv: list[str]) -> int:
+    text = render()
+    if "--check" in argv:
+        if not PAGE.is_file() or PAGE.read_text() != text:
+            print("docs/engine-matrix.md is stale: run python scripts/gen_engine_matrix.py", file=sys.stderr)
+            return 1
+        return 0
+    PAGE.write_text(text)
+    print(f"wrote {PAGE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
