@@ -319,6 +319,9 @@ class Era:
     # norm_before_residual); a drafter trained with another one runs as a different network here (rule C011).
     # None = not judged (TensorRT-LLM's norm_before_residual layer order was never verified)
     variants: frozenset[str] | None = frozenset()
+    # the KV-cache manager needs one page size for every attention layer, the draft's included, and raises
+    # NotImplementedError at start-up otherwise (rule G009)
+    kv_one_page_size: bool = False
 
     @property
     def min_version(self) -> str:

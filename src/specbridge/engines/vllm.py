@@ -290,6 +290,7 @@ ERAS = (
         classes={"Eagle3LlamaForCausalLM": V085_CLASS},
         begins="llama_eagle3.py first ships in v0.8.5 (the first vLLM release with method eagle3)",
         notes=("mean acceptance length is logged without the +1 bonus token",),
+        kv_one_page_size=True,  # v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError; UniformTypeKVCacheSpecs from 0.11.0
     ),
     Era(
         engine="vllm",
@@ -302,6 +303,7 @@ ERAS = (
         classes={"Eagle3LlamaForCausalLM": V10_CLASS},
         begins="approximate: the class and loader as read at 0.10.2; 0.9.0 is the first release after 0.8.5 (llama_eagle3.py "
         "differs from 0.9.0.1 on; the proposer's embedding sharing was read at 0.10.2 only)",
+        kv_one_page_size=True,  # v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError; UniformTypeKVCacheSpecs from 0.11.0
     ),
     Era(
         engine="vllm",
@@ -314,6 +316,7 @@ ERAS = (
         begins=f"speculators configs are translated (vllm/transformers_utils/configs/speculators/algos.py) and {W} reads "
         "norm_before_residual: both first in the 0.10.1 wheel, absent from 0.10.0",
         variants=NBR,
+        kv_one_page_size=True,  # v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError; UniformTypeKVCacheSpecs from 0.11.0
     ),
     Era(
         engine="vllm",

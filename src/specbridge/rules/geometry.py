@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engines.spec import in_release_range
 from .context import Context
 from .findings import ERROR, INFO
 from .registry import CHECKPOINT, Hit, rule
@@ -121,9 +120,8 @@ def aux_id_count(c: Context) -> Iterator[Hit]:
 
 
 # vLLM releases whose KV-cache manager needs one page size for every attention layer, draft included
-# (v1/core/kv_cache_utils.py get_kv_cache_config@v0.8.5 and @v0.10.2: NotImplementedError otherwise);
-# UniformTypeKVCacheSpecs (read at v0.14.0) lifts it
-KV_ONE_PAGE_SIZE = {"vllm": ("0.8.5", "0.10")}
+# (v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError otherwise); UniformTypeKVCacheSpecs lifts it
+# from 0.11.0 (first in that wheel, absent from 0.10.2). Which eras: Era.kv_one_page_size in the engine tables
 
 
 def _kv_width(cfg: dict, hidden: int | None) -> int | None:
@@ -141,9 +139,10 @@ def kv_cache_geometry(c: Context) -> Iterator[Hit]:
     Engines have handled it differently: vLLM 0.8.5 requires one KV-cache type for every attention layer,
     draft included, and raises a bare `NotImplementedError` at start-up (`v1/core/kv_cache_utils.py`
     `get_kv_cache_config` / `is_kv_cache_type_uniform`@v0.8.5); 0.10.2 also accepts layers of equal page
-    size, which different per-token widths are not (`get_kv_cache_config`@v0.10.2). From the 0.11 line
-    (read at 0.14.0) `UniformTypeKVCacheSpecs` puts full-attention layers of different sizes in one group, and
-    vLLM 0.32 allocates both (also seen on CPU): an error for vLLM before 0.11, information elsewhere. MLA
+    size, which different per-token widths are not (`get_kv_cache_config`@v0.10.2). From 0.11.0 (first in that
+    wheel) `UniformTypeKVCacheSpecs` puts full-attention layers of different sizes in one group, and the real
+    engine allocates both on CPU (0.27.0, 0.29.0, 0.30.0, 0.32.0 conformance runs: draft KV heads 1 and head_dim 16
+    against a target of 2 × 32): an error for vLLM before 0.11 (`Era.kv_one_page_size`), information elsewhere. MLA
     targets (a `kv_lora_rank` in their config) keep a latent cache of another type and are not compared.
     """
     t, d = c.target, c.d
@@ -152,9 +151,8 @@ def kv_cache_geometry(c: Context) -> Iterator[Hit]:
     mine, theirs = d.num_kv_heads * d.head_dim, _kv_width(t.text, t.hidden_size)
     if theirs is None or mine == theirs:
         return
-    span = KV_ONE_PAGE_SIZE.get(c.rep.engine)
     what = f"the draft layer stores {d.num_kv_heads} KV heads × head_dim {d.head_dim} = {mine} values per token, the target's layers {theirs}"
-    if span and in_release_range(c.rep.version, *span):
+    if c.rep.era.kv_one_page_size:
         yield Hit(ERROR, f"{what}: {c.eng} allocates one KV-cache page size for every attention layer, the draft's included, "
                          "and raises NotImplementedError at start-up (v1/core/kv_cache_utils.py get_kv_cache_config).",
                   "serve on vLLM >= 0.11 (per-layer KV sizes) or SGLang, or use a drafter with the target's KV heads × head_dim")
