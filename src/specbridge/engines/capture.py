@@ -77,13 +77,28 @@ VLLM_V32_SUPPORTED = set(
     Mistral3ForConditionalGeneration Llama4ForConditionalGeneration""".split()
 )
 VLLM_V33_ADDED = {"GraniteMoeForCausalLM", "GraniteMoeSharedForCausalLM"}
+# vLLM 0.17+: the model runner asks supports_eagle3(model); the first release whose wheel registers each architecture
+# to a class implementing SupportsEagle3 (vllm/model_executor/models/registry.py + the class's bases, every wheel
+# 0.16.0 … 0.32.0; classes in sub-packages, e.g. deepseek_v4/, were only read at 0.32.0)
+VLLM_SUPPORTS_EAGLE3_SINCE: dict[str, str] = {
+    **dict.fromkeys(['AfmoeForCausalLM', 'Ernie4_5ForCausalLM', 'GptOssForCausalLM', 'IQuestCoderForCausalLM', 'InternLM3ForCausalLM', 'LLaMAForCausalLM', 'Llama4ForCausalLM', 'Llama4ForConditionalGeneration', 'LlamaForCausalLM', 'LlavaForConditionalGeneration', 'MiMoForCausalLM', 'MiniCPM3ForCausalLM', 'MiniCPMForCausalLM', 'Mistral3ForConditionalGeneration', 'MistralForCausalLM', 'Phi3ForCausalLM', 'Qwen2ForCausalLM', 'Qwen2_5_VLForConditionalGeneration', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM', 'Qwen3VLForConditionalGeneration', 'TeleChat2ForCausalLM', 'TeleFLMForCausalLM'], '0.17.0'),
+    **dict.fromkeys(['ApertusForCausalLM', 'DeepseekForCausalLM', 'DeepseekV2ForCausalLM', 'DeepseekV32ForCausalLM', 'DeepseekV3ForCausalLM', 'GlmMoeDsaForCausalLM', 'KimiK25ForConditionalGeneration', 'MistralLarge3ForCausalLM', 'Step1ForCausalLM'], '0.18.0'),
+    **dict.fromkeys(['PixtralForConditionalGeneration'], '0.19.0'),
+    **dict.fromkeys(['Gemma4ForCausalLM', 'Gemma4ForConditionalGeneration'], '0.19.1'),
+    **dict.fromkeys(['MiniMaxM2ForCausalLM', 'Ministral3ForCausalLM', 'TeleChat3ForCausalLM'], '0.20.0'),
+    **dict.fromkeys(['LagunaForCausalLM'], '0.21.0'),
+    **dict.fromkeys(['NemotronHForCausalLM', 'NemotronHPuzzleForCausalLM'], '0.22.0'),
+    **dict.fromkeys(['Qwen3NextForCausalLM'], '0.24.0'),
+    **dict.fromkeys(['MiMoV2FlashForCausalLM', 'MiMoV2ForCausalLM'], '0.25.0'),
+    **dict.fromkeys(['Qwen3_5ForCausalLM'], '0.27.0'),
+    **dict.fromkeys(['Plamo3ForCausalLM'], '0.29.0'),
+    **dict.fromkeys(['K2HorizonForCausalLM', 'SarvamMLAForCausalLM'], '0.30.0'),
+    **dict.fromkeys(['Cohere2MoeForCausalLM'], '0.31.0'),
+    **dict.fromkeys(['DeepseekV41ForCausalLM', 'DeepseekV4ForCausalLM', 'GraniteForCausalLM', 'GraniteSWAForCausalLM', 'KimiK3ForConditionalGeneration', 'KimiLinearForCausalLM'], '0.32.0'),
+}
+
 VLLM_DEEPSEEK_FAMILY = {a for a in VLLM_V32_SUPPORTED if a.startswith(("Deepseek", "Kimi", "K2Horizon", "GlmMoeDsa", "SarvamMLA"))}
-# before 0.32: a config-level allow-list, substring match on the target's model_type
-VLLM_MODEL_TYPE_ALLOW = (
-    ("0.8.5", "0.8.5", ("llama",)),
-    ("0.9.0", "0.10.2", ("llama", "qwen")),
-    ("0.11.0", "0.31", ("llama", "qwen", "minicpm", "gpt_oss")),
-)
+# before 0.17: a config-level allow-list, substring match on the target's model_type: Era.capture_model_types
 
 TRTLLM_CAPTURE_CITE = "tensorrt_llm/_torch/models/modeling_speculative.py @ 00679c66 (capture at the end of each layer)"
 
@@ -142,12 +157,17 @@ def engine_capture(engine: str, version: str, arch: str | None, model_type: str 
         return Capture(sup, note, ids, src, b, notes, SGLANG_CAPTURE_CITE)
 
     if engine == "vllm":
-        if _between(version, "0.32.0", None):
-            ok = arch in VLLM_V32_SUPPORTED or (_between(version, "0.33.0", None) and arch in VLLM_V33_ADDED)
-            sup, note = ok, (f"{arch} implements SupportsEagle3 in vLLM {version}" if ok else
-                             f"{arch} does not implement SupportsEagle3 in vLLM {version}: RuntimeError at load")
+        from .registry import ENGINES
+
+        era = next((e for e in ENGINES["vllm"] if _between(version, e.first, e.last)), ENGINES["vllm"][-1])
+        if era.capture_model_types is None:  # from 0.17: the model runner asks the class (SupportsEagle3)
+            since = VLLM_SUPPORTS_EAGLE3_SINCE.get(arch) or ("0.33.0" if arch in VLLM_V33_ADDED else None)
+            ok = since is not None and _between(version, since, None)
+            sup, note = ok, (f"{arch} implements SupportsEagle3 in vLLM {version} (since {since})" if ok else
+                             f"{arch} does not implement SupportsEagle3 in vLLM {version}"
+                             + (f" (only from {since})" if since else "") + ": RuntimeError at load")
         else:
-            allow = next((a for lo, hi, a in VLLM_MODEL_TYPE_ALLOW if _between(version, lo, hi)), ("llama",))
+            allow = era.capture_model_types
             mt = (model_type or "").lower()
             ok = any(a in mt for a in allow)
             sup, note = ok, f"vLLM {version} allows EAGLE-3 targets whose model_type contains one of {list(allow)} (got {model_type!r})"

