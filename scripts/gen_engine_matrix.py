@@ -134,6 +134,23 @@ def render() -> str:
         for era in eras:
             out.append(f"| {era.engine} | {era_range(era)} | {era.name} | `{era.decoder_prefix}*` | {era.unknown_keys} | "
                        f"{era.begins or '—'} | {verification(era)} |")
+    out += ["", "## Conformance runs", "",
+            "Each row: the engine's real loader code run on every case of the test, and `check` agreeing "
+            "(the rest would be strict xfails named in the test, with their reason).", "",
+            "| engine | release | era | test | cases | agree | date |", "| --- | --- | --- | --- | --- | --- | --- |"]
+    for eras in ENGINES.values():
+        for era in eras:
+            for r in sorted(era.runs, key=lambda r: (_rel(r.release), r.test)):
+                out.append(f"| {era.engine} | {r.release} | {era_range(era)} | `{r.test}` | {r.cases} | {r.agreed}/{r.cases} | {r.date} |")
+    totals = {}
+    for eras in ENGINES.values():
+        for era in eras:
+            for r in era.runs:
+                t = totals.setdefault((era.engine, r.test), [0, 0, 0])
+                t[0] += 1
+                t[1] += r.agreed
+                t[2] += r.cases
+    out += [""] + [f"- {e} `{test}`: {n} releases, {a}/{c} cases agree" for (e, test), (n, a, c) in totals.items()]
     out += ["", "## Outcomes", "",
             "One row per producer layout × engine era: find the layout, then the engine and release.", "",
             "| producer layout | engine | releases | outcome | how known |", "| --- | --- | --- | --- | --- |"]

@@ -20,7 +20,9 @@
 set -euo pipefail
 # every release the vLLM engine table records a conformance run for (Era.runs in src/specbridge/engines/vllm.py)
 REPO=$(cd "$(dirname "$0")/.." && pwd)
-read -r -a VLLM_RELEASES <<< "$(cd "$REPO/src" && "${PYTHON:-python3}" -c 'from specbridge.engines import vllm as t; print(" ".join(sorted({r.release for e in t.ERAS for r in e.runs})))')"
+# (SPECBRIDGE_CONFORMANCE=per-era: only the newest run release of each era, as CI does)
+TABLE_PY=${PYTHON:-python3}; [ -x "$REPO/.venv/bin/python" ] && TABLE_PY="$REPO/.venv/bin/python"  # needs `packaging`
+read -r -a VLLM_RELEASES <<< "$(cd "$REPO/src" && "$TABLE_PY" -c 'from specbridge.engines.registry import conformance_releases as c; print(" ".join(c("vllm", "tests/test_conformance_vllm.py")))')"
 if [ $# -eq 0 ]; then
   for r in "${VLLM_RELEASES[@]}"; do bash "$0" "$r"; done
   exit 0

@@ -102,3 +102,21 @@ def _resolve_one(spec: str) -> list[Placement]:
     else:
         how = PINNED
     return [Placement(era, version, how, spec)]
+
+
+def conformance_releases(engine: str, test: str, per_era: bool | None = None) -> list[str]:
+    """The releases an engine table records conformance runs for (`Era.runs` from `test`), in table order.
+
+    `per_era` (default: SPECBRIDGE_CONFORMANCE=per-era in the environment) keeps only the newest run release of
+    each era: what CI installs and reruns to stay inside its time budget; the full list is the default elsewhere."""
+    import os
+
+    if per_era is None:
+        per_era = os.environ.get("SPECBRIDGE_CONFORMANCE", "all") == "per-era"
+    out: list[str] = []
+    for era in ENGINES[engine]:
+        rel = [r.release for r in era.runs if r.test == test]
+        if per_era and rel:
+            rel = [max(rel, key=parse_version)]
+        out += [r for r in rel if r not in out]
+    return out

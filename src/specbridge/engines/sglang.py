@@ -224,7 +224,8 @@ MIDLAYER_DISPATCH = _dispatch(_EAGLE3, UNKNOWN_MSG, PLAIN_MSG)
 LAYERS_DISPATCH = _dispatch({**_EAGLE3, MLA: MLA}, UNKNOWN_MSG, PLAIN_MSG)
 
 # Conformance runs: SGLang's own class built and its own load_weights run on CPU over every case of
-# tests/test_conformance_sglang.py (30 cases: 5 producer fixtures + 25 mutations), check agreeing on each.
+# tests/test_conformance_sglang.py (30 cases: 5 producer fixtures + 25 mutations), check agreeing on each
+# (the date is the last full run; 0.4.9.post6, 0.5.2, 0.5.11, 0.5.12, 0.5.23 were first run on 2026-11-30).
 CONF = "tests/test_conformance_sglang.py"
 
 
@@ -257,7 +258,7 @@ ERAS = (
         classes={"LlamaForCausalLMEagle3": _midlayer_class("0.4.9.post6", "bias", False, "0.4.9.post6")},
         begins="llama_eagle3.py builds fc with bias=getattr(config, 'bias', False): first in the 0.4.9 wheel (0.4.8.post1: nn.Linear "
         "default bias)",
-        runs=_runs("2026-11-30", "0.4.9.post6") + _runs("2026-12-01", "0.5.1.post3"),
+        runs=_runs("2026-12-01", "0.4.9.post6", "0.5.1.post3"),
         notes=("no load_lm_head_from_target yet: the drafter must ship lm_head",),
     ),
     Era(
@@ -270,7 +271,7 @@ ERAS = (
         classes={"LlamaForCausalLMEagle3": _midlayer_class("0.5.2", "bias", True, "0.5.2")},
         begins="load_lm_head_from_target (draft_vocab_size null and an untied head take the target's lm_head; llama_eagle3.py, "
         "speculative/eagle_worker.py): first in the 0.5.2 wheel, absent from 0.5.1 and 0.5.1.post3",
-        runs=_runs("2026-11-30", "0.5.2"),
+        runs=_runs("2026-12-01", "0.5.2"),
     ),
     Era(
         engine="sglang",
@@ -282,7 +283,7 @@ ERAS = (
         classes={"LlamaForCausalLMEagle3": _midlayer_class("0.5.3–0.5.11", "bias", True, "0.5.3 … 0.5.11", pads=True)},
         begins="layers/linear.py zero-pads a weight narrower than its parameter (pad_or_narrow_weight, sgl-project/sglang PR #10112): "
         "first in the 0.5.3 wheel, absent from 0.5.2; the 0.5.4.post3 run pads (the table had this era start at 0.5.5 until that run)",
-        runs=_runs("2026-11-30", "0.5.11") + _runs("2026-12-01", "0.5.4.post3", "0.5.5.post3", "0.5.8", "0.5.9", "0.5.10"),
+        runs=_runs("2026-12-01", "0.5.4.post3", "0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
         notes=("gate_up/down weights narrower than the parameter are zero-padded silently (linear.py pad_or_narrow_weight)",),
     ),
     Era(
@@ -294,7 +295,7 @@ ERAS = (
         dispatch=LAYERS_DISPATCH,
         classes={"LlamaForCausalLMEagle3": LAYERS_CLASS, MLA: KIMI_CLASS},
         begins="LlamaModel keeps nn.ModuleList `layers`; load_weights renames midlayer -> layers.0 (llama_eagle3.py; 0.5.11 run: midlayer, 0.5.12 run: layers)",
-        runs=_runs("2026-11-30", "0.5.12") + _runs("2026-12-01", "0.5.16"),
+        runs=_runs("2026-12-01", "0.5.12", "0.5.16"),
         variants=frozenset({"fc_norm", "norm_output"}),
         notes=("midlayer.* and layers.N.* both load; multi-layer drafters supported; no input_norm (norm_before_fc) yet",),
     ),
@@ -308,7 +309,7 @@ ERAS = (
         classes={"LlamaForCausalLMEagle3": LAYERS_CLASS_INPUT_NORM, MLA: KIMI_CLASS},
         begins="LlamaModel builds input_norm when norm_before_fc (llama_eagle3.py): first in the 0.5.17 wheel, absent from 0.5.16 "
         "(the table had this era start at 0.5.20 until the 0.5.19 run loaded input_norm)",
-        runs=_runs("2026-11-30", "0.5.23") + _runs("2026-12-01", "0.5.19", "0.5.20"),
+        runs=_runs("2026-12-01", "0.5.19", "0.5.20", "0.5.23"),
         variants=frozenset({"fc_norm", "norm_output", "norm_before_fc"}),
         notes=("adds input_norm (norm_before_fc)",),
     ),

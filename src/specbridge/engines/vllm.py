@@ -405,7 +405,8 @@ ERAS = (
         classes={"Eagle3LlamaForCausalLM": V25_CLASS},
         begins=f"{W} LlamaModel.load_weights = AutoWeightsLoader with hf_to_vllm_mapper (unknown names raise ValueError, "
         "unexpected .bias ignored) instead of the params_dict loop (KeyError): first in the 0.25.0 wheel, 0.24.0 has the loop",
-        runs=(_run("0.27.0", "2026-12-01", 46), _run("0.29.0", "2026-12-01", 46)),
+        runs=(_run("0.27.0", "2026-12-01", 46), _run("0.27.1", "2026-12-01", 46), _run("0.28.0", "2026-12-01", 46),
+              _run("0.29.0", "2026-12-01", 46)),
         variants=ALL_VARIANTS,
     ),
     Era(
@@ -418,8 +419,8 @@ ERAS = (
         classes={"Eagle3LlamaForCausalLM": V32_CLASS},
         begins=f"{W} builds draft_id_to_target_id only when draft_vocab_size != the target's vocab size: first in the 0.30.0 "
         "wheel, 0.29.0 always builds it (llama_eagle3.py is byte-identical in 0.30.0, 0.31.0 and 0.32.0)",
-        runs=(Run(release="0.32.0", date="2026-11-30", test="tests/test_engine_vllm.py", cases=14, agreed=14),
-              _run("0.30.0", "2026-12-01", 46), _run("0.32.0", "2026-12-01", 46)),
+        runs=(Run(release="0.32.0", date="2026-12-01", test="tests/test_engine_vllm.py", cases=14, agreed=14),
+              _run("0.30.0", "2026-12-01", 46), _run("0.31.0", "2026-12-01", 46), _run("0.32.0", "2026-12-01", 46)),
         variants=ALL_VARIANTS,
         notes=("d2t with draft_vocab_size == vocab_size raises (no draft_id_to_target_id parameter)",),
     ),
