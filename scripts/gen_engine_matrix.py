@@ -66,6 +66,8 @@ def verification(era: Era) -> str:
     if read:
         files = sorted({c.file.split(" @ ")[0] for c in era.classes.values()})
         parts.append(f"**read** {', '.join(read)} ({', '.join(files)})")
+    for rd in era.reads:
+        parts.append(f"**read** {rd.release} ({rd.file}): {rd.shows}")
     known = run_rel | set(era.versions_read)
     if not known:
         parts.append("**inferred**")

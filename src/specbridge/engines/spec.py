@@ -350,6 +350,8 @@ class Era:
         words = {"skip": "skipped silently", "warn": "skipped with a warning", "raise": "raises"}[c.unknown]
         if c.unknown_stacked == "raise" and c.unknown != "raise":
             words += "; a q/k/v/gate/up name with no fused parameter raises"
+        if "assumed" in c.unknown_message:
+            words += " (assumed, not verified)"
         return words
 
 
