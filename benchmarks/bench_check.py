@@ -47,8 +47,15 @@ SIZE = {"BF16": 2, "I64": 8, "BOOL": 1}
 KIMI_TARGET = {  # moonshotai/Kimi-K2.5's config.json, the fields check reads
     "architectures": ["KimiK25ForConditionalGeneration"],
     "model_type": "kimi_k25",
-    "text_config": {"model_type": "deepseek_v3", "hidden_size": HT, "num_hidden_layers": 61, "vocab_size": V,
-                    "max_position_embeddings": 262144, "rope_theta": 50000.0, "torch_dtype": "bfloat16"},
+    "text_config": {
+        "model_type": "deepseek_v3",
+        "hidden_size": HT,
+        "num_hidden_layers": 61,
+        "vocab_size": V,
+        "max_position_embeddings": 262144,
+        "rope_theta": 50000.0,
+        "torch_dtype": "bfloat16",
+    },
 }
 GOAL_S = {"check --json (all eras)": 0.1, "check --target --json": 0.15}
 
@@ -109,10 +116,7 @@ def build(root: Path, scale: int) -> Path:
     return d
 
 
-RAW_READ = (
-    "import struct,json,sys;f=open(sys.argv[1],'rb');n=struct.unpack('<Q',f.read(8))[0];"
-    "h=json.loads(f.read(n));print(len(h))"
-)
+RAW_READ = "import struct,json,sys;f=open(sys.argv[1],'rb');n=struct.unpack('<Q',f.read(8))[0];h=json.loads(f.read(n));print(len(h))"
 
 
 def target_config(root: Path, scale: int) -> Path:
@@ -149,6 +153,7 @@ def main() -> None:
     # here even where PYTHONDONTWRITEBYTECODE is set for development.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     import compileall
+
     import specbridge
 
     compileall.compile_dir(Path(specbridge.__file__).parent, quiet=1)

@@ -53,7 +53,12 @@ def plain_loop(model, drafter, prompts, boundaries, k, new):
             while i < new:
                 P = len(seq) - 2
                 # drafter: extend its cache with the newly verified rows, then chain k steps
-                lg, h = drafter(torch.tensor([seq[done + 1 : P + 2]]), drafter.fuse(aux[None, done : P + 1]), torch.arange(done, P + 1)[None], kv_cache=dcache)
+                lg, h = drafter(
+                    torch.tensor([seq[done + 1 : P + 2]]),
+                    drafter.fuse(aux[None, done : P + 1]),
+                    torch.arange(done, P + 1)[None],
+                    kv_cache=dcache,
+                )
                 done = P + 1
                 chain = [int(drafter.draft_to_target(lg[0, -1].argmax()))]
                 hh = h[0, -1]
@@ -152,12 +157,18 @@ def main() -> None:
     print(f"{a.prompts} prompts × {a.new} new tokens, k={a.k}, target {a.target}, drafter {a.draft}")
     for k, v in med.items():
         print(f"  {k:12} {v:7.2f} s  (runs: {', '.join(f'{x:.2f}' for x in times[k])})")
-    print(f"eval / generation          = {med['eval'] / med['generate']:.2f}×   (goal ≤ 1.5×; generation is one prompt at a time, eval batches)")
+    print(
+        f"eval / generation          = {med['eval'] / med['generate']:.2f}×   (goal ≤ 1.5×; generation is one prompt at a time, eval batches)"
+    )
     print(f"no-cache loop / eval       = {med['no-cache loop'] / med['eval']:.2f}×   (goal ≥ 3×; the plain loop of the tests)")
-    print(f"KV-cached loop / eval      = {med['plain loop'] / med['eval']:.2f}×   (an engine-like loop: it already profits from speculation)")
-    print(f"eval: {ev.summary.drafts} drafts, {ev.summary.accepted} accepted, MAL {ev.summary.mean_accept_length:.3f}; "
-          f"KV-cached loop: {pl[0]} / {pl[1]}, no-cache loop: {nc[0]} / {nc[1]} "
-          f"{'(all same)' if (pl[0], pl[1]) == (nc[0], nc[1]) == (ev.summary.drafts, ev.summary.accepted) else '(DIFFERENT)'}")
+    print(
+        f"KV-cached loop / eval      = {med['plain loop'] / med['eval']:.2f}×   (an engine-like loop: it already profits from speculation)"
+    )
+    print(
+        f"eval: {ev.summary.drafts} drafts, {ev.summary.accepted} accepted, MAL {ev.summary.mean_accept_length:.3f}; "
+        f"KV-cached loop: {pl[0]} / {pl[1]}, no-cache loop: {nc[0]} / {nc[1]} "
+        f"{'(all same)' if (pl[0], pl[1]) == (nc[0], nc[1]) == (ev.summary.drafts, ev.summary.accepted) else '(DIFFERENT)'}"
+    )
 
 
 if __name__ == "__main__":

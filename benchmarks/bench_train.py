@@ -100,8 +100,14 @@ def main() -> dict:
     t_train = timed(train_step, args.repeats)
     train_tokens = batch["input_ids"].numel()  # the drafter sees L-1 rows per sequence
     result = {
-        "target": args.target, "target_path": str(path), "batch": args.batch, "seq": args.seq,
-        "threads": args.threads, "draft_vocab": vd, "ttt_steps": args.ttt_steps, "aux_layers": aux,
+        "target": args.target,
+        "target_path": str(path),
+        "batch": args.batch,
+        "seq": args.seq,
+        "threads": args.threads,
+        "draft_vocab": vd,
+        "ttt_steps": args.ttt_steps,
+        "aux_layers": aux,
         "target_forward_tok_s": round(n_tokens / t_target, 1),
         "capture_tok_s": round(n_tokens / t_capture, 1),
         "drafter_train_tok_s": round(train_tokens / t_train, 1),
@@ -110,24 +116,33 @@ def main() -> dict:
     }
     keys = ["target_forward_tok_s", "capture_tok_s", "drafter_train_tok_s", "train_over_target_forward"]
     if args.gen_prompts:
-        from specbridge.train import selfdistill
         from specbridge.bundled import PROMPTS as PROMPTS_DIR
         from specbridge.prompts import read_prompts as load_prompts
         from specbridge.prompts import token_ids as prompt_token_ids
+        from specbridge.train import selfdistill
         from specbridge.train.data import eos_and_pad, generate_greedy
 
         prompts = [prompt_token_ids(tok, p) for p in load_prompts(PROMPTS_DIR / "val.jsonl", args.gen_prompts)]
         _, pad = eos_and_pad(target, tok)
         made = {}
         # no eos: every row decodes --gen-tokens tokens in both, so the token counts are equal
-        t_gen = timed(lambda: made.__setitem__("g", generate_greedy(target, prompts, args.gen_tokens, set(), pad,
-                                                                    batch_size=len(prompts))), args.repeats)
-        t_gencap = timed(lambda: made.__setitem__("c", selfdistill.generate_capture_batch(
-            target, prompts, aux, args.gen_tokens, set(), pad)), args.repeats)
+        t_gen = timed(
+            lambda: made.__setitem__("g", generate_greedy(target, prompts, args.gen_tokens, set(), pad, batch_size=len(prompts))),
+            args.repeats,
+        )
+        t_gencap = timed(
+            lambda: made.__setitem__("c", selfdistill.generate_capture_batch(target, prompts, aux, args.gen_tokens, set(), pad)),
+            args.repeats,
+        )
         assert [r["response_ids"] for r in made["c"]] == made["g"], "one-pass responses differ from generate"
         new = len(prompts) * args.gen_tokens
-        result.update({"generate_tok_s": round(new / t_gen, 1), "generate_capture_tok_s": round(new / t_gencap, 1),
-                       "capture_overhead_on_generation": round(t_gencap / t_gen, 3)})
+        result.update(
+            {
+                "generate_tok_s": round(new / t_gen, 1),
+                "generate_capture_tok_s": round(new / t_gencap, 1),
+                "capture_overhead_on_generation": round(t_gencap / t_gen, 3),
+            }
+        )
         result["seconds"].update({"generate": round(t_gen, 3), "generate_capture": round(t_gencap, 3)})
         keys += ["generate_tok_s", "generate_capture_tok_s", "capture_overhead_on_generation"]
     for k in keys:

@@ -38,7 +38,8 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
-from bench_check import KIMI, SIZE, V, VD  # the story drafter's exact names and shapes, one definition
+from bench_check import KIMI, SIZE, VD, V  # the story drafter's exact names and shapes, one definition
+
 BLOCK = 16 << 20
 
 
@@ -228,7 +229,19 @@ def main() -> None:
             "naive": [*py, NAIVE, str(src), str(outs["naive"])],
             # the whole `specbridge convert --to sglang`: plan, streamed atomic write, hash verification, post-check
             # (exit 1 = the post-convert check found errors: only with --size-scale, whose shapes no config matches)
-            "convert-cli": ["sh", "-c", '"$@"; test $? -le 1', "sh", *cli, "convert", str(src.parent), "--to", "sglang", "-o", str(outs["convert-cli"])],
+            "convert-cli": [
+                "sh",
+                "-c",
+                '"$@"; test $? -le 1',
+                "sh",
+                *cli,
+                "convert",
+                str(src.parent),
+                "--to",
+                "sglang",
+                "-o",
+                str(outs["convert-cli"]),
+            ],
         }
         wall = {m: [] for m in [*cmds, "in-place", "in-place-cli"]}
         rss = {m: [] for m in wall}
@@ -249,7 +262,9 @@ def main() -> None:
                 rss["in-place"].append(peak)
                 inner_inplace.append(inner)
             for to in ("--engine=sglang==0.5.11", "--to=speculators"):  # layers.0. <-> midlayer., header only
-                w, peak, _ = run(["sh", "-c", '"$@"; test $? -le 1', "sh", *cli, "convert", str(inplace_dir), to, "--in-place", "--no-backup"], rss_file)
+                w, peak, _ = run(
+                    ["sh", "-c", '"$@"; test $? -le 1', "sh", *cli, "convert", str(inplace_dir), to, "--in-place", "--no-backup"], rss_file
+                )
                 wall["in-place-cli"].append(w)
                 rss["in-place-cli"].append(peak)
             print(f"round {r + 1}/{args.runs}: " + ", ".join(f"{m} {wall[m][-1]:.2f}s" for m in modes))
@@ -265,9 +280,18 @@ def main() -> None:
             return [x / y for x, y in zip(wall[a], wall[b])]
 
         print("\npaired ratios (same round), median (min-max):")
-        for a, b in [("ours", "cp"), ("ours", "cp+sync"), ("ours-nofsync", "cp"), ("convert-cli", "cp"), ("convert-cli", "cp+sync"),
-                     ("naive", "cp"), ("naive", "ours"), ("cp+sync", "cp")]:
+        for a, b in [
+            ("ours", "cp"),
+            ("ours", "cp+sync"),
+            ("ours-nofsync", "cp"),
+            ("convert-cli", "cp"),
+            ("convert-cli", "cp+sync"),
+            ("naive", "cp"),
+            ("naive", "ours"),
+            ("cp+sync", "cp"),
+        ]:
             print(f"  {a + ' / ' + b:24} {span(ratio(a, b))}")
+
         def yes(ok: bool) -> str:
             return "yes" if ok else "NO"
 

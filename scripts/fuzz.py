@@ -52,8 +52,7 @@ def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False, 
     # and a wall-clock backstop for anything that blocks
     signal.signal(signal.SIGPROF, _alarm)
     signal.signal(signal.SIGALRM, _alarm)
-    stats = {"inputs": 0, "ok": 0, "refused": 0, "crashes": 0, "hangs": 0, "slowest_s": 0.0, "cli_runs": 0,
-             "cli_exit": {0: 0, 1: 0, 2: 0}}
+    stats = {"inputs": 0, "ok": 0, "refused": 0, "crashes": 0, "hangs": 0, "slowest_s": 0.0, "cli_runs": 0, "cli_exit": {0: 0, 1: 0, 2: 0}}
     crashes = []
     work = Path(tempfile.mkdtemp(prefix="sb-fuzz-"))
     outside = work / "outside.safetensors"

@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from specbridge.checkpoint.reader import open_checkpoint
-from specbridge.checkpoint.target import open_target
-from specbridge.rules.check import check
+from specbridge.checkpoint.reader import open_checkpoint  # noqa: E402
+from specbridge.checkpoint.target import open_target  # noqa: E402
+from specbridge.rules.check import check  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 PAGE = ROOT / "docs" / "corpus.md"
@@ -84,8 +84,12 @@ def predict(entry: dict) -> dict[str, dict]:
         for spec in entry["expected"]:
             [res] = check(ckpt, spec, entry["id"], target=tgt)
             errors = sorted({f.code for f in res.findings if f.severity == "error"})
-            out[spec] = {"ok": res.ok, "codes": errors, "layout": res.drafter.layout,
-                         "messages": [f"{f.code}: {f.message}" for f in res.findings if f.severity == "error"]}
+            out[spec] = {
+                "ok": res.ok,
+                "codes": errors,
+                "layout": res.drafter.layout,
+                "messages": [f"{f.code}: {f.message}" for f in res.findings if f.severity == "error"],
+            }
     return out
 
 
@@ -135,8 +139,12 @@ def render() -> str:
     ]
     lines += ["## Sources, exactness and the reason for each expectation", ""]
     for e in corpus:
-        lines += [f"### `{e['id']}`", "", f"- producer: {e['producer']}; targets {', '.join(e['engines_targeted'])}",
-                  f"- target: `{e['target']['id']}` ({e['target']['source']})"]
+        lines += [
+            f"### `{e['id']}`",
+            "",
+            f"- producer: {e['producer']}; targets {', '.join(e['engines_targeted'])}",
+            f"- target: `{e['target']['id']}` ({e['target']['source']})",
+        ]
         lines += [f"- {k}: {v}" for k, v in e["source"].items()]
         lines += [f"- exactness of {k}: {v}" for k, v in e["exactness"].items()]
         lines.append("")

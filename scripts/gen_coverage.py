@@ -1,7 +1,7 @@
 """Write docs/coverage.md: rule code ↔ failure-mode rows ↔ the tests that exercise it.
 
-    python scripts/gen_coverage.py          # rewrite the page
-    python scripts/gen_coverage.py --check  # exit 1 if the page is stale (used by the tests)
+python scripts/gen_coverage.py          # rewrite the page
+python scripts/gen_coverage.py --check  # exit 1 if the page is stale (used by the tests)
 """
 
 from __future__ import annotations
@@ -53,7 +53,13 @@ def render() -> str:
     for code, r in RULES.items():
         lines.append(f"| {code} | {r.title} | {', '.join(map(str, r.failure_modes)) or '—'} | {'<br>'.join(tests[code]) or '**none**'} |")
     covered = {m for r in RULES.values() for m in r.failure_modes}
-    lines += ["", "## Failure-mode rows asked for (2–21, 25–30, 37, 38) and the codes that cover them", "", "| row | codes |", "| --- | --- |"]
+    lines += [
+        "",
+        "## Failure-mode rows asked for (2–21, 25–30, 37, 38) and the codes that cover them",
+        "",
+        "| row | codes |",
+        "| --- | --- |",
+    ]
     for row in ROWS_ASKED:
         codes = [c for c, r in RULES.items() if row in r.failure_modes]
         lines.append(f"| {row} | {', '.join(codes) if codes else 'no static rule: ' + NOT_RULED.get(row, '**not covered**')} |")

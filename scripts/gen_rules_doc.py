@@ -1,7 +1,7 @@
 """Write docs/rules.md from the rule registry (src/specbridge/rules/registry.py and the rule modules).
 
-    python scripts/gen_rules_doc.py          # rewrite the page
-    python scripts/gen_rules_doc.py --check  # exit 1 if the page is stale (used by the tests)
+python scripts/gen_rules_doc.py          # rewrite the page
+python scripts/gen_rules_doc.py --check  # exit 1 if the page is stale (used by the tests)
 """
 
 from __future__ import annotations
@@ -40,7 +40,12 @@ def render() -> str:
     parts = [INTRO]
     for letter, (heading, about) in CATEGORIES.items():
         mine = [r for r in rules if r.code[0] == letter]
-        parts += [f"\n## {heading} ({letter})\n", about.strip() + "\n", "| code | title | usual severity | failure modes |", "| --- | --- | --- | --- |"]
+        parts += [
+            f"\n## {heading} ({letter})\n",
+            about.strip() + "\n",
+            "| code | title | usual severity | failure modes |",
+            "| --- | --- | --- | --- |",
+        ]
         parts += [f"| {r.code} | {r.title} | {r.severity} | {', '.join(map(str, r.failure_modes)) or '—'} |" for r in mine]
         for r in mine:
             parts += [f'\n### <a id="{r.code.lower()}"></a>{r.code} — {r.title}', r.doc, f"**Fix:** {r.fix}"]

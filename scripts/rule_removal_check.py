@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PLUGIN = '''
+PLUGIN = """
 import os, pytest
 code = os.environ["SB_RULE_OFF"]
 @pytest.fixture(autouse=True)
@@ -32,7 +32,7 @@ def _rule_off(monkeypatch):
             yield Hit("info", h.message, h.fix)
 
     monkeypatch.setitem(RULES, code, replace(rule, code="XXXX", check=off))
-'''
+"""
 
 
 TESTS = ["tests/test_compat.py", "tests/test_check.py", "tests/test_corpus.py", "tests/test_cli.py", "tests/test_check_speed.py"]
@@ -41,8 +41,9 @@ TESTS = ["tests/test_compat.py", "tests/test_check.py", "tests/test_corpus.py", 
 def _suite(code: str) -> int:
     """The rule tests' exit status with rule `code` switched off ("" = none)."""
     env = {**os.environ, "SB_RULE_OFF": code, "PYTHONPATH": str(ROOT / "tests")}
-    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "_rule_off_plugin", *TESTS],
-                          cwd=ROOT, env=env, capture_output=True, text=True).returncode
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-x", "-p", "_rule_off_plugin", *TESTS], cwd=ROOT, env=env, capture_output=True, text=True
+    ).returncode
 
 
 def main() -> None:
@@ -63,7 +64,10 @@ def main() -> None:
                 unnoticed.append(code)
     finally:
         plug.unlink(missing_ok=True)
-    print(f"\n{len(codes) - len(unnoticed)}/{len(codes)} rules are guarded by a failing test" + (f"; unguarded: {unnoticed}" if unnoticed else ""))
+    print(
+        f"\n{len(codes) - len(unnoticed)}/{len(codes)} rules are guarded by a failing test"
+        + (f"; unguarded: {unnoticed}" if unnoticed else "")
+    )
     sys.exit(1 if unnoticed else 0)
 
 

@@ -14,14 +14,12 @@ import asyncio
 import json
 import os
 import socket
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
 from conftest import run_cli
 
 httpx = pytest.importorskip("httpx", reason="bench needs the bench extra (httpx)")
@@ -87,7 +85,7 @@ class Fake:
                     return self._send(404, b'{"detail": "Not Found"}')
                 if self.path == "/metrics":
                     if fake.mode == "garbage_metrics":
-                        return self._send(200, b"<html>this is not prometheus</html>\n{\"x\": 1}\n", "text/plain")
+                        return self._send(200, b'<html>this is not prometheus</html>\n{"x": 1}\n', "text/plain")
                     with fake.lock:
                         body = METRICS_TMPL.format(**fake.c).encode()
                     return self._send(200, body, "text/plain")
@@ -138,9 +136,15 @@ class Fake:
                 usage = {"choices": [], "usage": {"prompt_tokens": 5, "completion_tokens": m, "total_tokens": 5 + m}}
                 if fake.mode == "sglang" and req.get("return_spec_tokens_details"):
                     # SGLang's OpenAI extension (sglext.spec_tokens_details): m tokens in m/4 verify forwards
-                    usage["sglext"] = {"spec_tokens_details": {"spec_verify_ct": m // 4, "spec_accept_length": 4.0,
-                                                               "spec_num_correct_drafts": 3 * (m // 4), "spec_num_proposed_drafts": 3 * (m // 4),
-                                                               "spec_accept_rate": 1.0}}
+                    usage["sglext"] = {
+                        "spec_tokens_details": {
+                            "spec_verify_ct": m // 4,
+                            "spec_accept_length": 4.0,
+                            "spec_num_correct_drafts": 3 * (m // 4),
+                            "spec_num_proposed_drafts": 3 * (m // 4),
+                            "spec_accept_rate": 1.0,
+                        }
+                    }
                 chunk(b"data: " + json.dumps(usage).encode() + b"\n\n")
                 chunk(b"data: [DONE]\n\n")
                 chunk(b"")
@@ -271,9 +275,13 @@ def test_server_process(tmp_path):
     from specbridge.bench.server import ServerProcess, ServerStartError, free_port
 
     port = free_port()
-    cmd = [_sys.executable, "-u", "-c",
-           "import http.server,sys; print('starting', flush=True); "
-           f"http.server.test(HandlerClass=http.server.SimpleHTTPRequestHandler, port={port}, bind='127.0.0.1')"]
+    cmd = [
+        _sys.executable,
+        "-u",
+        "-c",
+        "import http.server,sys; print('starting', flush=True); "
+        f"http.server.test(HandlerClass=http.server.SimpleHTTPRequestHandler, port={port}, bind='127.0.0.1')",
+    ]
     with ServerProcess(cmd, log_path=tmp_path / "ok.log", ready_url=f"http://127.0.0.1:{port}/", cwd=tmp_path) as s:
         took = s.wait_ready(timeout=30)
         assert 0 < took < 30 and s.alive()
@@ -283,14 +291,21 @@ def test_server_process(tmp_path):
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
     # exits before ready: the error carries the log tail
-    bad = ServerProcess([_sys.executable, "-c", "import sys; print('boom: no model'); sys.exit(3)"],
-                        log_path=tmp_path / "bad.log", ready_url=f"http://127.0.0.1:{free_port()}/")
+    bad = ServerProcess(
+        [_sys.executable, "-c", "import sys; print('boom: no model'); sys.exit(3)"],
+        log_path=tmp_path / "bad.log",
+        ready_url=f"http://127.0.0.1:{free_port()}/",
+    )
     with pytest.raises(ServerStartError, match="(?s)code 3.*boom: no model"):
         bad.start().wait_ready(timeout=30)
     bad.stop()
     # never ready: bounded wait, then stopped (SIGTERM ignored -> SIGKILL after the grace period)
-    hang = ServerProcess([_sys.executable, "-c", "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"],
-                         log_path=tmp_path / "hang.log", ready_url=f"http://127.0.0.1:{free_port()}/", stop_grace=1)
+    hang = ServerProcess(
+        [_sys.executable, "-c", "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"],
+        log_path=tmp_path / "hang.log",
+        ready_url=f"http://127.0.0.1:{free_port()}/",
+        stop_grace=1,
+    )
     t0 = time.monotonic()
     with pytest.raises(ServerStartError, match="not ready after 2 s"):
         hang.start().wait_ready(timeout=2)
@@ -311,8 +326,22 @@ def test_server_process(tmp_path):
 def test_fault_injection_cli(mode, needle):
     with Fake(mode) as srv:
         t0 = time.monotonic()
-        r = run_cli("bench", "--url", srv.url, "--concurrency", "1,2", "--max-tokens", "8", "--num-prompts", "2",
-                    "--timeout", "3", "--no-progress", "--json", timeout=90)
+        r = run_cli(
+            "bench",
+            "--url",
+            srv.url,
+            "--concurrency",
+            "1,2",
+            "--max-tokens",
+            "8",
+            "--num-prompts",
+            "2",
+            "--timeout",
+            "3",
+            "--no-progress",
+            "--json",
+            timeout=90,
+        )
         took = time.monotonic() - t0
     assert r.returncode == 1, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
     j = json.loads(r.stdout)
@@ -333,8 +362,22 @@ def test_dead_server_cli():
 def test_baseline_dies_text_report():
     """The spec server is fine, the baseline is dead: the table of what was measured, then FAILED."""
     with Fake("ok") as spec:
-        r = run_cli("bench", "--url", spec.url, "--baseline-url", f"http://127.0.0.1:{_dead_port()}",
-                    "--concurrency", "1", "--max-tokens", "4", "--num-prompts", "2", "--timeout", "3", "--no-progress")
+        r = run_cli(
+            "bench",
+            "--url",
+            spec.url,
+            "--baseline-url",
+            f"http://127.0.0.1:{_dead_port()}",
+            "--concurrency",
+            "1",
+            "--max-tokens",
+            "4",
+            "--num-prompts",
+            "2",
+            "--timeout",
+            "3",
+            "--no-progress",
+        )
     assert r.returncode == 1
     assert "FAILED" in r.stdout and "baseline server" in r.stdout
     assert "MAL" in r.stdout and "3.00" in r.stdout  # the spec rows were still reported
@@ -378,9 +421,9 @@ def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
     The drafter is the SpecForge SGLang-export fixture with norm.weight zeroed and d2t[0] = 0, and the target's
     final norm is zeroed too (see tiny_target): the target's greedy token is always id 0 and so is the
     drafter's, so every draft is accepted — MAL = k + 1 exactly, a non-trivial number to read back."""
-    from specbridge.bench.server import ServerProcess, free_port, vllm_cpu_env, vllm_server_command
-
     from test_engine_vllm import constant_drafter
+
+    from specbridge.bench.server import ServerProcess, free_port, vllm_cpu_env, vllm_server_command
 
     draft = constant_drafter(tmp_path / "draft")
     k = 3
@@ -397,11 +440,43 @@ def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
             urls[role] = f"http://127.0.0.1:{port}"
         for s in servers:  # both start in parallel: ~1 min on 2 cores instead of 2
             s.wait_ready(timeout=300)
-        r = run_cli("bench", "--url", urls["spec"], "--baseline-url", urls["baseline"], "--concurrency", "1,2",
-                    "--max-tokens", "24", "--num-prompts", "4", "--timeout", "120", "--no-progress", "--json", timeout=600)
-        table = run_cli("bench", "--url", urls["spec"], "--baseline-url", urls["baseline"], "--concurrency", "1,2",
-                        "--max-tokens", "24", "--num-prompts", "4", "--timeout", "120", "--no-progress",
-                        "--plot", tmp_path / "bench.png", timeout=600)
+        r = run_cli(
+            "bench",
+            "--url",
+            urls["spec"],
+            "--baseline-url",
+            urls["baseline"],
+            "--concurrency",
+            "1,2",
+            "--max-tokens",
+            "24",
+            "--num-prompts",
+            "4",
+            "--timeout",
+            "120",
+            "--no-progress",
+            "--json",
+            timeout=600,
+        )
+        table = run_cli(
+            "bench",
+            "--url",
+            urls["spec"],
+            "--baseline-url",
+            urls["baseline"],
+            "--concurrency",
+            "1,2",
+            "--max-tokens",
+            "24",
+            "--num-prompts",
+            "4",
+            "--timeout",
+            "120",
+            "--no-progress",
+            "--plot",
+            tmp_path / "bench.png",
+            timeout=600,
+        )
     finally:
         for s in servers:
             s.stop()

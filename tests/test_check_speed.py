@@ -8,8 +8,8 @@ import random
 import struct
 
 import pytest
-
 from conftest import SF_SGLANG, TINY_TARGET, mutate
+
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.checkpoint.target import open_target
 from specbridge.engines.registry import resolve
@@ -31,9 +31,13 @@ def reference_vocab_findings(d2t: list[int], t2d: list[int], vd: int, v: int) ->
         out.append(("V008", "error", "d2t == arange: it holds absolute ids where offsets are expected, so target id = 2i for draft id i."))
     bad = [i for i, t in enumerate(tgt) if not 0 <= t < v]
     if bad:
-        out.append(("V003", "error", f"{len(bad)} d2t entries map outside the target vocab [0, {v}) (first: draft id {bad[0]} → {tgt[bad[0]]})."))
+        out.append(
+            ("V003", "error", f"{len(bad)} d2t entries map outside the target vocab [0, {v}) (first: draft id {bad[0]} → {tgt[bad[0]]}).")
+        )
     if len(set(tgt)) != len(tgt):
-        out.append(("V004", "error", f"d2t maps {len(tgt) - len(set(tgt))} draft ids onto target ids already taken: the map is not one-to-one."))
+        out.append(
+            ("V004", "error", f"d2t maps {len(tgt) - len(set(tgt))} draft ids onto target ids already taken: the map is not one-to-one.")
+        )
     elif any(b <= a for a, b in zip(tgt, tgt[1:])):
         out.append(("V004", "warning", "d2t's target ids are not increasing; every producer writes them sorted ascending."))
     problems = []

@@ -10,7 +10,6 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import SPEC_TRAIN, STORY, TINY_TARGET, run_cli
 
 # --- versions: (engine==version, the release whose era it belongs to, story verdict, version finding) ---
@@ -64,14 +63,17 @@ def test_version_strings_place_the_story_in_the_right_era(spec, release, ok, cod
         assert f["severity"] == "warning" and "is a pre-release: modelled as the release it precedes" in f["message"]
 
 
-@pytest.mark.parametrize("spec,needle", [
-    ("sglang==0.4.5", "older than the first release"),
-    ("vllm==0.8.4", "modelled: 0.8.5 – "),
-    ("vllm==0.10.3", "not a release we model"),
-    ("vllm==abc", "cannot read vllm version"),
-    ("sglang>=0.5", "write NAME or NAME==VERSION"),
-    ("llamacpp", "unknown engine"),
-])
+@pytest.mark.parametrize(
+    "spec,needle",
+    [
+        ("sglang==0.4.5", "older than the first release"),
+        ("vllm==0.8.4", "modelled: 0.8.5 – "),
+        ("vllm==0.10.3", "not a release we model"),
+        ("vllm==abc", "cannot read vllm version"),
+        ("sglang>=0.5", "write NAME or NAME==VERSION"),
+        ("llamacpp", "unknown engine"),
+    ],
+)
 def test_versions_out_of_range_or_unreadable_exit_2(spec, needle):
     r = run_cli("check", STORY, "--engine", spec)
     assert r.returncode == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
@@ -120,8 +122,13 @@ def _cache_with_smollm2(tmp_path):
 def _launch(*args, env=None):
     import os
 
-    return subprocess.run([sys.executable, "-m", "specbridge", "launch", *map(str, args)], capture_output=True, text=True,
-                          timeout=60, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "specbridge", "launch", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
 
 
 def test_launch_with_an_alias_prints_a_servable_absolute_path_or_refuses(tmp_path):
@@ -139,14 +146,17 @@ def test_launch_with_an_alias_prints_a_servable_absolute_path_or_refuses(tmp_pat
     assert str(Path("examples/smollm2-drafter").absolute()) in r.stdout  # the drafter path printed absolute
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--target", "some-org/some-model"], None),
-    (["--target", "no-such-model"], "not a model directory, a Hub id"),
-    (["--target", "smollm2-135m", "--steps", "-1"], "--steps must be ≥ 1"),
-    (["--target", "smollm2-135m", "--topk", "0"], "--topk must be ≥ 1"),
-    (["--target", "smollm2-135m", "--steps", "3", "--draft-tokens", "9"], "must be steps + 1"),
-    (["--target", "smollm2-135m", "--steps", "3", "--topk", "2", "--draft-tokens", "99"], "between 2 and 11"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--target", "some-org/some-model"], None),
+        (["--target", "no-such-model"], "not a model directory, a Hub id"),
+        (["--target", "smollm2-135m", "--steps", "-1"], "--steps must be ≥ 1"),
+        (["--target", "smollm2-135m", "--topk", "0"], "--topk must be ≥ 1"),
+        (["--target", "smollm2-135m", "--steps", "3", "--draft-tokens", "9"], "must be steps + 1"),
+        (["--target", "smollm2-135m", "--steps", "3", "--topk", "2", "--draft-tokens", "99"], "between 2 and 11"),
+    ],
+)
 def test_launch_refuses_what_cannot_start(tmp_path, args, needle):
     cache, _ = _cache_with_smollm2(tmp_path)
     r = _launch("examples/smollm2-drafter", "--engine", "vllm", *args, env={"SPECBRIDGE_CACHE": str(cache)})
@@ -165,8 +175,15 @@ def _full_lm(tmp_path, layers=4):
     H, V, I = cfg["hidden_size"], cfg["vocab_size"], cfg["intermediate_size"]
     names = {"model.embed_tokens.weight": [V, H], "model.norm.weight": [H], "lm_head.weight": [V, H]}
     for i in range(layers):
-        for p, shape in (("self_attn.q_proj", [H, H]), ("self_attn.k_proj", [H, H]), ("self_attn.v_proj", [H, H]),
-                         ("self_attn.o_proj", [H, H]), ("mlp.gate_proj", [I, H]), ("mlp.up_proj", [I, H]), ("mlp.down_proj", [H, I])):
+        for p, shape in (
+            ("self_attn.q_proj", [H, H]),
+            ("self_attn.k_proj", [H, H]),
+            ("self_attn.v_proj", [H, H]),
+            ("self_attn.o_proj", [H, H]),
+            ("mlp.gate_proj", [I, H]),
+            ("mlp.up_proj", [I, H]),
+            ("mlp.down_proj", [H, I]),
+        ):
             names[f"model.layers.{i}.{p}.weight"] = shape
         names[f"model.layers.{i}.input_layernorm.weight"] = [H]
         names[f"model.layers.{i}.post_attention_layernorm.weight"] = [H]
@@ -202,11 +219,14 @@ def test_drafter_and_target_swapped_is_refused(tmp_path):
     assert r.returncode == 2 and "were drafter and target swapped" in r.stderr, r.stderr
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--engine", "all", "-o", "X"], "convert writes for one"),
-    (["--to", "sglang", "--engine", "sglang==0.5.11", "-o", "X"], "not both"),
-    (["--to", "nosuch", "-o", "X"], "unknown layout"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--engine", "all", "-o", "X"], "convert writes for one"),
+        (["--to", "sglang", "--engine", "sglang==0.5.11", "-o", "X"], "not both"),
+        (["--to", "nosuch", "-o", "X"], "unknown layout"),
+    ],
+)
 def test_convert_refuses_contradictions(tmp_path, args, needle):
     args = [a if a != "X" else str(tmp_path / "x") for a in args]
     r = run_cli("convert", STORY, *args)
@@ -220,14 +240,17 @@ def test_layout_and_engine_names_are_case_insensitive(tmp_path):
     assert obj["schema"].startswith("specbridge.convert/") and obj["ok"] is True
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["--steps", "0"], "--steps must be ≥ 1"),
-    (["--max-new-tokens", "-1"], "--max-new-tokens must be ≥ 1"),
-    (["--topk", "0"], "--topk must be ≥ 1"),
-    (["--num-prompts", "0"], "--num-prompts must be ≥ 1"),
-    (["--dtype", "float8"], "--dtype"),
-    (["--device", "tpu"], "--device"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["--steps", "0"], "--steps must be ≥ 1"),
+        (["--max-new-tokens", "-1"], "--max-new-tokens must be ≥ 1"),
+        (["--topk", "0"], "--topk must be ≥ 1"),
+        (["--num-prompts", "0"], "--num-prompts must be ≥ 1"),
+        (["--dtype", "float8"], "--dtype"),
+        (["--device", "tpu"], "--device"),
+    ],
+)
 def test_eval_validates_before_loading_anything(args, needle):
     r = run_cli("eval", STORY, "--target", "smollm2-135m", *args, timeout=30)
     assert r.returncode == 2 and needle in r.stderr and "internal error" not in r.stderr, r.stderr
@@ -237,8 +260,11 @@ def test_eval_validates_before_loading_anything(args, needle):
 
 
 def test_json_errors_are_objects_on_stdout_and_one_line_on_stderr(tmp_path):
-    for args in (["check", tmp_path / "nope", "--json"], ["check", STORY, "--engine", "sglang==0.1", "--json"],
-                 ["check", STORY, "--json", "--no-such-option"]):
+    for args in (
+        ["check", tmp_path / "nope", "--json"],
+        ["check", STORY, "--engine", "sglang==0.1", "--json"],
+        ["check", STORY, "--json", "--no-such-option"],
+    ):
         r = run_cli(*args)
         assert r.returncode == 2
         obj = json.loads(r.stdout)
@@ -247,8 +273,10 @@ def test_json_errors_are_objects_on_stdout_and_one_line_on_stderr(tmp_path):
         assert len(r.stderr.strip().splitlines()) == 1
 
 
-@pytest.mark.parametrize("cmd", [["inspect", STORY], ["check", STORY, "-e", "vllm"], ["check", STORY],
-                                 ["launch", STORY, "-e", "vllm", "-t", "org/model"], ["engines"]])
+@pytest.mark.parametrize(
+    "cmd",
+    [["inspect", STORY], ["check", STORY, "-e", "vllm"], ["check", STORY], ["launch", STORY, "-e", "vllm", "-t", "org/model"], ["engines"]],
+)
 def test_every_json_output_names_its_schema_and_version(cmd):
     from specbridge import __version__
 
@@ -306,15 +334,20 @@ def test_all_engines_print_each_distinct_finding_once():
     groups = [(f, v) for f, v in distinct_findings(results) if f.code == "L002" and f.severity == "error"]
     assert len(broken) >= 3 and len(groups) < len(broken)  # several releases share one paragraph
     flat = " ".join(out.split())
-    for f, versions in groups:
+    for _, versions in groups:
         assert flat.count(f"L002 error [{versions}]") == 1
     assert sum(len(v.split(",")) for _, v in groups) == len(broken)  # every failing release is named once
+
 
 def test_columns_sets_the_width():
     import os
 
-    r = subprocess.run([sys.executable, "-m", "specbridge", "check", str(STORY), "-e", "sglang==0.5.11"], capture_output=True,
-                       text=True, env={**os.environ, "COLUMNS": "160"})
+    r = subprocess.run(
+        [sys.executable, "-m", "specbridge", "check", str(STORY), "-e", "sglang==0.5.11"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "COLUMNS": "160"},
+    )
     assert max(len(line) for line in r.stdout.splitlines()) > 100
 
 
@@ -346,23 +379,30 @@ def test_version_help_and_module_entry():
     r = subprocess.run([sys.executable, "-m", "specbridge", "check", "-h"], capture_output=True, text=True)
     assert r.returncode == 0 and "--fail-on" in r.stdout
     for cmd in ("inspect", "check", "convert", "eval", "launch", "train", "bench", "serve", "sweep", "engines"):
-        h = subprocess.run([sys.executable, "-m", "specbridge", cmd, "--help"], capture_output=True, text=True,
-                           env={**__import__("os").environ, "COLUMNS": "200"})
+        h = subprocess.run(
+            [sys.executable, "-m", "specbridge", cmd, "--help"],
+            capture_output=True,
+            text=True,
+            env={**__import__("os").environ, "COLUMNS": "200"},
+        )
         flags_as_values = [line for line in h.stdout.splitlines() if "<bool>" in line and "--help" not in line]
         assert h.returncode == 0 and not flags_as_values, (cmd, flags_as_values)  # switches are shown as switches
     r = subprocess.run([sys.executable, "-m", "specbridge", "--help"], capture_output=True, text=True)
     assert "--install-completion" in r.stdout
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["serve", STORY, "-e", "vllm", "-t", "smollm2-135m", "--port", "0"], "greater than or equal to 1"),
-    (["serve", STORY, "-e", "vllm", "-t", "smollm2-135m", "--steps", "0"], "--steps must be ≥ 1"),
-    (["sweep", STORY, "-e", "vllm", "-t", "smollm2-135m", "--concurrency", "0,4"], "--concurrency takes comma-separated integers ≥ 1"),
-    (["sweep", STORY, "-e", "vllm", "-t", "smollm2-135m", "--steps", "1,x"], "--steps takes comma-separated integers ≥ 1"),
-    (["sweep", STORY, "-e", "sglang", "-t", "smollm2-135m", "--topk", "2", "--draft-tokens", "99"], "--draft-tokens must be between"),
-    (["bench", "--url", "http://127.0.0.1:9", "--concurrency", "0"], "positive integers"),
-    (["bench", "--url", "http://127.0.0.1:9", "--max-new-tokens", "0"], "greater than or equal to 1"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["serve", STORY, "-e", "vllm", "-t", "smollm2-135m", "--port", "0"], "greater than or equal to 1"),
+        (["serve", STORY, "-e", "vllm", "-t", "smollm2-135m", "--steps", "0"], "--steps must be ≥ 1"),
+        (["sweep", STORY, "-e", "vllm", "-t", "smollm2-135m", "--concurrency", "0,4"], "--concurrency takes comma-separated integers ≥ 1"),
+        (["sweep", STORY, "-e", "vllm", "-t", "smollm2-135m", "--steps", "1,x"], "--steps takes comma-separated integers ≥ 1"),
+        (["sweep", STORY, "-e", "sglang", "-t", "smollm2-135m", "--topk", "2", "--draft-tokens", "99"], "--draft-tokens must be between"),
+        (["bench", "--url", "http://127.0.0.1:9", "--concurrency", "0"], "positive integers"),
+        (["bench", "--url", "http://127.0.0.1:9", "--max-new-tokens", "0"], "greater than or equal to 1"),
+    ],
+)
 def test_server_commands_validate_at_the_door(args, needle):
     r = run_cli(*args)
     assert r.returncode == 2 and needle in (r.stderr + r.stdout) and "internal error" not in r.stderr, r.stderr
@@ -380,8 +420,14 @@ def test_old_spellings_keep_working_with_a_deprecation_line():
 def _gate(tmp_path, engine, fail_under="1.3"):
     import os
 
-    env = {**os.environ, "ENGINE": engine, "OUT": str(tmp_path), "FAIL_UNDER": fail_under,
-           "SPECBRIDGE": f"{sys.executable} -m specbridge", "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "ENGINE": engine,
+        "OUT": str(tmp_path),
+        "FAIL_UNDER": fail_under,
+        "SPECBRIDGE": f"{sys.executable} -m specbridge",
+        "OMP_NUM_THREADS": "1",
+    }
     return subprocess.run(["bash", "examples/ci-gate.sh"], capture_output=True, text=True, env=env, timeout=900)
 
 

@@ -10,8 +10,8 @@ import struct
 from pathlib import Path
 
 import pytest
-
 from conftest import SF_HF, SF_SGLANG, SPEC_TRAIN, STORY, TINY_TARGET, mutate, raw_tensors, run_cli, write_raw
+
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.checkpoint.target import open_target
 from specbridge.engines.launch import parse_launch
@@ -86,6 +86,7 @@ def test_G003_q_in_not_2h(tmp_path):
 def test_G004_head_dim_mismatch(tmp_path):
     # weights use 2 heads x head_dim 32; the config claims head_dim 16
     fires("G004", mutate(SF_SGLANG, tmp_path / "b", config=lambda c: c.update(head_dim=16)))
+
     # Qwen3-style: head_dim is not hidden/heads and the config omits it -> engines derive the wrong one
     def qwen3(t):
         out = dict(t)
@@ -476,11 +477,18 @@ def test_C008_launch_flags():
     base = f"python -m sglang.launch_server --model-path {TINY_TARGET} --speculative-algorithm EAGLE3 --speculative-draft-model-path {SF_SGLANG}"
     adj = findings(SF_SGLANG, launch=base + " --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 8")
     assert "C008" in codes(adj, "warning")
-    fa3 = findings(SF_SGLANG, launch=base + " --speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8 --attention-backend fa3")
+    fa3 = findings(
+        SF_SGLANG,
+        launch=base + " --speculative-num-steps 3 --speculative-eagle-topk 4 --speculative-num-draft-tokens 8 --attention-backend fa3",
+    )
     assert "C008" in codes(fa3, "error")
-    vl = findings(SF_SGLANG, engine="vllm", launch=f'vllm serve {TINY_TARGET} --speculative-config \'{{"method":"eagle3","model":"{SF_SGLANG}"}}\'')
+    vl = findings(
+        SF_SGLANG, engine="vllm", launch=f'vllm serve {TINY_TARGET} --speculative-config \'{{"method":"eagle3","model":"{SF_SGLANG}"}}\''
+    )
     assert "C008" in codes(vl, "error")
-    assert "C008" not in codes(findings(SF_SGLANG, launch=base + " --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"))
+    assert "C008" not in codes(
+        findings(SF_SGLANG, launch=base + " --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4")
+    )
 
 
 def test_C009_draft_tp():
@@ -553,6 +561,7 @@ def test_L007_L008_L009_L011_information(tmp_path):
     sf = findings(SF_SGLANG, engine="vllm", target=None)
     assert any(f.code == "L009" and "embed_tokens" in f.message for f in sf.findings)  # shared from target
     assert "L007" not in codes(sf)
+
     # a full-vocab drafter without d2t: vLLM 0.14 always builds draft_id_to_target_id, left at zeros = identity
     def full(t):
         out = {k: v for k, v in t.items() if k not in ("d2t", "t2d")}

@@ -8,8 +8,8 @@ import shutil
 import struct
 
 import pytest
-
 from conftest import ALL_PRODUCERS, SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, STORY, TINY_TARGET, mutate, raw_tensors, run_cli
+
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.layouts.canonical import describe
 from specbridge.layouts.table import LAYOUTS
@@ -220,7 +220,9 @@ def test_head_added_from_target_weights(tmp_path):
     (tgt / "config.json").write_text((TINY_TARGET / "config.json").read_text())
     from conftest import write_raw
 
-    write_raw(tgt / "model.safetensors", {"lm_head.weight": ("BF16", [512, 64], head), "model.embed_tokens.weight": ("BF16", [512, 64], head)})
+    write_raw(
+        tgt / "model.safetensors", {"lm_head.weight": ("BF16", [512, 64], head), "model.embed_tokens.weight": ("BF16", [512, 64], head)}
+    )
     src = mutate(SF_SGLANG, tmp_path / "nohead", tensors=lambda t: {k: v for k, v in t.items() if k != "lm_head.weight"})
     [before] = check(open_checkpoint(src), "sglang")
     assert "lm_head.weight" in before.report.missing

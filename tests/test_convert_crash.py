@@ -16,9 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import STORY, raw_tensors, write_raw
-from specbridge.checkpoint.errors import CheckpointError
+
 from specbridge.checkpoint.reader import open_checkpoint
 
 TRIALS = 20
@@ -46,14 +45,16 @@ def big_source(tmp_path_factory):
     (d / "config.json").write_text(json.dumps(cfg))
     # t2d must match the vocab; keep the drafter valid for the post-check
     t2d = bytearray(rows)
-    t2d[: 512] = raw_tensors(STORY)["t2d"][2]
+    t2d[:512] = raw_tensors(STORY)["t2d"][2]
     t["t2d"] = ("BOOL", [rows], bytes(t2d))
     write_raw(d / "model.safetensors", t)
     return d
 
 
 def _run_and_kill(args, delay):
-    p = subprocess.Popen([sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     time.sleep(delay)
     killed = p.poll() is None
     if killed:
@@ -67,7 +68,11 @@ def test_kill_convert_rewrite(tmp_path, big_source):
     src_hash = {f.name: sha(f) for f in big_source.iterdir()}
     # how long an uninterrupted run takes, to spread the kills over it
     t0 = time.monotonic()
-    subprocess.run([sys.executable, "-m", "specbridge.cli.entry", "convert", big_source, "--to", "sglang", "-o", tmp_path / "full"], check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "specbridge.cli.entry", "convert", big_source, "--to", "sglang", "-o", tmp_path / "full"],
+        check=True,
+        capture_output=True,
+    )
     full = time.monotonic() - t0
     complete = open_checkpoint(tmp_path / "full")
     killed_count = 0

@@ -14,8 +14,8 @@ import subprocess
 import sys
 
 import pytest
-
 from conftest import SF_SGLANG, STORY, run_cli
+
 from specbridge.checkpoint import write as W
 from specbridge.checkpoint.errors import CheckpointError
 from specbridge.checkpoint.safetensors import read_header
@@ -32,6 +32,7 @@ def renamed(src):
 def test_copy_is_verified_while_copying_not_by_rehashing(tmp_path, monkeypatch):
     """Every tensor copied from a local file is compared with its source during the copy: the blake2b
     re-read of source and destination is never run for them."""
+
     def no_rehash(*a):
         raise AssertionError("re-read and re-hashed after writing")
 
@@ -80,6 +81,7 @@ def big_source(tmp_path):
 
 def flipping(real, at_in_range):
     """copy_file_range that flips one byte of what it wrote, `at_in_range(n)` bytes into the range."""
+
     def copy(src_fd, dst_fd, count, src_off, dst_off):
         n = real(src_fd, dst_fd, count, src_off, dst_off)
         with open(f"/proc/self/fd/{dst_fd}", "r+b") as f:
@@ -130,6 +132,7 @@ def test_ranges_copied_through_memory_are_compared_whole(tmp_path, monkeypatch):
 
 def test_checker_failure_fails_the_write(tmp_path, monkeypatch):
     """If the checker cannot read back (here: the source vanishes under it), the write fails, never passes unchecked."""
+
     def unreadable(self, path, *a):
         raise OSError(5, "Input/output error", str(path))
 
@@ -184,8 +187,24 @@ def test_progress_bar_shows_bytes_rate_and_time_left(monkeypatch):
 
 def test_in_place_rename_takes_the_fast_path_without_typer(tmp_path):
     shutil.copytree(SF_SGLANG, tmp_path / "d")
-    r = subprocess.run([sys.executable, "-X", "importtime", "-m", "specbridge.cli.entry", "convert", str(tmp_path / "d"),
-                        "--to", "speculators", "--in-place", "--no-backup"], capture_output=True, text=True, timeout=120)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-m",
+            "specbridge.cli.entry",
+            "convert",
+            str(tmp_path / "d"),
+            "--to",
+            "speculators",
+            "--in-place",
+            "--no-backup",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert r.returncode in (0, 1), r.stderr
     assert "in-place header" in r.stdout
     imported = {line.split("|")[-1].strip() for line in r.stderr.splitlines() if line.startswith("import time:")}

@@ -94,8 +94,12 @@ def test_input_norm_exists_only_from_vllm_0_32(tmp_path):
     from conftest import SPEC_TRAIN, mutate
 
     fc_in = json.loads((SPEC_TRAIN / "config.json").read_text())["transformer_layer_config"]["hidden_size"] * 3
-    d = mutate(SPEC_TRAIN, tmp_path / "nbf", config=lambda c: c.update(norm_before_fc=True),
-               tensors=lambda t: {**t, "input_norm.weight": ("BF16", [fc_in], b"\0" * 2 * fc_in)})
+    d = mutate(
+        SPEC_TRAIN,
+        tmp_path / "nbf",
+        config=lambda c: c.update(norm_before_fc=True),
+        tensors=lambda t: {**t, "input_norm.weight": ("BF16", [fc_in], b"\0" * 2 * fc_in)},
+    )
     old, new = _check(d, "vllm==0.14.0"), _check(d, "vllm==0.32.0")
     assert not any(p.name == "model.input_norm.weight" for p in old.report.params)
     assert "L004" in {f.code for f in old.findings if f.severity == "error"}

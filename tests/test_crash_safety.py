@@ -20,11 +20,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_write import SRC_DIR, TRAIN_SAVE, make_safetensors
 
 from specbridge.checkpoint.errors import CheckpointError
 from specbridge.checkpoint.safetensors import read_header
 from specbridge.checkpoint.write import OutTensor, header_backup_path, restore_header, verify_written, write_checkpoint
-from test_write import SRC_DIR, TRAIN_SAVE, make_safetensors
 
 TRIALS = 20
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(SRC_DIR), os.environ.get("PYTHONPATH", "")])}
@@ -116,8 +116,7 @@ def test_sigkill_during_write_checkpoint(tmp_path, big_source):
     src_hash = blake(big_source)
     hdr = read_header(big_source)
     new_expected = [
-        OutTensor(n.replace("layers.0.", "midlayer."), t, transform="i64->i32" if n == "d2t" else None)
-        for n, t in hdr.tensors.items()
+        OutTensor(n.replace("layers.0.", "midlayer."), t, transform="i64->i32" if n == "d2t" else None) for n, t in hdr.tensors.items()
     ]
     old_expected = [OutTensor(n, t) for n, t in read_header(TRAIN_SAVE).tensors.items()]
     outs = tmp_path / "outs"

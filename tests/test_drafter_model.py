@@ -15,8 +15,17 @@ FIXTURE = Path(__file__).resolve().parent / "fixtures/producers/speculators-0.9.
 
 def tiny_drafter(seed=0, vocab=512, draft_vocab=128, nkv=2, nh=4, hd=16) -> Eagle3Drafter:
     torch.manual_seed(seed)
-    cfg = DrafterConfig(hidden_size=64, intermediate_size=128, num_heads=nh, num_kv_heads=nkv, head_dim=hd,
-                        vocab_size=vocab, draft_vocab_size=draft_vocab, aux_layer_ids=[1, 2, 3], rope_theta=10000.0)
+    cfg = DrafterConfig(
+        hidden_size=64,
+        intermediate_size=128,
+        num_heads=nh,
+        num_kv_heads=nkv,
+        head_dim=hd,
+        vocab_size=vocab,
+        draft_vocab_size=draft_vocab,
+        aux_layer_ids=[1, 2, 3],
+        rope_theta=10000.0,
+    )
     model = Eagle3Drafter(cfg)
     used = torch.sort(torch.randperm(vocab)[:draft_vocab]).values
     t2d = torch.zeros(vocab, dtype=torch.bool)
@@ -72,11 +81,10 @@ def test_teacher_token_ttt_matches_a_chain_fed_the_real_tokens():
         assert not torch.allclose(teacher[1], own[1])  # an untrained drafter's argmax is not the real token
         for t in (0, 4, T - 3):
             cache = KVCache()
-            logits, h = model(input_ids[:, : t + 1], model.fuse(aux[:, : t + 1]), torch.arange(t + 1)[None].expand(B, -1),
-                              kv_cache=cache)
+            logits, h = model(input_ids[:, : t + 1], model.fuse(aux[:, : t + 1]), torch.arange(t + 1)[None].expand(B, -1), kv_cache=cache)
             h = h[:, -1:]
             for j in range(1, steps):
-                logits, h = model(input_ids[:, t + j: t + j + 1], h, torch.full((B, 1), t + j), kv_cache=cache)
+                logits, h = model(input_ids[:, t + j : t + j + 1], h, torch.full((B, 1), t + j), kv_cache=cache)
                 torch.testing.assert_close(logits[:, 0], teacher[j][:, t], rtol=1e-4, atol=1e-4)
 
 

@@ -64,19 +64,25 @@ def test_vllm_mean_accept_length_matches_eval(tmp_path):
 
     # the real engine
     port = free_port()
-    cmd = vllm_server_command(VLLM_PY, tpath, port, served_name="smollm2", draft=DRAFT, num_speculative_tokens=K, max_model_len=512, max_num_seqs=2)
+    cmd = vllm_server_command(
+        VLLM_PY, tpath, port, served_name="smollm2", draft=DRAFT, num_speculative_tokens=K, max_model_len=512, max_num_seqs=2
+    )
     with ServerProcess(cmd, log_path=tmp_path / "vllm.log", ready_url=f"http://127.0.0.1:{port}/v1/models", env=vllm_cpu_env()) as srv:
         srv.wait_ready(timeout=300)
         before = vllm_counters(_get(f"http://127.0.0.1:{port}/metrics"))
         outs = []
         for ids in prompts:
-            r = _post(f"http://127.0.0.1:{port}/v1/completions",
-                      {"model": "smollm2", "prompt": ids, "max_tokens": NEW, "temperature": 0, "ignore_eos": True})
+            r = _post(
+                f"http://127.0.0.1:{port}/v1/completions",
+                {"model": "smollm2", "prompt": ids, "max_tokens": NEW, "temperature": 0, "ignore_eos": True},
+            )
             outs.append(r["choices"][0]["text"])
         after = vllm_counters(_get(f"http://127.0.0.1:{port}/metrics"))
     acc = vllm_acceptance(after.minus(before))
-    print(f"vLLM measured MAL {acc.mal:.4f} ({acc.drafts:.0f} drafts, {acc.accepted:.0f} accepted); "
-          f"eval --engine vllm predicted {pred.mean_accept_length:.4f} ({pred.drafts} drafts, {pred.accepted} accepted)")
+    print(
+        f"vLLM measured MAL {acc.mal:.4f} ({acc.drafts:.0f} drafts, {acc.accepted:.0f} accepted); "
+        f"eval --engine vllm predicted {pred.mean_accept_length:.4f} ({pred.drafts} drafts, {pred.accepted} accepted)"
+    )
     assert acc.drafts > 0 and pred.drafts > 0
     assert abs(acc.mal - pred.mean_accept_length) / acc.mal <= 0.05
     assert all(o for o in outs)

@@ -13,11 +13,12 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 from conftest import run_cli  # noqa: E402
+from test_train import make_counting_target, tiny_args  # noqa: E402
+
 from specbridge.checkpoint.reader import open_checkpoint  # noqa: E402
 from specbridge.eval.load import build_drafter  # noqa: E402
 from specbridge.eval.run import evaluate  # noqa: E402
 from specbridge.model.drafter import KVCache  # noqa: E402
-from test_train import make_counting_target, tiny_args  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -25,8 +26,9 @@ torch.set_num_threads(1)
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
     """A tiny counting target with a bit of noise, and a briefly trained drafter (partial acceptance)."""
-    from specbridge.train.trainer import train
     from transformers import AutoModelForCausalLM
+
+    from specbridge.train.trainer import train
 
     root = tmp_path_factory.mktemp("eval")
     tgt = root / "target"
@@ -52,9 +54,20 @@ def counting_target(path, seed):
 
     make_counting_target(path, seed=seed)  # writes the prompt files
     torch.manual_seed(seed)
-    cfg = LlamaConfig(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=8, num_attention_heads=2,
-                      num_key_value_heads=2, head_dim=32, max_position_embeddings=256, rms_norm_eps=1e-6,
-                      tie_word_embeddings=False, bos_token_id=1, eos_token_id=2)
+    cfg = LlamaConfig(
+        vocab_size=512,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=8,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        head_dim=32,
+        max_position_embeddings=256,
+        rms_norm_eps=1e-6,
+        tie_word_embeddings=False,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
     model = LlamaForCausalLM(cfg)
     with torch.no_grad():
         for layer in model.model.layers:
@@ -72,6 +85,7 @@ def _states(target, seq, boundaries):
     def hook(b):
         def f(m, args, kwargs):
             store[b] = (args[0] if args else kwargs["hidden_states"])[0].detach()
+
         return f
 
     hs = [(layers[b] if b < len(layers) else target.model.norm).register_forward_pre_hook(hook(b), with_kwargs=True) for b in boundaries]
@@ -190,10 +204,27 @@ def test_engine_view_story(setup, tmp_path):
     target, tgt, out, prompts = setup
     r = {}
     for eng in ("sglang==0.5.11", "sglang==0.5.23", "vllm"):
-        res = run_cli("eval", out, "--target", tgt, "--engine", eng, "--prompts", _prompt_file(tmp_path, prompts), "--max-new-tokens", "16", "--json", timeout=600)
+        res = run_cli(
+            "eval",
+            out,
+            "--target",
+            tgt,
+            "--engine",
+            eng,
+            "--prompts",
+            _prompt_file(tmp_path, prompts),
+            "--max-new-tokens",
+            "16",
+            "--json",
+            timeout=600,
+        )
         assert res.returncode == 0, res.stdout + res.stderr[-500:]
         r[eng] = json.loads(res.stdout)
-    trained = json.loads(run_cli("eval", out, "--target", tgt, "--prompts", _prompt_file(tmp_path, prompts), "--max-new-tokens", "16", "--json", timeout=600).stdout)
+    trained = json.loads(
+        run_cli(
+            "eval", out, "--target", tgt, "--prompts", _prompt_file(tmp_path, prompts), "--max-new-tokens", "16", "--json", timeout=600
+        ).stdout
+    )
     assert trained["mean_accept_length"] > 1.3
     assert r["sglang==0.5.11"]["mean_accept_length"] < 1.05
     assert r["vllm"]["mean_accept_length"] == pytest.approx(trained["mean_accept_length"], abs=1e-9)
@@ -204,8 +235,22 @@ def test_engine_view_story(setup, tmp_path):
     assert 1.05 < s23["mean_accept_length"] != pytest.approx(trained["mean_accept_length"], abs=1e-3)
     conv = tmp_path / "sgl"
     assert run_cli("convert", out, "--to", "sglang", "-o", conv).returncode == 0
-    fixed = json.loads(run_cli("eval", conv, "--target", tgt, "--engine", "sglang==0.5.11", "--prompts", _prompt_file(tmp_path, prompts),
-                               "--max-new-tokens", "16", "--json", timeout=600).stdout)
+    fixed = json.loads(
+        run_cli(
+            "eval",
+            conv,
+            "--target",
+            tgt,
+            "--engine",
+            "sglang==0.5.11",
+            "--prompts",
+            _prompt_file(tmp_path, prompts),
+            "--max-new-tokens",
+            "16",
+            "--json",
+            timeout=600,
+        ).stdout
+    )
     assert fixed["mean_accept_length"] == pytest.approx(s23["mean_accept_length"], abs=1e-9)
 
 
@@ -221,14 +266,42 @@ def test_bf16_on_cpu_and_the_fail_under_gate(setup, tmp_path):
     target, tgt, out, prompts = setup
     pf = _prompt_file(tmp_path, prompts[:8])
     f32 = json.loads(run_cli("eval", out, "--target", tgt, "--prompts", pf, "--max-new-tokens", "16", "--json", timeout=600).stdout)
-    r = run_cli("eval", out, "--target", tgt, "--prompts", pf, "--max-new-tokens", "16", "--json", "--dtype", "bfloat16",
-                "--device", "auto", "--fail-under", "1.0", timeout=600)
+    r = run_cli(
+        "eval",
+        out,
+        "--target",
+        tgt,
+        "--prompts",
+        pf,
+        "--max-new-tokens",
+        "16",
+        "--json",
+        "--dtype",
+        "bfloat16",
+        "--device",
+        "auto",
+        "--fail-under",
+        "1.0",
+        timeout=600,
+    )
     bf16 = json.loads(r.stdout)
     assert r.returncode == 0 and bf16["ok"] is True and bf16["dtype"] == "bfloat16" and bf16["device"] == "cpu"
     assert bf16["schema"].startswith("specbridge.eval/") and 1.0 <= bf16["mean_accept_length"] <= 4.0
     # bf16 rounding may move a greedy near-tie of the target, so counts may differ a little, not wholesale
     assert abs(bf16["mean_accept_length"] - f32["mean_accept_length"]) < 0.25
-    gate = run_cli("eval", out, "--target", tgt, "--prompts", pf, "--max-new-tokens", "16", "--json",
-                   "--fail-under", str(f32["mean_accept_length"] + 0.5), timeout=600)
+    gate = run_cli(
+        "eval",
+        out,
+        "--target",
+        tgt,
+        "--prompts",
+        pf,
+        "--max-new-tokens",
+        "16",
+        "--json",
+        "--fail-under",
+        str(f32["mean_accept_length"] + 0.5),
+        timeout=600,
+    )
     obj = json.loads(gate.stdout)
     assert gate.returncode == 1 and obj["ok"] is False and obj["fail_under"] == pytest.approx(f32["mean_accept_length"] + 0.5)

@@ -14,7 +14,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import SPEC_TRAIN, STORY, run_cli
 
 
@@ -92,9 +91,33 @@ def test_kill_train_during_checkpointing(tmp_path):
     make_counting_target(tgt)
     out = tmp_path / "run"
     data = tmp_path / "data"
-    base = [sys.executable, "-m", "specbridge.train", "--target", str(tgt), "--out", str(out), "--draft-vocab-size", "448",
-            "--aux-layers", "1,2,3", "--batch-size", "4", "--max-new-tokens", "16", "--train-prompts", str(tgt / "train.jsonl"),
-            "--val-prompts", str(tgt / "val.jsonl"), "--data-dir", str(data), "--save-every", "1", "--eval-every", "0"]
+    base = [
+        sys.executable,
+        "-m",
+        "specbridge.train",
+        "--target",
+        str(tgt),
+        "--out",
+        str(out),
+        "--draft-vocab-size",
+        "448",
+        "--aux-layers",
+        "1,2,3",
+        "--batch-size",
+        "4",
+        "--max-new-tokens",
+        "16",
+        "--train-prompts",
+        str(tgt / "train.jsonl"),
+        "--val-prompts",
+        str(tgt / "val.jsonl"),
+        "--data-dir",
+        str(data),
+        "--save-every",
+        "1",
+        "--eval-every",
+        "0",
+    ]
     # the first run prepares and caches the data, and a first checkpoint
     subprocess.run(base + ["--steps", "2"], check=True, capture_output=True, timeout=600)
     rng = random.Random(3)
@@ -109,7 +132,11 @@ def test_kill_train_during_checkpointing(tmp_path):
             if (c / "state.pt").exists():
                 state = torch.load(c / "state.pt", map_location="cpu", weights_only=True)
                 assert "drafter" in state and "step" in state
-    r = subprocess.run(base + ["--steps", str(int(sorted((out / "checkpoints").glob("step-*"))[-1].name.split("-")[1]) + 1), "--resume"],
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        base + ["--steps", str(int(sorted((out / "checkpoints").glob("step-*"))[-1].name.split("-")[1]) + 1), "--resume"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert "resumed from" in r.stdout + r.stderr

@@ -23,12 +23,15 @@ def cli(hub: FakeHub, cache: Path, *args, offline: bool = False, token: str = ""
     env.update(HF_ENDPOINT=hub.url, HF_HUB_CACHE=str(cache), HF_HUB_DISABLE_TELEMETRY="1", HF_TOKEN=token)
     if offline:
         env["HF_HUB_OFFLINE"] = "1"
-    return subprocess.run([sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True,
-                          text=True, timeout=120, env=env, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True, text=True, timeout=120, env=env, check=False
+    )
 
 
 def local(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True, text=True, timeout=120, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "specbridge.cli.entry", *map(str, args)], capture_output=True, text=True, timeout=120, check=False
+    )
 
 
 def same_report(a: str, a_path: str, b: str, b_path: str) -> tuple[dict, dict]:
@@ -252,7 +255,9 @@ def test_convert_with_a_hub_target_builds_the_head_by_range(tmp_path):
     tgt = tmp_path / "target"
     tgt.mkdir()
     (tgt / "config.json").write_text((TINY_TARGET / "config.json").read_text())
-    write_raw(tgt / "model.safetensors", {"lm_head.weight": ("BF16", [512, 64], head), "model.embed_tokens.weight": ("BF16", [512, 64], head)})
+    write_raw(
+        tgt / "model.safetensors", {"lm_head.weight": ("BF16", [512, 64], head), "model.embed_tokens.weight": ("BF16", [512, 64], head)}
+    )
     src = mutate(SF_SGLANG, tmp_path / "nohead", tensors=lambda t: {k: v for k, v in t.items() if k != "lm_head.weight"})
     with FakeHub({"org/target": make_repo(tgt)}) as hub:
         r = cli(hub, tmp_path / "cache", "convert", src, "--engine", "sglang", "-o", tmp_path / "hub-o", "--target", "org/target")

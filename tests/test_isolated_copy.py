@@ -11,7 +11,6 @@ import sys
 import tarfile
 from pathlib import Path
 
-
 REPO = Path(__file__).resolve().parents[1]
 OUTSIDE = re.compile(r"\.\./shared|shared/(fixtures|research)|shared research|SPECBRIDGE_SHARED")
 HEADER_ONLY_TESTS = ["tests/test_reader.py", "tests/test_check_speed.py", "tests/test_render_safe.py"]
@@ -27,7 +26,8 @@ def tracked_files() -> list[str]:
         return [f for f in out.decode().split("\0") if f and (REPO / f).is_file()]
     except (OSError, subprocess.CalledProcessError):
         return sorted(
-            str(f.relative_to(REPO)) for f in REPO.rglob("*")
+            str(f.relative_to(REPO))
+            for f in REPO.rglob("*")
             if f.is_file() and not NOT_SOURCE & set(f.relative_to(REPO).parts) and not f.parent.name.endswith(".egg-info")
         )
 
@@ -56,9 +56,16 @@ def test_a_lone_copy_runs_the_tests(tmp_path):
     archive.unlink()
     assert sorted(os.listdir(lone.parent)) == ["specbridge"]
     env = {**os.environ, "PYTHONPATH": str(lone / "src"), "PYTHONDONTWRITEBYTECODE": "1"}
-    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *HEADER_ONLY_TESTS],
-                       cwd=lone, env=env, capture_output=True, text=True, timeout=900)
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *HEADER_ONLY_TESTS],
+        cwd=lone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-2000:]
-    probe = subprocess.run([sys.executable, "-c", "import specbridge; print(specbridge.__file__)"], cwd=lone, env=env,
-                           capture_output=True, text=True)
+    probe = subprocess.run(
+        [sys.executable, "-c", "import specbridge; print(specbridge.__file__)"], cwd=lone, env=env, capture_output=True, text=True
+    )
     assert probe.stdout.strip().startswith(str(lone / "src"))  # the copy's code ran, not this checkout's

@@ -9,10 +9,10 @@ import struct
 import tempfile
 from pathlib import Path
 
+from conftest import write_raw
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conftest import write_raw
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.convert.plan import plan_conversion
 from specbridge.convert.run import execute
@@ -113,8 +113,9 @@ def canonical(path: Path):
     return tensors, (c.boundaries, c.norm_before_residual, c.draft_vocab_size, c.llama.get("hidden_size"), c.llama.get("head_dim"))
 
 
-@settings(max_examples=int(os.environ.get("SPECBRIDGE_PROPERTY_EXAMPLES", "25")), deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+@settings(
+    max_examples=int(os.environ.get("SPECBRIDGE_PROPERTY_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
 @given(drafters(), st.permutations(list(LAYOUTS)))
 def test_every_layout_and_back(p, order):
     with tempfile.TemporaryDirectory() as td:

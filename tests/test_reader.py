@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from conftest import ALL_PRODUCERS, SF_SGLANG, SPEC_TRAIN, STORY, raw_tensors, run_cli, write_raw
+
 from specbridge.checkpoint.errors import CheckpointError
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.checkpoint.safetensors import read_header
@@ -73,20 +73,30 @@ BAD_INPUTS = {
     "truncated": lambda: _good_bytes()[:-100],
     "header_past_end": lambda: struct.pack("<Q", 10_000_000) + b"{}",
     "tiny_file": lambda: b"\x01\x02",
-    "overlapping": lambda: struct.pack("<Q", 160)
-    + _hdr({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}, "b": {"dtype": "F32", "shape": [4], "data_offsets": [8, 24]}}).ljust(160)
-    + b"\0" * 24,
-    "unknown_dtype": lambda: struct.pack("<Q", 80) + _hdr({"a": {"dtype": "Q7", "shape": [4], "data_offsets": [0, 4]}}).ljust(80) + b"\0" * 4,
+    "overlapping": lambda: (
+        struct.pack("<Q", 160)
+        + _hdr(
+            {"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 16]}, "b": {"dtype": "F32", "shape": [4], "data_offsets": [8, 24]}}
+        ).ljust(160)
+        + b"\0" * 24
+    ),
+    "unknown_dtype": lambda: (
+        struct.pack("<Q", 80) + _hdr({"a": {"dtype": "Q7", "shape": [4], "data_offsets": [0, 4]}}).ljust(80) + b"\0" * 4
+    ),
     "invalid_json": lambda: struct.pack("<Q", 16) + b'{"a": [1, 2,,]} ',
     "non_utf8": lambda: struct.pack("<Q", 8) + b'{"\xff\xfe":1}',
-    "size_mismatch": lambda: struct.pack("<Q", 80) + _hdr({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 8]}}).ljust(80) + b"\0" * 8,
+    "size_mismatch": lambda: (
+        struct.pack("<Q", 80) + _hdr({"a": {"dtype": "F32", "shape": [4], "data_offsets": [0, 8]}}).ljust(80) + b"\0" * 8
+    ),
     "hole": lambda: struct.pack("<Q", 80) + _hdr({"a": {"dtype": "F32", "shape": [1], "data_offsets": [4, 8]}}).ljust(80) + b"\0" * 8,
-    "claims_100GB": lambda: struct.pack("<Q", 96)
-    + _hdr({"a": {"dtype": "F32", "shape": [25_000_000_000], "data_offsets": [0, 100_000_000_000]}}).ljust(96)
-    + b"\0" * 64,
-    "huge_shape_small_span": lambda: struct.pack("<Q", 96)
-    + _hdr({"a": {"dtype": "BF16", "shape": [10**12, 10**12], "data_offsets": [0, 8]}}).ljust(96)
-    + b"\0" * 8,
+    "claims_100GB": lambda: (
+        struct.pack("<Q", 96)
+        + _hdr({"a": {"dtype": "F32", "shape": [25_000_000_000], "data_offsets": [0, 100_000_000_000]}}).ljust(96)
+        + b"\0" * 64
+    ),
+    "huge_shape_small_span": lambda: (
+        struct.pack("<Q", 96) + _hdr({"a": {"dtype": "BF16", "shape": [10**12, 10**12], "data_offsets": [0, 8]}}).ljust(96) + b"\0" * 8
+    ),
     "not_object": lambda: struct.pack("<Q", 8) + b"[1,2,3] ",
 }
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import io
 
 import pytest
-
 from conftest import SF_SGLANG, SPEC_TRAIN, mutate, run_cli
 from rich.console import Console
 
@@ -36,12 +35,15 @@ def test_markup_safe_prints_the_text_as_written(text):
     assert c.file.getvalue() == f"{text} and more\n"
 
 
-@pytest.mark.parametrize("argv", [
-    ["inspect"],
-    ["check"],
-    ["check", "--engine", "sglang==0.5.11", "-v"],
-    ["check", "--engine", "vllm", "-v"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["inspect"],
+        ["check"],
+        ["check", "--engine", "sglang==0.5.11", "-v"],
+        ["check", "--engine", "vllm", "-v"],
+    ],
+)
 def test_human_reports_print_hostile_names(tmp_path, argv):
     d = hostile_drafter(tmp_path)
     r = run_cli(argv[0], d, *argv[1:])
@@ -65,8 +67,14 @@ def test_eval_summary_escapes_paths_engine_and_notes():
     from specbridge.cli.eval_cmd import print_summary
 
     c = Console(file=io.StringIO(), width=400, color_system=None, emoji=False)
-    out = {"mean_accept_length": 1.5, "num_prompts": 1, "drafts": 2, "draft_acceptance_rate": 0.25,
-           "per_position": [0.5, 0.0], "per_prompt": [1.5]}
+    out = {
+        "mean_accept_length": 1.5,
+        "num_prompts": 1,
+        "drafts": 2,
+        "draft_acceptance_rate": 0.25,
+        "per_position": [0.5, 0.0],
+        "per_prompt": [1.5],
+    }
     print_summary(c, out, "d[/]", "t[/red]", {"name": "[/]", "version": "0.1"}, 2, 1, ["note [bold]x[/]"])
     text = c.file.getvalue()
     assert "d[/] on t[/red] as [/] 0.1 loads it" in text and "note: note [bold]x[/]" in text

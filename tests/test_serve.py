@@ -12,7 +12,7 @@ import time
 
 from conftest import SF_SGLANG, TINY_TARGET, run_cli
 
-FAKE = textwrap.dedent('''
+FAKE = textwrap.dedent("""
     import sys, time
     mode = {mode!r}
     print("server_args=ServerArgs(model_path=...)", flush=True)
@@ -29,7 +29,7 @@ FAKE = textwrap.dedent('''
     print("Capture draft cuda graph end. Time elapsed: 0.8 s", flush=True)
     print("The server is fired up and ready to roll!", flush=True)
     time.sleep(600)
-''')
+""")
 
 
 def _fake(tmp_path, mode):
@@ -42,8 +42,22 @@ def _fake(tmp_path, mode):
 
 
 def _serve(tmp_path, mode, *extra):
-    return run_cli("serve", SF_SGLANG, "-e", "sglang", "--target", TINY_TARGET, "--python", _fake(tmp_path, mode),
-                   "--port", "18931", "--log", tmp_path / f"{mode}.log", *extra, timeout=120)
+    return run_cli(
+        "serve",
+        SF_SGLANG,
+        "-e",
+        "sglang",
+        "--target",
+        TINY_TARGET,
+        "--python",
+        _fake(tmp_path, mode),
+        "--port",
+        "18931",
+        "--log",
+        tmp_path / f"{mode}.log",
+        *extra,
+        timeout=120,
+    )
 
 
 def test_ready(tmp_path):
@@ -68,7 +82,18 @@ def test_death_is_reported(tmp_path):
 
 
 def test_refuses_a_launch_check_flags(tmp_path):
-    r = run_cli("serve", SF_SGLANG, "-e", "sglang", "--target", TINY_TARGET, "--python", _fake(tmp_path, "ok"),
-                "--command", f"python -m sglang.launch_server --model-path {TINY_TARGET} --speculative-algorithm EAGLE "
-                f"--speculative-draft-model-path {SF_SGLANG}", "--exit-when-ready")
+    r = run_cli(
+        "serve",
+        SF_SGLANG,
+        "-e",
+        "sglang",
+        "--target",
+        TINY_TARGET,
+        "--python",
+        _fake(tmp_path, "ok"),
+        "--command",
+        f"python -m sglang.launch_server --model-path {TINY_TARGET} --speculative-algorithm EAGLE "
+        f"--speculative-draft-model-path {SF_SGLANG}",
+        "--exit-when-ready",
+    )
     assert r.returncode == 1 and "A004" in r.stderr

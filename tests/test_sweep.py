@@ -16,8 +16,28 @@ from test_engine_vllm import VLLM_PY, constant_drafter, tiny_target_const  # noq
 
 def test_sweep_real_vllm(tmp_path, tiny_target_const):  # noqa: F811
     draft = constant_drafter(tmp_path / "draft")
-    r = run_cli("sweep", draft, "-e", "vllm", "--target", tiny_target_const, "--python", VLLM_PY, "--steps", "1,3",
-                "--concurrency", "1", "--max-tokens", "24", "--num-prompts", "3", "--log-dir", tmp_path / "logs", "--json", timeout=1200)
+    r = run_cli(
+        "sweep",
+        draft,
+        "-e",
+        "vllm",
+        "--target",
+        tiny_target_const,
+        "--python",
+        VLLM_PY,
+        "--steps",
+        "1,3",
+        "--concurrency",
+        "1",
+        "--max-tokens",
+        "24",
+        "--num-prompts",
+        "3",
+        "--log-dir",
+        tmp_path / "logs",
+        "--json",
+        timeout=1200,
+    )
     assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
     obj = json.loads(r.stdout)
     by = {x["setting"]: x for x in obj["results"]}

@@ -32,9 +32,20 @@ def make_counting_target(path: Path, seed: int = 0):
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
-    cfg = LlamaConfig(vocab_size=512, hidden_size=64, intermediate_size=128, num_hidden_layers=4,
-                      num_attention_heads=2, num_key_value_heads=2, head_dim=32, max_position_embeddings=256,
-                      rms_norm_eps=1e-6, tie_word_embeddings=False, bos_token_id=1, eos_token_id=2)
+    cfg = LlamaConfig(
+        vocab_size=512,
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=4,
+        num_attention_heads=2,
+        num_key_value_heads=2,
+        head_dim=32,
+        max_position_embeddings=256,
+        rms_norm_eps=1e-6,
+        tie_word_embeddings=False,
+        bos_token_id=1,
+        eos_token_id=2,
+    )
     model = LlamaForCausalLM(cfg)
     with torch.no_grad():
         for layer in model.model.layers:
@@ -58,10 +69,22 @@ def tiny_target(tmp_path_factory):
 
 
 def tiny_args(target: Path, out: Path, **kw) -> TrainArgs:
-    base = dict(target=str(target), out=str(out), train_prompts=str(target / "train.jsonl"),
-                val_prompts=str(target / "val.jsonl"), max_new_tokens=24, draft_vocab_size=VD,
-                aux_layers=[1, 2, 3], steps=120, batch_size=8, lr=1e-2, warmup_steps=5,
-                data_dir=str(out.parent / "data"), progress=False, gen_workers=1)
+    base = dict(
+        target=str(target),
+        out=str(out),
+        train_prompts=str(target / "train.jsonl"),
+        val_prompts=str(target / "val.jsonl"),
+        max_new_tokens=24,
+        draft_vocab_size=VD,
+        aux_layers=[1, 2, 3],
+        steps=120,
+        batch_size=8,
+        lr=1e-2,
+        warmup_steps=5,
+        data_dir=str(out.parent / "data"),
+        progress=False,
+        gen_workers=1,
+    )
     base.update(kw)
     return TrainArgs(**base)
 
@@ -95,10 +118,18 @@ def test_saved_drafter_is_the_exact_speculators_layout(trained):
     names |= {"fc.weight", "norm.weight", "lm_head.weight", "d2t", "t2d"}
     assert set(tensors) == names
     H, V = 64, 512
-    expect = {"fc.weight": (H, 3 * H), "layers.0.self_attn.q_proj.weight": (64, 2 * H),
-              "layers.0.self_attn.k_proj.weight": (64, 2 * H), "layers.0.self_attn.o_proj.weight": (H, 64),
-              "layers.0.mlp.gate_proj.weight": (128, H), "layers.0.mlp.down_proj.weight": (H, 128),
-              "lm_head.weight": (VD, H), "norm.weight": (H,), "d2t": (VD,), "t2d": (V,)}
+    expect = {
+        "fc.weight": (H, 3 * H),
+        "layers.0.self_attn.q_proj.weight": (64, 2 * H),
+        "layers.0.self_attn.k_proj.weight": (64, 2 * H),
+        "layers.0.self_attn.o_proj.weight": (H, 64),
+        "layers.0.mlp.gate_proj.weight": (128, H),
+        "layers.0.mlp.down_proj.weight": (H, 128),
+        "lm_head.weight": (VD, H),
+        "norm.weight": (H,),
+        "d2t": (VD,),
+        "t2d": (V,),
+    }
     for name, shape in expect.items():
         assert tuple(tensors[name].shape) == shape, name
     for name, t in tensors.items():
@@ -153,8 +184,7 @@ def test_resume_loads_the_vocab_map_and_never_rebuilds_it(trained, tiny_target, 
         raise AssertionError("vocab map rebuilt on resume")
 
     monkeypatch.setattr(trainer_mod, "build_vocab_map", refuse)
-    report = train(tiny_args(tiny_target, resumed, data_dir=str(out.parent / "data"), steps=70, resume=True),
-                   log=lambda *a: None)
+    report = train(tiny_args(tiny_target, resumed, data_dir=str(out.parent / "data"), steps=70, resume=True), log=lambda *a: None)
     assert report["resumed_from_step"] == 60 and report["steps"] == 70
     first, second = load_file(str(out / "model.safetensors")), load_file(str(resumed / "model.safetensors"))
     assert torch.equal(first["d2t"], second["d2t"]) and torch.equal(first["t2d"], second["t2d"])
@@ -174,11 +204,39 @@ def test_two_process_torchrun(tiny_target, trained, tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     data_dir = trained[0].parent / "data"  # captures cached by the single-process run
-    cmd = [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", "--master-addr", "127.0.0.1", "--master-port", str(port),
-           "-m", "specbridge.train", "--target", str(tiny_target), "--out", str(out),
-           "--train-prompts", str(tiny_target / "train.jsonl"), "--val-prompts", str(tiny_target / "val.jsonl"),
-           "--max-new-tokens", "24", "--draft-vocab-size", str(VD), "--aux-layers", "1,2,3",
-           "--steps", "60", "--lr", "1e-2", "--data-dir", str(data_dir)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+        "--nproc-per-node",
+        "2",
+        "--master-addr",
+        "127.0.0.1",
+        "--master-port",
+        str(port),
+        "-m",
+        "specbridge.train",
+        "--target",
+        str(tiny_target),
+        "--out",
+        str(out),
+        "--train-prompts",
+        str(tiny_target / "train.jsonl"),
+        "--val-prompts",
+        str(tiny_target / "val.jsonl"),
+        "--max-new-tokens",
+        "24",
+        "--draft-vocab-size",
+        str(VD),
+        "--aux-layers",
+        "1,2,3",
+        "--steps",
+        "60",
+        "--lr",
+        "1e-2",
+        "--data-dir",
+        str(data_dir),
+    ]
     env = dict(os.environ, OMP_NUM_THREADS="1", PYTHONPATH=str(REPO / "src") + os.pathsep + os.environ.get("PYTHONPATH", ""))
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=180)
     assert proc.returncode == 0, proc.stderr[-3000:]
@@ -252,8 +310,9 @@ def test_generation_workers_split_and_merge_to_the_same_capture(tiny_target, tmp
         from transformers import AutoModelForCausalLM
 
         model = AutoModelForCausalLM.from_pretrained(tiny_target).eval()
-        manifest = selfdistill.build_capture(str(tiny_target), model, None, prompts, prompts, out, [1, 2, 3], 8, 4,
-                                             workers, base, log=lambda *a: None)
+        manifest = selfdistill.build_capture(
+            str(tiny_target), model, None, prompts, prompts, out, [1, 2, 3], 8, 4, workers, base, log=lambda *a: None
+        )
         assert not list(tmp_path.glob(f"w{workers}.part*")) and manifest["num_seqs"] == 10
         rows = selfdistill.load_rows(out)
         seqs = {}
@@ -273,11 +332,21 @@ def test_several_prompt_files_are_read_in_order(tiny_target, tmp_path):
     from specbridge.train.trainer import prompt_files
 
     assert prompt_files(f"{tiny_target / 'train.jsonl'}, {tiny_target / 'val.jsonl'}") == [
-        str(tiny_target / "train.jsonl"), str(tiny_target / "val.jsonl")]
+        str(tiny_target / "train.jsonl"),
+        str(tiny_target / "val.jsonl"),
+    ]
     out = tmp_path / "two-files"
-    report = train(tiny_args(tiny_target, out, steps=2, prepare_only=True,
-                             train_prompts=f"{tiny_target / 'train.jsonl'},{tiny_target / 'val.jsonl'}",
-                             data_dir=str(tmp_path / "data")), log=lambda *a: None)
+    report = train(
+        tiny_args(
+            tiny_target,
+            out,
+            steps=2,
+            prepare_only=True,
+            train_prompts=f"{tiny_target / 'train.jsonl'},{tiny_target / 'val.jsonl'}",
+            data_dir=str(tmp_path / "data"),
+        ),
+        log=lambda *a: None,
+    )
     assert report["data"]["train"]["seqs"] == 96 + 24 and report["data"]["val"]["seqs"] == 24
     assert not (out / "model.safetensors").exists()  # --prepare-only stops after the data
 
@@ -317,8 +386,7 @@ def test_cli_registers_train_and_rejects_other_layouts(tiny_target, tmp_path):
         pass
 
     # every layout convert knows is accepted (written through convert); anything else is refused up front
-    result = CliRunner().invoke(app, ["train", "--target", str(tiny_target), "--out", str(tmp_path / "x"),
-                                      "--layout", "onnx"])
+    result = CliRunner().invoke(app, ["train", "--target", str(tiny_target), "--out", str(tmp_path / "x"), "--layout", "onnx"])
     assert result.exit_code != 0 and "sglang" in result.output and "speculators" in result.output
     help_text = CliRunner().invoke(app, ["train", "--help"]).output
     for flag in ("--draft-vocab-size", "--aux-layers", "--ttt-steps", "--resume", "--num-prompts", "--steps"):
@@ -327,11 +395,40 @@ def test_cli_registers_train_and_rejects_other_layouts(tiny_target, tmp_path):
 
 def test_train_writes_other_layouts_through_convert(tiny_target, tmp_path):
     out = tmp_path / "sgl"
-    r = subprocess.run([sys.executable, "-m", "specbridge.train", "--target", str(tiny_target), "--out", str(out),
-                        "--layout", "sglang", "--steps", "2", "--draft-vocab-size", str(VD), "--aux-layers", "1,2,3",
-                        "--max-new-tokens", "16", "--batch-size", "4", "--train-prompts", str(tiny_target / "train.jsonl"),
-                        "--val-prompts", str(tiny_target / "val.jsonl"), "--data-dir", str(tmp_path / "data"), "--threads", "1"],
-                       capture_output=True, text=True, timeout=600)
+    r = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "specbridge.train",
+            "--target",
+            str(tiny_target),
+            "--out",
+            str(out),
+            "--layout",
+            "sglang",
+            "--steps",
+            "2",
+            "--draft-vocab-size",
+            str(VD),
+            "--aux-layers",
+            "1,2,3",
+            "--max-new-tokens",
+            "16",
+            "--batch-size",
+            "4",
+            "--train-prompts",
+            str(tiny_target / "train.jsonl"),
+            "--val-prompts",
+            str(tiny_target / "val.jsonl"),
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--threads",
+            "1",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.layouts.canonical import describe

@@ -14,7 +14,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from conftest import STORY
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -26,21 +25,36 @@ def wheel_venv(tmp_path_factory):
     declares them; torch/transformers (for eval/train) are borrowed from the dev venv by a path entry,
     which adds their directory but not the dev venv's editable specbridge (its .pth is not processed)."""
     tmp = tmp_path_factory.mktemp("wheel")
-    build = subprocess.run([sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", str(tmp / "dist"), str(ROOT)],
-                           capture_output=True, text=True, timeout=600)
+    build = subprocess.run(
+        [sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", str(tmp / "dist"), str(ROOT)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert build.returncode == 0, build.stdout[-2000:] + build.stderr[-2000:]
     [whl] = (tmp / "dist").glob("specbridge-*.whl")
     names = zipfile.ZipFile(whl).namelist()
-    for bundled in ("specbridge/data/prompts/val.jsonl", "specbridge/data/prompts/train.jsonl",
-                    "specbridge/data/targets/smollm2-135m/config.json"):
+    for bundled in (
+        "specbridge/data/prompts/val.jsonl",
+        "specbridge/data/prompts/train.jsonl",
+        "specbridge/data/targets/smollm2-135m/config.json",
+    ):
         assert bundled in names, bundled
     venv = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
-    pip = subprocess.run([str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(whl)],
-                         capture_output=True, text=True, timeout=900)
+    pip = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(whl)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert pip.returncode == 0, pip.stderr[-2000:]
-    site = subprocess.run([str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
+    site = subprocess.run(
+        [str(venv / "bin" / "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     (Path(site) / "specbridge-test-ml-stack.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     work = tmp / "work"
     work.mkdir()
@@ -56,8 +70,13 @@ def _run(bin_dir: Path, work: Path, *args: str, timeout: float = 600) -> subproc
 
 def test_the_installed_package_is_the_wheel_not_the_checkout(wheel_venv):
     bin_dir, work = wheel_venv
-    r = subprocess.run([str(bin_dir / "python"), "-c", "import specbridge, specbridge.bundled as b; print(specbridge.__file__); print(b.PROMPTS)"],
-                       cwd=work, capture_output=True, text=True, env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"})
+    r = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import specbridge, specbridge.bundled as b; print(specbridge.__file__); print(b.PROMPTS)"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+    )
     where, prompts = r.stdout.split()
     assert str(bin_dir.parent) in where and str(ROOT) not in where
     assert (Path(prompts) / "val.jsonl").is_file() and str(ROOT) not in prompts
@@ -92,7 +111,23 @@ def test_eval_and_train_prepare_only_from_the_wheel(wheel_venv):
     out = json.loads(r.stdout)
     assert out["num_prompts"] == 2 and out["mean_accept_length"] >= 1.0
     # train's default prompts (the bundled train/val files), data preparation only
-    r = _run(bin_dir, work, "train", "--target", "smollm2-135m", "--out", "trained", "--num-prompts", "2", "--max-new-tokens", "4",
-             "--prepare-only", "--data-dir", "data", "--gen-workers", "1")
+    r = _run(
+        bin_dir,
+        work,
+        "train",
+        "--target",
+        "smollm2-135m",
+        "--out",
+        "trained",
+        "--num-prompts",
+        "2",
+        "--max-new-tokens",
+        "4",
+        "--prepare-only",
+        "--data-dir",
+        "data",
+        "--gen-workers",
+        "1",
+    )
     assert r.returncode == 0, r.stderr[-2000:]
     assert any((work / "data").rglob("manifest.json"))

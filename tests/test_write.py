@@ -63,9 +63,7 @@ def make_safetensors(path: Path, entries, metadata=None) -> Path:
 
 def renamed(src: Path, old="layers.0.", new="midlayer.", transforms=None) -> list[OutTensor]:
     transforms = transforms or {}
-    return [
-        OutTensor(n.replace(old, new), t, transform=transforms.get(n)) for n, t in read_header(src).tensors.items()
-    ]
+    return [OutTensor(n.replace(old, new), t, transform=transforms.get(n)) for n, t in read_header(src).tensors.items()]
 
 
 def file_bytes(path: Path) -> bytes:
@@ -468,7 +466,7 @@ def test_verify_detects_problems(tmp_path):
     problems = verify_written(out, tensors)
     assert problems == [f"midlayer.self_attn.q_proj.weight: bytes differ from source {TRAIN_SAVE}:layers.0.self_attn.q_proj.weight"]
 
-    assert verify_written(out, tensors + [OutTensor("extra", tensors[0].source)]) [-1] == "extra: missing"
+    assert verify_written(out, tensors + [OutTensor("extra", tensors[0].source)])[-1] == "extra: missing"
     problems = verify_written(out, [x for x in tensors if x.name != "norm.weight"])
     assert any(p == "norm.weight: written but not expected" for p in problems)
     wrong = [OutTensor(x.name, x.source, transform="i64->i32") if x.name == "d2t" else x for x in tensors]
@@ -515,7 +513,9 @@ def test_in_place_swap_names_and_no_op(tmp_path):
     assert rewrite_header_in_place(path, {"lm_head.weight": "lm_head.weight"}) is None
     assert file_bytes(path) == original and not header_backup_path(path).exists()
     a, b = read_header(path).tensors["norm.weight"], read_header(path).tensors["layers.0.hidden_norm.weight"]
-    rewrite_header_in_place(path, {"norm.weight": "layers.0.hidden_norm.weight", "layers.0.hidden_norm.weight": "norm.weight"}, backup=False)
+    rewrite_header_in_place(
+        path, {"norm.weight": "layers.0.hidden_norm.weight", "layers.0.hidden_norm.weight": "norm.weight"}, backup=False
+    )
     assert not header_backup_path(path).exists()
     h = read_header(path).tensors
     assert (h["layers.0.hidden_norm.weight"].offset, h["norm.weight"].offset) == (a.offset, b.offset)
@@ -555,7 +555,7 @@ def test_restore_after_torn_header(tmp_path):
     new_header = file_bytes(path)[: read_header(path).data_start]
     torn = bytearray(original)
     half = len(new_header) // 2
-    torn[: half] = new_header[: half]
+    torn[:half] = new_header[:half]
     torn[half : half + 1] = b"\x00"  # make sure the JSON is broken whatever the overlap
     path.write_bytes(bytes(torn))
     with pytest.raises(CheckpointError):
@@ -599,9 +599,11 @@ def test_peak_rss_bounded_on_a_big_checkpoint(tmp_path):
     big = 256 << 20
     src = make_safetensors(
         tmp_path / "src.safetensors",
-        [("d2t", "I64", (1000,), np.arange(1000, dtype="<i8").tobytes(), 8000),
-         ("layers.0.big.weight", "BF16", (big // 2,), None, big),
-         ("layers.0.other.weight", "U8", (64 << 20,), None, 64 << 20)],
+        [
+            ("d2t", "I64", (1000,), np.arange(1000, dtype="<i8").tobytes(), 8000),
+            ("layers.0.big.weight", "BF16", (big // 2,), None, big),
+            ("layers.0.other.weight", "U8", (64 << 20,), None, 64 << 20),
+        ],
     )
     code = (
         "import sys\n"

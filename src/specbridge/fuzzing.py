@@ -18,17 +18,63 @@ from pathlib import Path
 from .checkpoint.errors import CheckpointError
 
 SEED_CONFIG_KEYS = (
-    "hidden_size", "num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim", "intermediate_size",
-    "vocab_size", "draft_vocab_size", "target_hidden_size", "tie_word_embeddings", "architectures", "eagle_config",
-    "eagle_aux_hidden_state_layer_ids", "transformer_layer_config", "speculators_config", "norm_before_residual",
-    "max_position_embeddings", "rope_theta", "rope_parameters", "num_aux_hidden_states", "fc_norm", "bias", "model_type",
+    "hidden_size",
+    "num_hidden_layers",
+    "num_attention_heads",
+    "num_key_value_heads",
+    "head_dim",
+    "intermediate_size",
+    "vocab_size",
+    "draft_vocab_size",
+    "target_hidden_size",
+    "tie_word_embeddings",
+    "architectures",
+    "eagle_config",
+    "eagle_aux_hidden_state_layer_ids",
+    "transformer_layer_config",
+    "speculators_config",
+    "norm_before_residual",
+    "max_position_embeddings",
+    "rope_theta",
+    "rope_parameters",
+    "num_aux_hidden_states",
+    "fc_norm",
+    "bias",
+    "model_type",
 )
 # Text a human report must print as written: rich markup ([/] closes nothing: MarkupError), backslashes
 # that escape our own tags, emoji codes, matplotlib mathtext.
 HOSTILE_TEXT = ("[/]", "[bold]x[/bold]", "a[/red]b", "[link=x]y", "\\", "x\\[/]", ":x:", "$\\frac{$", "[@click=quit]", "[#ff0000]")
-WILD_VALUES = (None, 0, -1, 1, 2, 3, 2**31, 2**63, 10**30, -(10**30), 1.5, float("1e308"), "", "x" * 1000, "64", [], [0, 1, 2],
-               [10**12], {}, {"eagle_aux_hidden_state_layer_ids": [1, -5, 10**9]}, True, False, "ü\u202e\ud7ff", [[[[]]]],
-               *HOSTILE_TEXT, ["LlamaForCausalLMEagle3[/]"], ["[/]"], {"[/]": "[/]"})
+WILD_VALUES = (
+    None,
+    0,
+    -1,
+    1,
+    2,
+    3,
+    2**31,
+    2**63,
+    10**30,
+    -(10**30),
+    1.5,
+    float("1e308"),
+    "",
+    "x" * 1000,
+    "64",
+    [],
+    [0, 1, 2],
+    [10**12],
+    {},
+    {"eagle_aux_hidden_state_layer_ids": [1, -5, 10**9]},
+    True,
+    False,
+    "ü\u202e\ud7ff",
+    [[[[]]]],
+    *HOSTILE_TEXT,
+    ["LlamaForCausalLMEagle3[/]"],
+    ["[/]"],
+    {"[/]": "[/]"},
+)
 
 
 def exercise(d: Path, engines: tuple[str, ...] = ("all",)) -> str:
@@ -115,8 +161,8 @@ def render_eval_summary(d: Path) -> None:
 
     from rich.console import Console
 
-    from .cli.eval_cmd import print_summary
     from .checkpoint.reader import open_checkpoint
+    from .cli.eval_cmd import print_summary
     from .rules.check import check
 
     try:
@@ -125,8 +171,14 @@ def render_eval_summary(d: Path) -> None:
     except CheckpointError:
         return
     notes = [str((ck.config or {}).get("architectures")), *list(ck.tensors)[:8], *(f.message for f in res.findings)]
-    out = {"mean_accept_length": 1.0, "num_prompts": 2, "drafts": 4, "draft_acceptance_rate": 0.0,
-           "per_position": [0.0, 0.0, 0.0], "per_prompt": [1.0, 1.0]}
+    out = {
+        "mean_accept_length": 1.0,
+        "num_prompts": 2,
+        "drafts": 4,
+        "draft_acceptance_rate": 0.0,
+        "per_position": [0.0, 0.0, 0.0],
+        "per_prompt": [1.0, 1.0],
+    }
     engine = {"name": res.report.engine, "version": res.report.version}
     print_summary(Console(file=io.StringIO(), highlight=False, emoji=False), out, d, res.drafter.architecture, engine, 3, 1, notes)
 
@@ -163,8 +215,21 @@ def mutate_bytes(data: bytes, rng: random.Random) -> bytes:
         a = rng.randrange(len(body) + 10)
         obj[k]["data_offsets"] = rng.choice([[a, a], [a, a - 1], [0, len(body)], [0, 10**15], [-1, 4], [a], "0-4"])
     elif op == 6:  # rename to odd names (unicode, prefixes, dotted paths)
-        obj[rng.choice(["model." + k, "midlayer." + k, "\u00e9" * 5, "../" + k, "", "a" * 10000, "layers.9999.x",
-                        k + rng.choice(HOSTILE_TEXT), rng.choice(HOSTILE_TEXT) + k])] = obj.pop(k)
+        obj[
+            rng.choice(
+                [
+                    "model." + k,
+                    "midlayer." + k,
+                    "\u00e9" * 5,
+                    "../" + k,
+                    "",
+                    "a" * 10000,
+                    "layers.9999.x",
+                    k + rng.choice(HOSTILE_TEXT),
+                    rng.choice(HOSTILE_TEXT) + k,
+                ]
+            )
+        ] = obj.pop(k)
     elif op == 7:
         obj["__metadata__"] = rng.choice([{"a": 1}, [], "x", {"format": "pt"}, None])
     else:

@@ -39,7 +39,18 @@ def render(rep: BenchReport, console: Console) -> None:
         emoji=False,
     )
     t = Table(show_edge=False, pad_edge=False)
-    for col in ("conc", "reqs", "spec tok/s", "base tok/s", "speedup", "TTFT ms p50/90/99", "ITL ms p50/90/99", "MAL", "accept", "per-position"):
+    for col in (
+        "conc",
+        "reqs",
+        "spec tok/s",
+        "base tok/s",
+        "speedup",
+        "TTFT ms p50/90/99",
+        "ITL ms p50/90/99",
+        "MAL",
+        "accept",
+        "per-position",
+    ):
         t.add_column(col, justify="right" if col not in ("per-position",) else "left")
     bl = {lv.concurrency: lv for lv in base.levels} if base else {}
     sp = dict(rep.speedups())

@@ -295,7 +295,9 @@ async def _level(
     lv.output_tokens = sum(r.output_tokens for r in good)
     lv.ttft = percentiles([r.ttft for r in good if r.ttft is not None])
     lv.itl = percentiles([x for r in good for x in r.itl])
-    lv.tpot = percentiles([(r.latency - r.ttft) / (r.output_tokens - 1) for r in good if r.output_tokens > 1 and r.latency and r.ttft is not None])
+    lv.tpot = percentiles(
+        [(r.latency - r.ttft) / (r.output_tokens - 1) for r in good if r.output_tokens > 1 and r.latency and r.ttft is not None]
+    )
     if srv.engine == "sglang":
         lv.acceptance = sglang_request_acceptance([(r.output_tokens, r.spec) for r in good if r.spec])
     if failed.is_set():
@@ -377,4 +379,3 @@ async def run_bench(cfg: BenchConfig, progress=None) -> BenchReport:
         rep.error = f"{rep.servers[-1].role} server {rep.servers[-1].url}: {e}"
     rep.wall_s = time.perf_counter() - t0
     return rep
-

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import shlex
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,18 +40,39 @@ class SweepResult:
 
 def server_command(engine: str, python: str, target: str, draft: str, port: int, s: Setting, extra: list[str]) -> list[str]:
     if engine == "vllm":
-        return vllm_server_command(python, target, port, served_name="target", draft=draft if s.steps else None,
-                                   num_speculative_tokens=s.steps or 1, extra=extra)
+        return vllm_server_command(
+            python, target, port, served_name="target", draft=draft if s.steps else None, num_speculative_tokens=s.steps or 1, extra=extra
+        )
     cmd = [python, "-m", "sglang.launch_server", "--model-path", target, "--host", "127.0.0.1", "--port", str(port), *extra]
     if s.steps:
         n = s.draft_tokens or (s.steps + 1 if s.topk == 1 else s.steps * s.topk + 1)
-        cmd += ["--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path", draft, "--speculative-num-steps", str(s.steps),
-                "--speculative-eagle-topk", str(s.topk), "--speculative-num-draft-tokens", str(n)]
+        cmd += [
+            "--speculative-algorithm",
+            "EAGLE3",
+            "--speculative-draft-model-path",
+            draft,
+            "--speculative-num-steps",
+            str(s.steps),
+            "--speculative-eagle-topk",
+            str(s.topk),
+            "--speculative-num-draft-tokens",
+            str(n),
+        ]
     return cmd
 
 
-def run_sweep(engine: str, python: str, target: str, draft: str, settings: list[Setting], bench: BenchConfig,
-              log_dir: Path, phase_timeout: float = 600, extra: list[str] | None = None, say=print) -> list[SweepResult]:
+def run_sweep(
+    engine: str,
+    python: str,
+    target: str,
+    draft: str,
+    settings: list[Setting],
+    bench: BenchConfig,
+    log_dir: Path,
+    phase_timeout: float = 600,
+    extra: list[str] | None = None,
+    say=print,
+) -> list[SweepResult]:
     out = []
     for s in [Setting(None)] + settings:
         port = free_port()
@@ -60,7 +80,9 @@ def run_sweep(engine: str, python: str, target: str, draft: str, settings: list[
         res = SweepResult(s)
         say(f"== {s.label}: {shlex.join(cmd)}")
         ready_url = f"http://127.0.0.1:{port}/v1/models"
-        srv = ServerProcess(cmd, log_path=log_dir / f"server-{len(out)}.log", env=vllm_cpu_env() if engine == "vllm" else None, stop_grace=10).start()
+        srv = ServerProcess(
+            cmd, log_path=log_dir / f"server-{len(out)}.log", env=vllm_cpu_env() if engine == "vllm" else None, stop_grace=10
+        ).start()
         try:
             prog, err = watch(log_lines(srv, ready_url, engine, poll=0.3), engine, phase_timeout, phase_timeout * 3, alive=srv.alive)
             if err:
@@ -79,8 +101,10 @@ def run_sweep(engine: str, python: str, target: str, draft: str, settings: list[
             res.error = str(e)
         finally:
             srv.stop()
-        say(f"   {'error: ' + res.error.splitlines()[0] if res.error else 'tok/s ' + str({k: round(v, 1) if v else v for k, v in res.tok_s.items()})}"
-            + (f", MAL {res.mal:.2f}" if res.mal else ""))
+        say(
+            f"   {'error: ' + res.error.splitlines()[0] if res.error else 'tok/s ' + str({k: round(v, 1) if v else v for k, v in res.tok_s.items()})}"
+            + (f", MAL {res.mal:.2f}" if res.mal else "")
+        )
         out.append(res)
     return out
 
@@ -98,6 +122,15 @@ def best_per_concurrency(results: list[SweepResult]) -> list[dict]:
         t, r = max(cands, key=lambda x: x[0])
         sp = t / b if b else None
         best = r.setting.label if (sp is None or sp >= 1) else "no speculation"
-        rows.append({"concurrency": c, "best": best, "best_speculative": r.setting.label, "tok_s": t, "baseline_tok_s": b,
-                     "speedup": sp, "mal": r.mal})
+        rows.append(
+            {
+                "concurrency": c,
+                "best": best,
+                "best_speculative": r.setting.label,
+                "tok_s": t,
+                "baseline_tok_s": b,
+                "speedup": sp,
+                "mal": r.mal,
+            }
+        )
     return rows

@@ -22,18 +22,42 @@ class Phase:
 PHASES: dict[str, tuple[Phase, ...]] = {
     "vllm": (
         Phase("process started", r"", "the engine never logged: check the Python environment and the command"),
-        Phase("engine init", r"Initializing a V1 LLM engine|Initializing an LLM engine|vLLM API server version", "model config / tokenizer loading: check paths and trust_remote_code"),
-        Phase("weights loaded", r"Loading weights took|Model loading took|Loading drafter model", "KV-cache profiling: lower --gpu-memory-utilization / VLLM_CPU_KVCACHE_SPACE or --max-model-len"),
-        Phase("kv cache ready", r"GPU KV cache size|KV cache size|init engine \(profile", "CUDA-graph capture: retry with --enforce-eager; a drafter with many steps captures many graphs"),
-        Phase("graphs captured", r"Graph capturing finished|Capturing CUDA graph.*100%|enforce_eager|Compilation .* took", "API server start: check the port and host"),
+        Phase(
+            "engine init",
+            r"Initializing a V1 LLM engine|Initializing an LLM engine|vLLM API server version",
+            "model config / tokenizer loading: check paths and trust_remote_code",
+        ),
+        Phase(
+            "weights loaded",
+            r"Loading weights took|Model loading took|Loading drafter model",
+            "KV-cache profiling: lower --gpu-memory-utilization / VLLM_CPU_KVCACHE_SPACE or --max-model-len",
+        ),
+        Phase(
+            "kv cache ready",
+            r"GPU KV cache size|KV cache size|init engine \(profile",
+            "CUDA-graph capture: retry with --enforce-eager; a drafter with many steps captures many graphs",
+        ),
+        Phase(
+            "graphs captured",
+            r"Graph capturing finished|Capturing CUDA graph.*100%|enforce_eager|Compilation .* took",
+            "API server start: check the port and host",
+        ),
         Phase("ready", r"Application startup complete|Uvicorn running|Starting vLLM API server", ""),
     ),
     "sglang": (
         Phase("process started", r"", "the engine never logged: check the Python environment and the command"),
         Phase("engine init", r"server_args=|Init torch distributed", "model config loading: check paths"),
         Phase("weights loaded", r"Load weight end", "memory pool / KV-cache setup: lower --mem-fraction-static"),
-        Phase("target graphs", r"Capture cuda graph begin|Capture cuda graph end", "draft CUDA-graph capture (can take minutes, or hang with DeepEP/expert metrics): retry with --disable-cuda-graph or a smaller --cuda-graph-max-bs"),
-        Phase("draft graphs", r"Capture draft cuda graph end|Capture draft extend cuda graph end|draft.*cuda graph.*end", "HTTP server start: check the port"),
+        Phase(
+            "target graphs",
+            r"Capture cuda graph begin|Capture cuda graph end",
+            "draft CUDA-graph capture (can take minutes, or hang with DeepEP/expert metrics): retry with --disable-cuda-graph or a smaller --cuda-graph-max-bs",
+        ),
+        Phase(
+            "draft graphs",
+            r"Capture draft cuda graph end|Capture draft extend cuda graph end|draft.*cuda graph.*end",
+            "HTTP server start: check the port",
+        ),
         Phase("ready", r"The server is fired up and ready to roll", ""),
     ),
 }
@@ -78,8 +102,7 @@ class Progress:
         nxt = names[names.index(cur) + 1] if cur in names and names.index(cur) + 1 < len(names) else "ready"
         hint = next((p.hint for p in phases if p.name == cur), "")
         tail = "\n".join("    " + ln for ln in self.lines[-12:])
-        return (f"startup stalled after phase '{cur}' (waiting for '{nxt}' for {waited:.0f} s).\n"
-                f"  try: {hint}\n  last log lines:\n{tail}")
+        return f"startup stalled after phase '{cur}' (waiting for '{nxt}' for {waited:.0f} s).\n  try: {hint}\n  last log lines:\n{tail}"
 
 
 def watch(lines_iter, engine: str, phase_timeout: float, total_timeout: float, alive=lambda: True, on_phase=None, clock=time.monotonic):
@@ -113,8 +136,9 @@ def log_lines(srv, ready_url: str | None, engine: str, poll: float = 0.2):
     the log says."""
     import urllib.request
 
-    ready_line = ("Application startup complete (HTTP ready)" if engine == "vllm"
-                  else "The server is fired up and ready to roll (HTTP ready)")
+    ready_line = (
+        "Application startup complete (HTTP ready)" if engine == "vllm" else "The server is fired up and ready to roll (HTTP ready)"
+    )
 
     while True:
         got = False

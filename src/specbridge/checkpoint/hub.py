@@ -84,8 +84,9 @@ def engine_model_arg(path) -> str:
         return str(Path(text).absolute())
     if ref.revision is not None:
         raise CheckpointError(
-            ref.label, f"the engine's command line cannot pin revision {ref.revision}: download it "
-            f"(hf download {ref.repo_id} --revision {ref.revision}) and pass that directory"
+            ref.label,
+            f"the engine's command line cannot pin revision {ref.revision}: download it "
+            f"(hf download {ref.repo_id} --revision {ref.revision}) and pass that directory",
         )
     return ref.repo_id
 
@@ -118,7 +119,15 @@ def _errors() -> tuple[type[BaseException], ...]:
     import httpx2  # huggingface_hub 2.x's HTTP client
     from huggingface_hub import errors as hfe
 
-    return (hfe.HfHubHTTPError, hfe.OfflineModeIsEnabled, hfe.EntryNotFoundError, hfe.FileMetadataError, httpx2.HTTPError, OSError, ValueError)
+    return (
+        hfe.HfHubHTTPError,
+        hfe.OfflineModeIsEnabled,
+        hfe.EntryNotFoundError,
+        hfe.FileMetadataError,
+        httpx2.HTTPError,
+        OSError,
+        ValueError,
+    )
 
 
 def _constants():
@@ -219,7 +228,8 @@ def resolve(ref: HubRef) -> Listing:
     if _offline():
         if commit is None or cached is None:
             raise CheckpointError(
-                ref.label, f"not a local path; offline (HF_HUB_OFFLINE) and revision {ref.asked} of {ref.repo_id} is not in the HF cache ({_cache_dir()})"
+                ref.label,
+                f"not a local path; offline (HF_HUB_OFFLINE) and revision {ref.asked} of {ref.repo_id} is not in the HF cache ({_cache_dir()})",
             )
         return Listing(replace(ref, commit=commit, endpoint=endpoint), cached, {}, from_cache=True)
     if cached is not None and COMMIT.match(ref.asked) and _complete_in_cache(cached, ref.label):
@@ -301,7 +311,9 @@ class HubFile:
             with get_session().stream("GET", self.url, headers=headers, timeout=60) as r:
                 hf_raise_for_status(r)
                 if r.status_code != 206:
-                    raise CheckpointError(self.path, f"the server answered {r.status_code} to a range request; refusing to download the whole file")
+                    raise CheckpointError(
+                        self.path, f"the server answered {r.status_code} to a range request; refusing to download the whole file"
+                    )
                 got = 0
                 for data in r.iter_bytes(chunk):
                     got += len(data)
@@ -414,8 +426,9 @@ def open_hub_checkpoint(ref: HubRef):
         if not listing.from_cache:
             raise
         raise CheckpointError(
-            ref.label, f"offline (HF_HUB_OFFLINE): the HF cache holds commit {ref.commit} of {ref.repo_id} "
-            f"({', '.join(listing.names) or 'no files'}) but not its weights ({e.message})"
+            ref.label,
+            f"offline (HF_HUB_OFFLINE): the HF cache holds commit {ref.commit} of {ref.repo_id} "
+            f"({', '.join(listing.names) or 'no files'}) but not its weights ({e.message})",
         ) from None
     if "config.json" not in listing.names:
         raise CheckpointError(ref.label, "no config.json in the repository (the engines need it to build the drafter)")

@@ -116,7 +116,9 @@ def choose_weights(names: list[str], where: Path) -> tuple[str, str]:
     if len(pickles) == 1:
         return "single", pickles[0]
     if pickles:
-        raise CheckpointError(where, f"{len(pickles)} pickled weight files ({', '.join(pickles[:4])}) and no {TORCH_INDEX_NAME} to say which to read")
+        raise CheckpointError(
+            where, f"{len(pickles)} pickled weight files ({', '.join(pickles[:4])}) and no {TORCH_INDEX_NAME} to say which to read"
+        )
     raise CheckpointError(where, "no weights found (no .safetensors file or index)")
 
 

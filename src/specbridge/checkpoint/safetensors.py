@@ -73,7 +73,8 @@ class TensorInfo:
         """`n` bytes from `start` within this tensor's bytes, from wherever they live."""
         if self.strides is not None:
             raise CheckpointError(
-                self.file, f"tensor {self.name!r} is a strided view (strides {list(self.strides)}), not one byte range; refusing to read it as one"
+                self.file,
+                f"tensor {self.name!r} is a strided view (strides {list(self.strides)}), not one byte range; refusing to read it as one",
             )
         if start < 0 or n < 0 or start + n > self.nbytes:
             raise CheckpointError(self.file, f"tensor {self.name!r}: read {start}..{start + n} outside its {self.nbytes} bytes")
@@ -155,18 +156,9 @@ def parse_header(path: Path, raw: bytes, file_size: int) -> SafetensorsHeader:
         dtype, shape, offs = info.get("dtype"), info.get("shape"), info.get("data_offsets")
         if dtype not in DTYPE_BITS:
             raise CheckpointError(path, f"tensor {name!r}: unknown dtype {dtype!r}")
-        if (
-            not isinstance(shape, list)
-            or len(shape) > MAX_NDIM
-            or not all(type(d) is int and d >= 0 for d in shape)
-        ):
+        if not isinstance(shape, list) or len(shape) > MAX_NDIM or not all(type(d) is int and d >= 0 for d in shape):
             raise CheckpointError(path, f"tensor {name!r}: shape must be a list of non-negative integers, got {shape!r}")
-        if (
-            not isinstance(offs, list)
-            or len(offs) != 2
-            or not all(type(o) is int and o >= 0 for o in offs)
-            or offs[0] > offs[1]
-        ):
+        if not isinstance(offs, list) or len(offs) != 2 or not all(type(o) is int and o >= 0 for o in offs) or offs[0] > offs[1]:
             raise CheckpointError(path, f"tensor {name!r}: data_offsets must be [begin, end] with 0 <= begin <= end, got {offs!r}")
         begin, end = offs
         if end > data_len:
@@ -178,9 +170,7 @@ def parse_header(path: Path, raw: bytes, file_size: int) -> SafetensorsHeader:
         shp = tuple(shape)
         need = tensor_nbytes(dtype, shp)
         if need != end - begin:
-            raise CheckpointError(
-                path, f"tensor {name!r}: {dtype}{list(shp)} needs {need} bytes but data_offsets span {end - begin}"
-            )
+            raise CheckpointError(path, f"tensor {name!r}: {dtype}{list(shp)} needs {need} bytes but data_offsets span {end - begin}")
         entries.append((begin, end, name, dtype, shp))
 
     entries.sort(key=lambda e: (e[0], e[1]))

@@ -438,10 +438,19 @@ def _describe(name: str, ref: TensorRef, members, prefix: str, src: ByteSource, 
         offsets[st.key] = _data_offset(src, info)
     storage_bytes = st.numel * st.itemsize
     if info.file_size != storage_bytes:
-        raise CheckpointError(src.path, f"tensor {name!r}: storage {st.key} holds {info.file_size} bytes, its reference says {storage_bytes}")
+        raise CheckpointError(
+            src.path, f"tensor {name!r}: storage {st.key} holds {info.file_size} bytes, its reference says {storage_bytes}"
+        )
     numel = math.prod(ref.shape)
-    if numel and ref.storage_offset * ref.itemsize + ((sum((s - 1) * d for s, d in zip(ref.shape, ref.strides)) + 1) * ref.itemsize) > storage_bytes:
-        raise CheckpointError(src.path, f"tensor {name!r}: shape {list(ref.shape)}, strides {list(ref.strides)} at offset {ref.storage_offset} reach past its storage ({storage_bytes} bytes)")
+    if (
+        numel
+        and ref.storage_offset * ref.itemsize + ((sum((s - 1) * d for s, d in zip(ref.shape, ref.strides)) + 1) * ref.itemsize)
+        > storage_bytes
+    ):
+        raise CheckpointError(
+            src.path,
+            f"tensor {name!r}: shape {list(ref.shape)}, strides {list(ref.strides)} at offset {ref.storage_offset} reach past its storage ({storage_bytes} bytes)",
+        )
     contiguous = _contiguous(ref.shape, ref.strides)
     return TensorInfo(
         name=name,
@@ -460,8 +469,9 @@ def read_torch_zip(src: ByteSource) -> TorchZip:
     if not is_zip(head):
         if head[:1] == b"\x80":
             raise CheckpointError(
-                src.path, "legacy (pre-1.6, non-zip) torch serialization: a bare pickle stream, never unpickled (it can run code); "
-                "re-save it with torch>=1.6 (torch.save) in a trusted environment, or convert it to safetensors there"
+                src.path,
+                "legacy (pre-1.6, non-zip) torch serialization: a bare pickle stream, never unpickled (it can run code); "
+                "re-save it with torch>=1.6 (torch.save) in a trusted environment, or convert it to safetensors there",
             )
         raise CheckpointError(src.path, "not a torch zip checkpoint (no zip signature); other pickled weights are never unpickled")
     members = _members(src)

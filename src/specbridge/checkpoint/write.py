@@ -156,8 +156,9 @@ class CopyChecks:
         n = f.readinto(buf)
         return buf if n == len(buf) else buf[:n]  # short: a file that ended early compares unequal
 
-    def _compare(self, name: str, src: Path, src_off: int, dst: Path, dst_off: int, count: int, at: int,
-                 a: bytearray, b: bytearray) -> None:
+    def _compare(
+        self, name: str, src: Path, src_off: int, dst: Path, dst_off: int, count: int, at: int, a: bytearray, b: bytearray
+    ) -> None:
         """Compare `count` bytes; `at` is where they start within the tensor (for the first difference)."""
         done = 0
         while done < count:
@@ -238,8 +239,7 @@ def _pwrite_all(fd: int, data, offset: int) -> None:
         view, offset = view[n:], offset + n
 
 
-def _copy_range(src_fd: int, src_off: int, dst_fd: int, dst_off: int, count: int, method: list[str], src_name: str,
-                after=None) -> None:
+def _copy_range(src_fd: int, src_off: int, dst_fd: int, dst_off: int, count: int, method: list[str], src_name: str, after=None) -> None:
     """Copy in the kernel where possible; `method` remembers the fallback chosen for this file pair.
     `after(src_off, dst_off, n, kernel)` hears of every range copied, and whether the kernel copied it."""
     buf = None
@@ -286,8 +286,9 @@ def _stream_from_source(t: OutTensor, fd: int, pos: int) -> bytes:
     return h.digest()
 
 
-def write_safetensors(dst_file: Path, tensors: list[OutTensor], metadata: dict[str, str] | None = None,
-                      checks: CopyChecks | None = None, progress=None) -> dict[str, bytes]:
+def write_safetensors(
+    dst_file: Path, tensors: list[OutTensor], metadata: dict[str, str] | None = None, checks: CopyChecks | None = None, progress=None
+) -> dict[str, bytes]:
     """Write one safetensors file (which must not exist yet), streamed and fsynced; removed again on failure.
     Returns the blake2b of every tensor streamed from a non-local source (see _stream_from_source).
     With `checks`, every range copied from a local file is queued to be compared with what was written;
@@ -315,6 +316,7 @@ def write_safetensors(dst_file: Path, tensors: list[OutTensor], metadata: dict[s
                 src = t.source
                 if src.file not in sources:
                     sources[src.file] = os.open(src.file, os.O_RDONLY | os.O_CLOEXEC)
+
                 def after(s_off, d_off, n, kernel, name=t.name, path=src.file):
                     if checks is not None:
                         checks.submit(name, path, s_off, dst_file, d_off, n, kernel)
@@ -506,11 +508,7 @@ def write_checkpoint(
     dst = Path(os.path.abspath(dst_dir))
     _check_destination(dst, tensors, force)
     shards = _shard_plan(tensors, max_shard_bytes)
-    names = (
-        [SINGLE_FILE]
-        if len(shards) == 1
-        else [f"model-{i:05d}-of-{len(shards):05d}.safetensors" for i in range(1, len(shards) + 1)]
-    )
+    names = [SINGLE_FILE] if len(shards) == 1 else [f"model-{i:05d}-of-{len(shards):05d}.safetensors" for i in range(1, len(shards) + 1)]
     small: dict[str, bytes] = {CONFIG_FILE: (json.dumps(config, indent=2) + "\n").encode()}
     if len(shards) > 1:
         index = {
@@ -556,9 +554,7 @@ def write_checkpoint(
         if verify:
             problems = verify_written(tmp, tensors, streamed, checks.first_difference)
             if problems:
-                raise CheckpointError(
-                    dst, f"verification failed ({len(problems)} problems, first: {problems[0]}); nothing was written"
-                )
+                raise CheckpointError(dst, f"verification failed ({len(problems)} problems, first: {problems[0]}); nothing was written")
         current = "the final rename"
         replaced = _place(tmp, dst, force)
     except BaseException as e:
@@ -587,8 +583,10 @@ def verification_summary(tensors: list[OutTensor], checks: CopyChecks) -> str:
     sampled = sum(1 for t in tensors if t.name in checks.sampled)
     parts = []
     if sampled:
-        parts.append(f"{sampled} tensor(s) copied by the kernel (every byte or an error), each copied range's first and last "
-                     f"{SAMPLE_BYTES >> 10} KiB read back and compared with the source")
+        parts.append(
+            f"{sampled} tensor(s) copied by the kernel (every byte or an error), each copied range's first and last "
+            f"{SAMPLE_BYTES >> 10} KiB read back and compared with the source"
+        )
     if compared - sampled:
         parts.append(f"{compared - sampled} tensor(s) read back whole and compared byte for byte with the source")
     if len(tensors) - compared:
@@ -739,8 +737,9 @@ def _written_files(dst) -> tuple[list[Path], dict | None, list[str]]:
     return [], None, [f"{dst}: neither {SINGLE_FILE} nor {INDEX_FILE}"]
 
 
-def verify_written(dst_files_or_dir, expected: list[OutTensor], streamed: dict[str, bytes] | None = None,
-                   checked: dict[str, int | None] | None = None) -> list[str]:
+def verify_written(
+    dst_files_or_dir, expected: list[OutTensor], streamed: dict[str, bytes] | None = None, checked: dict[str, int | None] | None = None
+) -> list[str]:
     """Re-read what was written and compare with what was asked: names, dtypes, shapes, and a blake2b of
     every tensor's bytes against its source (or the transformed bytes; or, for a tensor streamed from a
     remote source, the digest taken as its bytes arrived). Streamed. Returns problems; [] = verified.

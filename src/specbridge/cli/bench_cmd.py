@@ -64,15 +64,21 @@ class _Progress:
 
 def bench_command(
     url: str = typer.Option(..., "--url", help="the server under test (speculation on), e.g. http://127.0.0.1:8000"),
-    baseline_url: Optional[str] = typer.Option(None, "--baseline-url", help="the same target without speculation, for speedup and crossover"),
-    prompts: Optional[Path] = typer.Option(None, "--prompts", help="JSONL with a 'prompt' per line, or a text file with one prompt per line (default: the bundled set)"),
+    baseline_url: Optional[str] = typer.Option(
+        None, "--baseline-url", help="the same target without speculation, for speedup and crossover"
+    ),
+    prompts: Optional[Path] = typer.Option(
+        None, "--prompts", help="JSONL with a 'prompt' per line, or a text file with one prompt per line (default: the bundled set)"
+    ),
     concurrency: str = typer.Option("1,4,16", "--concurrency", help="comma-separated concurrency levels"),
     max_tokens: int = typer.Option(128, "--max-new-tokens", min=1, help="tokens generated per request (ignore_eos, greedy)"),
     num_prompts: int = typer.Option(16, "--num-prompts", min=1, help="requests per level (at least the concurrency)"),
     timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="seconds per request (whole stream) and per metrics read"),
     warmup: int = typer.Option(1, "--warmup", min=0, help="warm-up requests per server (not measured)"),
     max_errors: int = typer.Option(0, "--max-errors", min=0, help="failed requests tolerated before the run stops"),
-    engine: str = typer.Option("auto", "--engine", help="where acceptance is read: auto, vllm (/metrics), sglang (/server_info, meta_info), none"),
+    engine: str = typer.Option(
+        "auto", "--engine", help="where acceptance is read: auto, vllm (/metrics), sglang (/server_info, meta_info), none"
+    ),
     model: Optional[str] = typer.Option(None, "--model", help="model name to request (default: the first of /v1/models)"),
     as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
     plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: throughput vs concurrency and acceptance"),

@@ -79,9 +79,17 @@ def gate(results, fail_on: set[str], ignore: set[str]) -> list[str]:
     return sorted(set(out))
 
 
-def check_cmd(path: Path, engines: list[str] | None, as_json: bool, tables: bool = False, target: str | Path | None = None,
-              launch: str | None = None, parent: Path | None = None, fail_on: list[str] | None = None,
-              ignore: list[str] | None = None) -> int:
+def check_cmd(
+    path: Path,
+    engines: list[str] | None,
+    as_json: bool,
+    tables: bool = False,
+    target: str | Path | None = None,
+    launch: str | None = None,
+    parent: Path | None = None,
+    fail_on: list[str] | None = None,
+    ignore: list[str] | None = None,
+) -> int:
     from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError
     from ..engines.registry import EngineSpecError
@@ -178,4 +186,6 @@ def validate_draft_shape(steps: int, topk: int, draft_tokens: int | None, code: 
         return
     most = 1 + topk + (steps - 1) * topk * topk
     if not 2 <= draft_tokens <= most:
-        fail(f"--draft-tokens must be between 2 and {most} (root + the nodes {steps} steps of topk {topk} expand); got {draft_tokens}", code)
+        fail(
+            f"--draft-tokens must be between 2 and {most} (root + the nodes {steps} steps of topk {topk} expand); got {draft_tokens}", code
+        )

@@ -18,18 +18,29 @@ def _config_changes(old: dict, new: dict) -> list[str]:
     return out
 
 
-def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, engine: str | None, target: Path | None,
-                embed: str, force: bool, backup: bool, shard_size: str | None, as_json: bool) -> int:
+def convert_cmd(
+    src: Path,
+    to: str | None,
+    out: Path | None,
+    in_place: bool,
+    engine: str | None,
+    target: Path | None,
+    embed: str,
+    force: bool,
+    backup: bool,
+    shard_size: str | None,
+    as_json: bool,
+) -> int:
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.reader import open_checkpoint
-    from ..layouts.canonical import describe
-    from .guards import refuse_non_drafter
-    from .targets import open_target_arg
     from ..convert.plan import ConvertError, plan_conversion
     from ..convert.run import execute, post_check
     from ..engines.registry import EngineSpecError
+    from ..layouts.canonical import describe
     from .commands import fail
     from .contract import print_json
+    from .guards import refuse_non_drafter
+    from .targets import open_target_arg
 
     if (out is None) == (not in_place):
         return fail("give exactly one of -o DST or --in-place")
@@ -70,32 +81,38 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
 
     ok = not res.problems and (checks is None or all(r.ok for r in checks))
     if as_json:
-        print_json("convert", {
-            "ok": ok,
-            "src": str(src),
-            "dst": str(res.dst),
-            "from_layout": plan.drafter.layout,
-            "to_layout": plan.layout.name,
-            "engine": plan.engine,
-            "method": res.method,
-            "renamed": [list(p) for p in plan.renamed],
-            "unchanged": plan.unchanged,
-            "dropped": [list(p) for p in plan.dropped],
-            "added": [list(p) for p in plan.added],
-            "transformed": [list(p) for p in plan.transformed],
-            "config_changes": _config_changes(ck.config or {}, plan.config),
-            "notes": plan.notes,
-            "warnings": plan.warnings,
-            "verify_problems": res.problems,
-            "verified": res.verified,
-            "backup": str(res.backup) if res.backup else None,
-            "check": checks[0].to_json() if checks else None,
-            **hub_sources(ck, tgt),  # the commit converted, for a Hub source
-        })
+        print_json(
+            "convert",
+            {
+                "ok": ok,
+                "src": str(src),
+                "dst": str(res.dst),
+                "from_layout": plan.drafter.layout,
+                "to_layout": plan.layout.name,
+                "engine": plan.engine,
+                "method": res.method,
+                "renamed": [list(p) for p in plan.renamed],
+                "unchanged": plan.unchanged,
+                "dropped": [list(p) for p in plan.dropped],
+                "added": [list(p) for p in plan.added],
+                "transformed": [list(p) for p in plan.transformed],
+                "config_changes": _config_changes(ck.config or {}, plan.config),
+                "notes": plan.notes,
+                "warnings": plan.warnings,
+                "verify_problems": res.problems,
+                "verified": res.verified,
+                "backup": str(res.backup) if res.backup else None,
+                "check": checks[0].to_json() if checks else None,
+                **hub_sources(ck, tgt),  # the commit converted, for a Hub source
+            },
+        )
         return 0 if ok else 1
     w = sys.stdout.write
-    w(f"specbridge convert {src} → {res.dst}  (layout {plan.drafter.layout} → {plan.layout.name}"
-      + (f", for {plan.engine}" if plan.engine else "") + ")\n")
+    w(
+        f"specbridge convert {src} → {res.dst}  (layout {plan.drafter.layout} → {plan.layout.name}"
+        + (f", for {plan.engine}" if plan.engine else "")
+        + ")\n"
+    )
     if ck.hub is not None:
         w(f"  {ck.hub.line()}\n")
     for line in plan.summary():
@@ -119,8 +136,10 @@ def convert_cmd(src: Path, to: str | None, out: Path | None, in_place: bool, eng
     if checks:
         r = checks[0]
         errs = [f for f in r.findings if f.severity == "error"]
-        w(f"check {r.report.engine}=={r.report.version}: {'OK' if r.ok else 'NOT OK'}"
-          f" (dropped {len(r.report.dropped)}, missing {len(r.report.missing)}, errors {len(errs)})\n")
+        w(
+            f"check {r.report.engine}=={r.report.version}: {'OK' if r.ok else 'NOT OK'}"
+            f" (dropped {len(r.report.dropped)}, missing {len(r.report.missing)}, errors {len(errs)})\n"
+        )
         for f in errs:
             w(f"  {f.code} {f.message}\n")
     elif engine_used is None:

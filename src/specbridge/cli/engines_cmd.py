@@ -9,9 +9,16 @@ def engines_rows() -> list[dict]:
     from ..engines.registry import ENGINES
 
     return [
-        {"engine": era.engine, "era": era.name, "first": era.min_version, "last": era.max_version,
-         "releases_read": list(era.versions_read), "classes": sorted(era.classes)}
-        for eras in ENGINES.values() for era in eras
+        {
+            "engine": era.engine,
+            "era": era.name,
+            "first": era.min_version,
+            "last": era.max_version,
+            "releases_read": list(era.versions_read),
+            "classes": sorted(era.classes),
+        }
+        for eras in ENGINES.values()
+        for era in eras
     ]
 
 

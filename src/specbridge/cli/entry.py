@@ -36,14 +36,26 @@ def _fast(argv: list[str]) -> int:
     if argv[0] == "convert":
         from .convert_cmd import convert_cmd
 
-        return convert_cmd(a["src"], a["to"], a["out"], a["in_place"], a["engine"], a["target"], a["embed"], a["force"],
-                           not a["no_backup"], a["shard_size"], a["as_json"])
+        return convert_cmd(
+            a["src"],
+            a["to"],
+            a["out"],
+            a["in_place"],
+            a["engine"],
+            a["target"],
+            a["embed"],
+            a["force"],
+            not a["no_backup"],
+            a["shard_size"],
+            a["as_json"],
+        )
     from . import commands
 
     if argv[0] == "inspect":
         return commands.inspect_cmd(a["path"], a["as_json"])
-    return commands.check_cmd(a["path"], a["engine"], a["as_json"], a["tables"], a["target"], a["launch"], a["parent"],
-                              a["fail_on"], a["ignore"])
+    return commands.check_cmd(
+        a["path"], a["engine"], a["as_json"], a["tables"], a["target"], a["launch"], a["parent"], a["fail_on"], a["ignore"]
+    )
 
 
 def main() -> None:

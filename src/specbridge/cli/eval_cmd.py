@@ -11,13 +11,21 @@ import typer
 
 from .options import FLAG
 
-
 DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
 
 
-def validate_eval(steps: int, topk: int, draft_tokens: int | None, num_prompts: int | None, max_new: int, threads: int,
-                  device: str, dtype: str, fail_under: float | None) -> None:
+def validate_eval(
+    steps: int,
+    topk: int,
+    draft_tokens: int | None,
+    num_prompts: int | None,
+    max_new: int,
+    threads: int,
+    device: str,
+    dtype: str,
+    fail_under: float | None,
+) -> None:
     """Every option checked before the target is loaded (a bad value must not cost a minute first)."""
     from .commands import fail, validate_draft_shape
 
@@ -46,9 +54,24 @@ def pick_device(torch, device: str) -> str:
     return device
 
 
-def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int, draft_tokens: int | None, prompts: Path | None,
-             num_prompts: int | None, max_new: int, as_json: bool, plot: Path | None, algorithm: str, threads: int,
-             device: str = "cpu", dtype: str = "float32", fail_under: float | None = None) -> int:
+def eval_cmd(
+    draft: Path,
+    target: str,
+    engine: str | None,
+    steps: int,
+    topk: int,
+    draft_tokens: int | None,
+    prompts: Path | None,
+    num_prompts: int | None,
+    max_new: int,
+    as_json: bool,
+    plot: Path | None,
+    algorithm: str,
+    threads: int,
+    device: str = "cpu",
+    dtype: str = "float32",
+    fail_under: float | None = None,
+) -> int:
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.reader import open_checkpoint
     from ..layouts.canonical import describe
@@ -94,15 +117,33 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
         except (EngineSpecError, ValueError) as e:
             return fail(str(e))
         report = simulate(ck, era, version)
-        engine_json = {"name": era.engine, "version": version, "era": era.name, "class": report.cls.name,
-                       "dropped": report.dropped, "missing": report.missing, "errors": report.errors}
+        engine_json = {
+            "name": era.engine,
+            "version": version,
+            "era": era.name,
+            "class": report.cls.name,
+            "dropped": report.dropped,
+            "missing": report.missing,
+            "errors": report.errors,
+        }
     built = build_drafter(ck, model, n_layers, report, arch, mtype, algorithm)
     built.model.to(device=device, dtype=torch_dtype)  # target and drafter in the same precision, as served
     if built.refused:
         msg = f"predicted: the engine would not serve this drafter — {built.refused}"
         if as_json:
-            print_json("eval", {"ok": False, "mean_accept_length": None, "per_position": [], "per_prompt": [], "num_prompts": 0,
-                                "engine": engine_json, "refused": built.refused, "notes": built.notes})
+            print_json(
+                "eval",
+                {
+                    "ok": False,
+                    "mean_accept_length": None,
+                    "per_position": [],
+                    "per_prompt": [],
+                    "num_prompts": 0,
+                    "engine": engine_json,
+                    "refused": built.refused,
+                    "notes": built.notes,
+                },
+            )
         else:
             sys.stdout.write(msg + "\n")
         return 1
@@ -117,11 +158,32 @@ def eval_cmd(draft: Path, target: str, engine: str | None, steps: int, topk: int
 
     with Progress(transient=True, disable=as_json or not sys.stderr.isatty()) as prog:
         task = prog.add_task("prompts", total=len(ids))
-        res = evaluate(model, built.model, ids, built.boundaries, steps=steps, topk=topk, draft_tokens=draft_tokens,
-                       max_new=max_new, skip_fc=built.skip_fc, eos_id=eos, progress=lambda: prog.advance(task))
-    extra = {"steps": steps, "topk": topk, "draft_tokens": draft_tokens or (steps + 1 if topk == 1 else steps * topk + 1),
-             "max_new_tokens": max_new, "aux_boundaries": built.boundaries, "fc_skipped": built.skip_fc, "notes": built.notes,
-             "target": str(tpath), "draft": str(draft), "device": device, "dtype": dtype}
+        res = evaluate(
+            model,
+            built.model,
+            ids,
+            built.boundaries,
+            steps=steps,
+            topk=topk,
+            draft_tokens=draft_tokens,
+            max_new=max_new,
+            skip_fc=built.skip_fc,
+            eos_id=eos,
+            progress=lambda: prog.advance(task),
+        )
+    extra = {
+        "steps": steps,
+        "topk": topk,
+        "draft_tokens": draft_tokens or (steps + 1 if topk == 1 else steps * topk + 1),
+        "max_new_tokens": max_new,
+        "aux_boundaries": built.boundaries,
+        "fc_skipped": built.skip_fc,
+        "notes": built.notes,
+        "target": str(tpath),
+        "draft": str(draft),
+        "device": device,
+        "dtype": dtype,
+    }
     out = res.to_json(engine_json, extra)
     mal = out["mean_accept_length"]
     ok = fail_under is None or mal >= fail_under
@@ -151,8 +213,10 @@ def print_summary(c, out: dict, draft, tpath, engine_json: dict | None, steps: i
     from ..display import markup_safe as esc
 
     where = f" as {esc(engine_json['name'])} {esc(engine_json['version'])} loads it" if engine_json else " (as trained)"
-    c.print(f"[bold]{esc(draft)}[/] on {esc(tpath)}{where}: mean accept length [bold]{out['mean_accept_length']:.3f}[/] "
-            f"over {out['num_prompts']} prompts ({out['drafts']} drafts, k={steps}, topk={topk}); draft acceptance rate {out['draft_acceptance_rate']:.1%}")
+    c.print(
+        f"[bold]{esc(draft)}[/] on {esc(tpath)}{where}: mean accept length [bold]{out['mean_accept_length']:.3f}[/] "
+        f"over {out['num_prompts']} prompts ({out['drafts']} drafts, k={steps}, topk={topk}); draft acceptance rate {out['draft_acceptance_rate']:.1%}"
+    )
     for n in notes:
         c.print(f"  note: {esc(n)}")
     t = Table(title="per position (accepted / drafts)")
@@ -163,7 +227,9 @@ def print_summary(c, out: dict, draft, tpath, engine_json: dict | None, steps: i
     pp = sorted(out["per_prompt"])
     c.print(f"per prompt: min {pp[0]:.2f}, median {pp[len(pp) // 2]:.2f}, max {pp[-1]:.2f}")
     if out["mean_accept_length"] <= 1.0 + 1e-9:
-        c.print("[bold red]accept length 1.00: nothing is ever accepted — a loader or config bug, not a weak drafter (run specbridge check)[/]")
+        c.print(
+            "[bold red]accept length 1.00: nothing is ever accepted — a loader or config bug, not a weak drafter (run specbridge check)[/]"
+        )
 
 
 def _plot(out: dict, path: Path) -> None:
@@ -195,7 +261,9 @@ def register(app: typer.Typer) -> None:
         draft: Path = typer.Argument(..., help="drafter checkpoint (any layout)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, or smollm2-135m"),
         engine: Optional[str] = typer.Option(None, "--engine", "-e", help="predict as NAME==VERSION would load the drafter"),
-        steps: int = typer.Option(3, "--steps", "-k", help="draft depth: draft tokens per step (vLLM num_speculative_tokens, SGLang --speculative-num-steps)"),
+        steps: int = typer.Option(
+            3, "--steps", "-k", help="draft depth: draft tokens per step (vLLM num_speculative_tokens, SGLang --speculative-num-steps)"
+        ),
         topk: int = typer.Option(1, "--topk", help="tree drafting when > 1"),
         draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens", help="tree node budget (SGLang --speculative-num-draft-tokens)"),
         prompts: Optional[Path] = typer.Option(None, "--prompts", help=".jsonl ({prompt} or {messages}) or text, one per line"),
@@ -204,11 +272,33 @@ def register(app: typer.Typer) -> None:
         as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
         plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG"),
         algorithm: str = typer.Option("EAGLE3", "--algorithm", help="the engine's speculative algorithm (EAGLE skips aux capture)"),
-        threads: int = typer.Option(int(os.environ.get("SPECBRIDGE_THREADS", "1")), "--threads", help="torch threads (1 is fastest on small CPUs)"),
+        threads: int = typer.Option(
+            int(os.environ.get("SPECBRIDGE_THREADS", "1")), "--threads", help="torch threads (1 is fastest on small CPUs)"
+        ),
         device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto (cuda when torch sees one)"),
         dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16, for target and drafter"),
-        fail_under: Optional[float] = typer.Option(None, "--fail-under", help="exit 1 when the mean accept length is below this (a CI gate)"),
+        fail_under: Optional[float] = typer.Option(
+            None, "--fail-under", help="exit 1 when the mean accept length is below this (a CI gate)"
+        ),
     ) -> None:
         """Offline acceptance: mean accept length, per position, per prompt — also as an engine version would load it."""
-        raise typer.Exit(eval_cmd(draft, target, engine, steps, topk, draft_tokens, prompts, num_prompts, max_new, as_json, plot,
-                                  algorithm, threads, device, dtype, fail_under))
+        raise typer.Exit(
+            eval_cmd(
+                draft,
+                target,
+                engine,
+                steps,
+                topk,
+                draft_tokens,
+                prompts,
+                num_prompts,
+                max_new,
+                as_json,
+                plot,
+                algorithm,
+                threads,
+                device,
+                dtype,
+                fail_under,
+            )
+        )

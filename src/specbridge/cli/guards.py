@@ -21,8 +21,10 @@ def full_lm_reason(ckpt, d) -> str | None:
     )
     if drafter_parts or d.layers_in_keys < 2 or (d.architecture and DRAFT_ARCH.search(d.architecture)):
         return None
-    return (f"{d.architecture or 'a causal LM'} with {d.layers_in_keys} decoder layers and no fc fusion, vocab map or midlayer: "
-            "a full model (a target?), not an EAGLE-3 drafter")
+    return (
+        f"{d.architecture or 'a causal LM'} with {d.layers_in_keys} decoder layers and no fc fusion, vocab map or midlayer: "
+        "a full model (a target?), not an EAGLE-3 drafter"
+    )
 
 
 def refuse_non_drafter(ckpt, d) -> None:
@@ -36,5 +38,7 @@ def refuse_drafter_as_target(info) -> None:
     cfg = info.config
     arch = info.architecture or ""
     if DRAFT_ARCH.search(arch) or "speculators_config" in cfg or "eagle_config" in cfg:
-        raise CliError(f"{info.path}: --target looks like an EAGLE-3 drafter ({arch or 'speculators config'}), not a target model; "
-                       "were drafter and target swapped?")
+        raise CliError(
+            f"{info.path}: --target looks like an EAGLE-3 drafter ({arch or 'speculators config'}), not a target model; "
+            "were drafter and target swapped?"
+        )

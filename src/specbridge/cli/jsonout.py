@@ -22,9 +22,15 @@ def inspect_json(ckpt: Checkpoint, d: Drafter) -> dict:
         "architecture": d.architecture,
         "geometry": d.geometry(),
         "tensors": [
-            {"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes, "canonical": canonical_name(d, t.name),
-             # a strided view saved by torch.save (not one byte range; convert refuses it): only then
-             **({"strides": list(t.strides)} if t.strides is not None else {})}
+            {
+                "name": t.name,
+                "dtype": t.dtype,
+                "shape": list(t.shape),
+                "bytes": t.nbytes,
+                "canonical": canonical_name(d, t.name),
+                # a strided view saved by torch.save (not one byte range; convert refuses it): only then
+                **({"strides": list(t.strides)} if t.strides is not None else {}),
+            }
             for t in ckpt.tensors.values()
         ],
         "unrecognised": d.unrecognised,

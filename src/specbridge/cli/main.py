@@ -9,7 +9,6 @@ import typer
 
 from .options import FLAG, typer_param
 
-
 app = typer.Typer(
     add_completion=True,
     no_args_is_help=True,
@@ -28,8 +27,9 @@ def _version(value: bool) -> None:
 
 
 @app.callback()
-def _root(version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, metavar="",
-                                       help="print the version and exit")) -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, metavar="", help="print the version and exit"),
+) -> None:
     """specbridge: get EAGLE-3 drafters from training to serving with nothing lost on the way."""
 
 
@@ -77,7 +77,9 @@ def launch(
     target: str = typer.Option(..., "--target", "-t", help="target model path (or hub id) as the engine will be given it"),
     steps: int = typer.Option(3, "--steps", help="draft steps (vLLM num_speculative_tokens)"),
     topk: int = typer.Option(1, "--topk", help="SGLang --speculative-eagle-topk"),
-    draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens", help="SGLang --speculative-num-draft-tokens (default steps+1 for topk 1)"),
+    draft_tokens: Optional[int] = typer.Option(
+        None, "--draft-tokens", help="SGLang --speculative-num-draft-tokens (default steps+1 for topk 1)"
+    ),
     as_json: bool = FLAG("--json", help="print one JSON object"),
 ) -> None:
     """Print the exact, checked engine command line; refuse (exit 1, with the findings) what check flags."""

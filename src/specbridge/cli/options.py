@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import typer
 
-from .optspec import ARGUMENT, FLAG as FLAG_KIND, option
+from .optspec import ARGUMENT, option
+from .optspec import FLAG as FLAG_KIND
 
 
 def FLAG(*names: str, help: str = "") -> bool:  # noqa: N802 - reads like typer.Option

@@ -29,8 +29,13 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
     "inspect": (Opt("path", (), DRAFTER, kind=ARGUMENT), JSON),
     "check": (
         Opt("path", (), DRAFTER, kind=ARGUMENT),
-        Opt("engine", ("--engine", "-e"), "sglang, vllm, trtllm, NAME==VERSION, a comma list, or all; repeatable "
-            "(default: all, or the --launch engine)", None, MANY),
+        Opt(
+            "engine",
+            ("--engine", "-e"),
+            "sglang, vllm, trtllm, NAME==VERSION, a comma list, or all; repeatable (default: all, or the --launch engine)",
+            None,
+            MANY,
+        ),
         Opt("target", ("--target", "-t"), TARGET),
         Opt("launch", ("--launch",), "the intended engine command line (SGLang or vLLM)"),
         Opt("parent", ("--parent",), "the checkpoint this drafter was fine-tuned from (vocab map must match)", None, PATH),

@@ -36,8 +36,15 @@ class CopyProgress:
         from rich.console import Console
         from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeRemainingColumn, TransferSpeedColumn
 
-        self._bar = Progress(TextColumn("{task.description}", markup=False), BarColumn(), DownloadColumn(), TransferSpeedColumn(),
-                             TimeRemainingColumn(), console=Console(file=self.stream, markup=False, emoji=False), transient=True)
+        self._bar = Progress(
+            TextColumn("{task.description}", markup=False),
+            BarColumn(),
+            DownloadColumn(),
+            TransferSpeedColumn(),
+            TimeRemainingColumn(),
+            console=Console(file=self.stream, markup=False, emoji=False),
+            transient=True,
+        )
         self._task = self._bar.add_task(self.label, total=self.total, completed=self.done)
         self._bar.start()
 

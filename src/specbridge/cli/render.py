@@ -12,7 +12,6 @@ from ..rules.check import CheckResult
 from .jsonout import canonical_name as _canon
 from .report import make_console
 
-
 # Piped output (CI logs, files) gets a wide page so tensor names are never cut or folded. Every value
 # from the checkpoint, config, target or engine goes through `esc` (a `[/]` in a tensor name must print,
 # not raise MarkupError); emoji codes such as `:x:` in a name stay as written.
@@ -69,8 +68,13 @@ def print_inspect(ckpt: Checkpoint, d: Drafter) -> None:
         tt.add_column(col, overflow="fold")
     for info in ckpt.tensors.values():
         canonical = _canon(d, info.name)
-        tt.add_row(esc(info.name), esc(info.dtype), esc(list(info.shape)), human_bytes(info.nbytes),
-                   esc(canonical) if canonical else "[red]unrecognised[/]")
+        tt.add_row(
+            esc(info.name),
+            esc(info.dtype),
+            esc(list(info.shape)),
+            human_bytes(info.nbytes),
+            esc(canonical) if canonical else "[red]unrecognised[/]",
+        )
     console.print(tt)
     console.print(f"total: {len(ckpt.tensors)} tensors, {human_bytes(ckpt.total_bytes)}, dtypes {esc(d.dtypes)}")
     if ckpt.pickles:

@@ -51,8 +51,9 @@ def counts_line(res) -> str:
     parts = [f"{len(r.tensors)} tensors: {t[LOADED]} loaded, {t[DROPPED]} dropped silently, {ignored} ignored by design"]
     if other:
         parts[0] += f", {other} other (see --tables)"
-    parts.append(f"{len(r.params)} {escape(r.cls.name)} parameters: {p_loaded} loaded, {len(r.missing)} missing, "
-                 f"{p_shared} shared from the target")
+    parts.append(
+        f"{len(r.params)} {escape(r.cls.name)} parameters: {p_loaded} loaded, {len(r.missing)} missing, {p_shared} shared from the target"
+    )
     if r.errors:
         parts.append(f"the engine raises: {escape(r.errors[0])}" + (f" (+{len(r.errors) - 1})" if len(r.errors) > 1 else ""))
     return "; ".join(parts)
@@ -73,14 +74,18 @@ def print_finding(c: Console, f, versions: str = "") -> None:
 
 def print_single(c: Console, ckpt, res, ok: bool) -> None:
     r = res.report
-    c.print(f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(res.drafter.layout)}[/] → [bold]{r.engine} {escape(r.version)}[/] "
-            f"(era {escape(r.era.name)}; class {escape(r.cls.name)}): {verdict_markup(ok)}")
+    c.print(
+        f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(res.drafter.layout)}[/] → [bold]{r.engine} {escape(r.version)}[/] "
+        f"(era {escape(r.era.name)}; class {escape(r.cls.name)}): {verdict_markup(ok)}"
+    )
     c.print(counts_line(res))
     for sev in ("error", "warning", "info"):
         for f in res.findings:
             if f.severity == sev:
                 print_finding(c, f)
-    c.print(f"[dim]every tensor and parameter: specbridge check {escape(str(ckpt.root))} --engine {r.engine}=={escape(r.version)} --tables[/]")
+    c.print(
+        f"[dim]every tensor and parameter: specbridge check {escape(str(ckpt.root))} --engine {r.engine}=={escape(r.version)} --tables[/]"
+    )
 
 
 def print_many(c: Console, ckpt, results, ok: bool) -> None:
@@ -93,8 +98,16 @@ def print_many(c: Console, ckpt, results, ok: bool) -> None:
     for res in results:
         r = res.report
         errs = sorted({f.code for f in res.findings if f.severity == "error"})
-        t.add_row(r.engine, escape(r.version), escape(r.era.name), "ok" if res.ok else "[red]NOT OK[/]", str(len(r.dropped)),
-                  str(len(r.missing)), str(len(r.errors)), ", ".join(errs) or "—")
+        t.add_row(
+            r.engine,
+            escape(r.version),
+            escape(r.era.name),
+            "ok" if res.ok else "[red]NOT OK[/]",
+            str(len(r.dropped)),
+            str(len(r.missing)),
+            str(len(r.errors)),
+            ", ".join(errs) or "—",
+        )
     c.print(t)
     infos: dict[str, list[str]] = {}
     for f, versions in distinct_findings(results):
@@ -105,7 +118,9 @@ def print_many(c: Console, ckpt, results, ok: bool) -> None:
     if infos:
         from ..rules.registry import RULES
 
-        c.print("info: " + "; ".join(f"{code} {RULES[code].title} " + escape(f"[{' | '.join(v)}]") for code, v in infos.items()), style="cyan")
+        c.print(
+            "info: " + "; ".join(f"{code} {RULES[code].title} " + escape(f"[{' | '.join(v)}]") for code, v in infos.items()), style="cyan"
+        )
     c.print("[dim]one engine in full: specbridge check PATH --engine NAME==VERSION [--tables][/]")
 
 
@@ -130,7 +145,9 @@ def distinct_findings(results) -> list[tuple[object, str]]:
         for eng, ver in groups[key]:
             by_engine.setdefault(eng, []).append(ver)
         total = {eng: sum(1 for res in results if res.report.engine == eng) for eng in by_engine}
-        versions = "; ".join(f"{eng} all" if len(v) == total[eng] and len(v) > 1 else f"{eng} {', '.join(v)}" for eng, v in by_engine.items())
+        versions = "; ".join(
+            f"{eng} all" if len(v) == total[eng] and len(v) > 1 else f"{eng} {', '.join(v)}" for eng, v in by_engine.items()
+        )
         out.append((first[key], versions))
     return out
 

@@ -13,9 +13,22 @@ import typer
 from .options import FLAG
 
 
-def serve_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft_tokens: int | None, port: int,
-              python: str | None, phase_timeout: float, startup_timeout: float, exit_when_ready: bool, log: Path,
-              extra: list[str], command: str | None) -> int:
+def serve_cmd(
+    path: Path,
+    engine: str,
+    target: str,
+    steps: int,
+    topk: int,
+    draft_tokens: int | None,
+    port: int,
+    python: str | None,
+    phase_timeout: float,
+    startup_timeout: float,
+    exit_when_ready: bool,
+    log: Path,
+    extra: list[str],
+    command: str | None,
+) -> int:
     from ..bench.server import ServerProcess
     from ..bench.watchdog import log_lines, watch
     from ..checkpoint.errors import CheckpointError
@@ -107,11 +120,29 @@ def register(app: typer.Typer) -> None:
         startup_timeout: float = typer.Option(1800, "--startup-timeout", min=1),
         exit_when_ready: bool = FLAG("--exit-when-ready", help="stop the server once it is ready (smoke test)"),
         log: Path = typer.Option(Path("specbridge-serve.log"), "--log"),
-        command: Optional[str] = typer.Option(None, "--command", help="run this launch command instead of building one (it is checked first)"),
+        command: Optional[str] = typer.Option(
+            None, "--command", help="run this launch command instead of building one (it is checked first)"
+        ),
     ) -> None:
         """Start the engine with the checked launch command; follow its start-up phases; report a stall and what to try."""
-        raise typer.Exit(serve_cmd(path, engine, target, steps, topk, draft_tokens, port, python, phase_timeout,
-                                   startup_timeout, exit_when_ready, log, list(ctx.args), command))
+        raise typer.Exit(
+            serve_cmd(
+                path,
+                engine,
+                target,
+                steps,
+                topk,
+                draft_tokens,
+                port,
+                python,
+                phase_timeout,
+                startup_timeout,
+                exit_when_ready,
+                log,
+                list(ctx.args),
+                command,
+            )
+        )
 
 
 def register_sweep(app: typer.Typer) -> None:
@@ -138,8 +169,8 @@ def register_sweep(app: typer.Typer) -> None:
         from ..bench.sweep import Setting, best_per_concurrency, run_sweep
         from ..checkpoint.errors import CheckpointError
         from ..checkpoint.reader import open_checkpoint
-        from ..rules.check import check
         from ..engines.registry import EngineSpecError, engine_name
+        from ..rules.check import check
         from .commands import fail, validate_draft_shape
         from .contract import print_json
         from .targets import servable_target
@@ -159,19 +190,41 @@ def register_sweep(app: typer.Typer) -> None:
             raise typer.Exit(fail(str(e))) from None
         if not res.ok:
             raise typer.Exit(fail("check found errors; run specbridge check first", 1))
-        settings = [Setting(k, t, d) for k in step_list for t in (topk_list if name == "sglang" else [1])
-                    for d in (budget_list if name == "sglang" else [None])]
+        settings = [
+            Setting(k, t, d)
+            for k in step_list
+            for t in (topk_list if name == "sglang" else [1])
+            for d in (budget_list if name == "sglang" else [None])
+        ]
         prompts, src = bench_prompts(None)
-        cfg = BenchConfig(url="", prompts=prompts, prompts_source=src, concurrency=levels, max_tokens=max_tokens,
-                          num_prompts=num_prompts, timeout=timeout, engine=name, model="target" if name == "vllm" else None)
+        cfg = BenchConfig(
+            url="",
+            prompts=prompts,
+            prompts_source=src,
+            concurrency=levels,
+            max_tokens=max_tokens,
+            num_prompts=num_prompts,
+            timeout=timeout,
+            engine=name,
+            model="target" if name == "vllm" else None,
+        )
         log_dir.mkdir(parents=True, exist_ok=True)
         say = (lambda *a: None) if as_json else print
         results = run_sweep(name, python, target, str(path), settings, cfg, log_dir, phase_timeout, say=say)
         rows = best_per_concurrency(results)
         failed = [r for r in results if r.error]
         if as_json:
-            print_json("sweep", {"ok": not failed, "results": [{"setting": r.setting.label, "tok_s": r.tok_s, "mal": r.mal, "error": r.error,
-                                                                 "start_s": r.start_s} for r in results], "best": rows})
+            print_json(
+                "sweep",
+                {
+                    "ok": not failed,
+                    "results": [
+                        {"setting": r.setting.label, "tok_s": r.tok_s, "mal": r.mal, "error": r.error, "start_s": r.start_s}
+                        for r in results
+                    ],
+                    "best": rows,
+                },
+            )
         else:
             for r in rows:
                 sp = f"{r['speedup']:.2f}×" if r.get("speedup") else "–"

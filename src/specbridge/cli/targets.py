@@ -31,8 +31,11 @@ def servable_target(spec: str | Path):
     if is_alias(text):
         full = materialized_dir(text.lower())
         if not (full / "config.json").is_file():
-            raise CliError(f"target {text!r} is a specbridge alias with no model on disk yet: run `specbridge eval … --target {text}` "
-                           f"once (it materializes {full}), or pass a model directory", 1)
+            raise CliError(
+                f"target {text!r} is a specbridge alias with no model on disk yet: run `specbridge eval … --target {text}` "
+                f"once (it materializes {full}), or pass a model directory",
+                1,
+            )
         return str(full), open_target_arg(full)
     p = Path(text)
     if p.exists():

@@ -24,33 +24,61 @@ def train_command(
     out: str = typer.Option(..., help="Output directory: model.safetensors, config.json, checkpoints/, training_report.json."),
     layout: str = typer.Option("speculators", help="Checkpoint layout to write (only 'speculators' for now)."),
     draft_vocab_size: int = typer.Option(8192, help="Draft vocab Vd: the Vd most frequent response tokens."),
-    aux_layers: Optional[str] = typer.Option(None, help="Aux layer ids, input-of-layer convention (HF hidden_states[i]), e.g. '2,15,27'. Default [2, N//2, N-3]."),
+    aux_layers: Optional[str] = typer.Option(
+        None, help="Aux layer ids, input-of-layer convention (HF hidden_states[i]), e.g. '2,15,27'. Default [2, N//2, N-3]."
+    ),
     steps: Optional[int] = typer.Option(None, help="Optimizer steps (overrides --epochs)."),
     epochs: float = typer.Option(1.0, help="Passes over the training data."),
     lr: float = typer.Option(1e-3, help="Peak AdamW learning rate (warmup, then cosine to 10%)."),
     batch_size: int = typer.Option(8, help="Sequences per process per step."),
-    max_length: int = typer.Option(256, help="Max tokens per sequence (prompt + response) with --two-pass; one-pass sequences are bounded by prompt + --max-new-tokens."),
+    max_length: int = typer.Option(
+        256,
+        help="Max tokens per sequence (prompt + response) with --two-pass; one-pass sequences are bounded by prompt + --max-new-tokens.",
+    ),
     max_new_tokens: int = typer.Option(96, help="Max response tokens the target generates per prompt."),
     ttt_steps: int = typer.Option(3, help="Train-time-test unroll depth (= speculative_tokens in the config)."),
     step_decay: float = typer.Option(0.8, help="Loss weight of TTT step j is step_decay**j."),
     seed: int = typer.Option(0),
     num_prompts: Optional[int] = typer.Option(None, help="Use only the first N training prompts."),
-    train_prompts: Optional[str] = typer.Option(None, help="Prompts JSONL, or several comma-separated (default: the bundled specbridge/data/prompts/train.jsonl,train_extra.jsonl)."),
+    train_prompts: Optional[str] = typer.Option(
+        None, help="Prompts JSONL, or several comma-separated (default: the bundled specbridge/data/prompts/train.jsonl,train_extra.jsonl)."
+    ),
     val_prompts: Optional[str] = typer.Option(None, help="Validation prompts JSONL (default: bundled val.jsonl)."),
     data_dir: Optional[str] = typer.Option(None, help="Cache for generated responses and captures (default $SPECBRIDGE_CACHE/data)."),
     eval_every: int = typer.Option(0, help="Validate every N steps (0: at start and end only)."),
     save_every: int = typer.Option(0, help="Checkpoint every N steps (0: at the end only)."),
     resume: bool = typer.Option(False, metavar="", help="Continue from the latest checkpoint in --out (vocab map from the checkpoint)."),
-    save_embeddings: bool = typer.Option(False, metavar="", help="Also save embed_tokens.weight [V, H] (large; servers share the target's)."),
-    norm_before_residual: bool = typer.Option(True, "--norm-before-residual/--no-norm-before-residual", metavar="",
-                                              help="Residual taken after hidden_norm (speculators' default). SGLang's layer always takes it before: use --no-norm-before-residual for drafters served by SGLang."),
+    save_embeddings: bool = typer.Option(
+        False, metavar="", help="Also save embed_tokens.weight [V, H] (large; servers share the target's)."
+    ),
+    norm_before_residual: bool = typer.Option(
+        True,
+        "--norm-before-residual/--no-norm-before-residual",
+        metavar="",
+        help="Residual taken after hidden_norm (speculators' default). SGLang's layer always takes it before: use --no-norm-before-residual for drafters served by SGLang.",
+    ),
     threads: int = typer.Option(1, help="torch CPU threads per process (1 is fastest on small shared CPUs)."),
     warmup_steps: int = typer.Option(20, help="Linear learning-rate warmup steps."),
-    precondition_fc: bool = typer.Option(True, "--precondition-fc/--no-precondition-fc", metavar="", help="Train fc on per-dimension RMS-normalised aux states (folded into fc.weight when saving; the saved drafter is plain EAGLE-3)."),
-    ttt_inputs: str = typer.Option("teacher", help="Tokens fed at TTT steps >= 1 while training: 'teacher' (the real next tokens, SpecForge) or 'own' (the drafter's argmax, speculators). Validation always feeds its own."),
-    gen_workers: Optional[int] = typer.Option(None, help="Processes generating the data (1 thread each). Default: one per CPU core; 1 on GPU."),
+    precondition_fc: bool = typer.Option(
+        True,
+        "--precondition-fc/--no-precondition-fc",
+        metavar="",
+        help="Train fc on per-dimension RMS-normalised aux states (folded into fc.weight when saving; the saved drafter is plain EAGLE-3).",
+    ),
+    ttt_inputs: str = typer.Option(
+        "teacher",
+        help="Tokens fed at TTT steps >= 1 while training: 'teacher' (the real next tokens, SpecForge) or 'own' (the drafter's argmax, speculators). Validation always feeds its own.",
+    ),
+    gen_workers: Optional[int] = typer.Option(
+        None, help="Processes generating the data (1 thread each). Default: one per CPU core; 1 on GPU."
+    ),
     gen_batch_size: int = typer.Option(32, help="Prompts decoded together per generation process."),
-    one_pass: bool = typer.Option(True, "--one-pass/--two-pass", metavar="", help="Capture hidden states during generation (one target pass per token) or generate, then capture."),
+    one_pass: bool = typer.Option(
+        True,
+        "--one-pass/--two-pass",
+        metavar="",
+        help="Capture hidden states during generation (one target pass per token) or generate, then capture.",
+    ),
     prepare_only: bool = typer.Option(False, metavar="", help="Stop after generating and capturing the data (cached for a later run)."),
 ) -> None:
     """Train an EAGLE-3 drafter: target-generated data, hidden-state capture, TTT training."""
@@ -62,14 +90,37 @@ def train_command(
 
     if layout not in LAYOUTS:
         raise typer.BadParameter(f"--layout {layout!r}: one of {', '.join(LAYOUTS)}")
-    args = TrainArgs(target=target, out=out, layout="speculators", draft_vocab_size=draft_vocab_size,
-                     aux_layers=_parse_ids(aux_layers), steps=steps, epochs=epochs, lr=lr, batch_size=batch_size,
-                     max_length=max_length, max_new_tokens=max_new_tokens, ttt_steps=ttt_steps, step_decay=step_decay,
-                     seed=seed, num_prompts=num_prompts, data_dir=data_dir, eval_every=eval_every,
-                     save_every=save_every, resume=resume, save_embeddings=save_embeddings, threads=threads,
-                     norm_before_residual=norm_before_residual, warmup_steps=warmup_steps, gen_workers=gen_workers,
-                     gen_batch_size=gen_batch_size, one_pass=one_pass, prepare_only=prepare_only,
-                     ttt_inputs=ttt_inputs, precondition_fc=precondition_fc)
+    args = TrainArgs(
+        target=target,
+        out=out,
+        layout="speculators",
+        draft_vocab_size=draft_vocab_size,
+        aux_layers=_parse_ids(aux_layers),
+        steps=steps,
+        epochs=epochs,
+        lr=lr,
+        batch_size=batch_size,
+        max_length=max_length,
+        max_new_tokens=max_new_tokens,
+        ttt_steps=ttt_steps,
+        step_decay=step_decay,
+        seed=seed,
+        num_prompts=num_prompts,
+        data_dir=data_dir,
+        eval_every=eval_every,
+        save_every=save_every,
+        resume=resume,
+        save_embeddings=save_embeddings,
+        threads=threads,
+        norm_before_residual=norm_before_residual,
+        warmup_steps=warmup_steps,
+        gen_workers=gen_workers,
+        gen_batch_size=gen_batch_size,
+        one_pass=one_pass,
+        prepare_only=prepare_only,
+        ttt_inputs=ttt_inputs,
+        precondition_fc=precondition_fc,
+    )
     if train_prompts:
         args.train_prompts = train_prompts
     if val_prompts:

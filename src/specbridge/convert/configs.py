@@ -190,11 +190,15 @@ def write_config(c: Canon, layout: Layout, ids_for_eagle_config: list[int] | Non
         eagle["target_hidden_size"] = c.target_hidden_size
     if layout.config_style == "research":
         if c.boundaries is not None:
-            notes.append(f"the EAGLE research layout has nowhere to record aux layers; it hard-codes [2, N//2, N-3] (trained: {c.boundaries})")
+            notes.append(
+                f"the EAGLE research layout has nowhere to record aux layers; it hard-codes [2, N//2, N-3] (trained: {c.boundaries})"
+            )
         return {"architectures": [layout.architecture], **base, **eagle, **dtype}, notes
     if layout.config_style == "nemo":
         if c.boundaries is not None:
-            notes.append(f"NeMo's config.json has no aux-layer field; record boundaries {c.boundaries} with the recipe (aux_layer_ids {[b - 1 for b in c.boundaries]})")
+            notes.append(
+                f"NeMo's config.json has no aux-layer field; record boundaries {c.boundaries} with the recipe (aux_layer_ids {[b - 1 for b in c.boundaries]})"
+            )
         return {"architectures": [layout.architecture], **base, **eagle, **dtype}, notes
     # flat LlamaForCausalLMEagle3 (sglang / vllm / trtllm)
     cfg = {"architectures": [layout.architecture], **base, **eagle, **dtype}

@@ -13,8 +13,8 @@ from ..checkpoint.values import int_values
 from ..checkpoint.write import OutTensor
 from ..engines.capture import engine_capture
 from ..engines.registry import resolve
-from ..layouts.embedding import embed_stats
 from ..layouts.canonical import Drafter, describe
+from ..layouts.embedding import embed_stats
 from ..layouts.table import LAYOUTS, Layout, to_layout
 from .configs import canon_config, write_config
 
@@ -66,7 +66,10 @@ class Plan:
             groups: dict[tuple[str, str], int] = {}
             for old, new in self.renamed:
                 groups[_prefix_change(old, new)] = groups.get(_prefix_change(old, new), 0) + 1
-            lines.append(f"renamed {len(self.renamed)}: " + "; ".join(f"{a}* → {b}*" + (f" ({n})" if len(groups) > 1 else "") for (a, b), n in groups.items()))
+            lines.append(
+                f"renamed {len(self.renamed)}: "
+                + "; ".join(f"{a}* → {b}*" + (f" ({n})" if len(groups) > 1 else "") for (a, b), n in groups.items())
+            )
         if self.unchanged:
             lines.append(f"unchanged {len(self.unchanged)}: " + ", ".join(self.unchanged))
         for name, why in self.transformed:
@@ -93,7 +96,9 @@ def _prefix_change(old: str, new: str) -> tuple[str, str]:
 def _aux_ids_for_engine(boundaries: list[int], engine: str, version: str, target: TargetInfo) -> list[int] | None:
     """The eagle_config ids that make this engine version capture exactly `boundaries` on this target."""
     for ids in ([b - 1 for b in boundaries], list(boundaries)):
-        cap = engine_capture(engine, version, target.architecture, target.text_model_type or target.model_type, target.num_layers, None, ids)
+        cap = engine_capture(
+            engine, version, target.architecture, target.text_model_type or target.model_type, target.num_layers, None, ids
+        )
         if cap.boundaries is not None and sorted(cap.boundaries) == sorted(boundaries):
             return ids
     return None
@@ -144,12 +149,19 @@ def destination(d: Drafter, to: str | None, engine: str | None) -> tuple[Layout,
 
 def refuse_impossible(src: Checkpoint, d: Drafter, layout: Layout, target: TargetInfo | None) -> None:
     if layout.single_layer_only and d.layers_in_keys > 1:
-        raise ConvertError(None, f"layout {layout.name} names the decoder midlayer.* and holds one layer; this drafter has {d.layers_in_keys}")
+        raise ConvertError(
+            None, f"layout {layout.name} names the decoder midlayer.* and holds one layer; this drafter has {d.layers_in_keys}"
+        )
     if d.unrecognised:
-        raise ConvertError(src.root, f"{len(d.unrecognised)} tensor(s) are not part of an EAGLE-3 drafter ({', '.join(d.unrecognised[:3])}); "
-                           "refusing to guess where they go")
+        raise ConvertError(
+            src.root,
+            f"{len(d.unrecognised)} tensor(s) are not part of an EAGLE-3 drafter ({', '.join(d.unrecognised[:3])}); "
+            "refusing to guess where they go",
+        )
     if target and target.vocab_size and d.vocab_size and target.vocab_size != d.vocab_size:
-        raise ConvertError(target.path, f"target vocab {target.vocab_size} ≠ drafter vocab {d.vocab_size}: this drafter was not trained for this target")
+        raise ConvertError(
+            target.path, f"target vocab {target.vocab_size} ≠ drafter vocab {d.vocab_size}: this drafter was not trained for this target"
+        )
 
 
 def plan_vocab_maps(plan: Plan, Vd: int | None) -> None:  # noqa: N803 - the paper's names
@@ -161,13 +173,17 @@ def plan_vocab_maps(plan: Plan, Vd: int | None) -> None:  # noqa: N803 - the pap
     if "d2t" in d.tensors and not keep_maps:
         for n in ("d2t", "t2d"):
             if n in d.tensors:
-                plan.dropped.append((d.source_names[n], f"draft vocab = target vocab ({V}): {layout.name} has no vocab map then (vLLM ≥ 0.32 raises on it)"))
+                plan.dropped.append(
+                    (d.source_names[n], f"draft vocab = target vocab ({V}): {layout.name} has no vocab map then (vLLM ≥ 0.32 raises on it)")
+                )
     if "d2t" in d.tensors and keep_maps and layout.writes_t2d and "t2d" not in d.tensors and V:
         plan.derive_t2d = V
     if "t2d" in d.tensors and not layout.writes_t2d:
         plan.dropped.append((d.source_names["t2d"], f"{layout.name} does not use t2d"))
     if not full_vocab and "d2t" not in d.tensors:
-        plan.warnings.append(f"reduced draft vocab ({Vd} < {V}) without d2t: no engine can map draft ids to target ids; the output keeps this flaw")
+        plan.warnings.append(
+            f"reduced draft vocab ({Vd} < {V}) without d2t: no engine can map draft ids to target ids; the output keeps this flaw"
+        )
 
 
 def plan_embedding(plan: Plan, embed: str, target_ckpt: Checkpoint | None) -> None:
@@ -184,11 +200,15 @@ def plan_embedding(plan: Plan, embed: str, target_ckpt: Checkpoint | None) -> No
     elif embed == "target":
         te = _target_tensor(target_ckpt, "embed_tokens.weight")
         if te.shape != emb.shape or te.dtype != emb.dtype:
-            raise ConvertError(target_ckpt.root, f"target embedding {te.dtype}{list(te.shape)} does not match the drafter's {emb.dtype}{list(emb.shape)}")
+            raise ConvertError(
+                target_ckpt.root, f"target embedding {te.dtype}{list(te.shape)} does not match the drafter's {emb.dtype}{list(emb.shape)}"
+            )
         plan.notes.append(f"embed_tokens.weight replaced by the target's ({te.file.name}:{te.name})")
     elif stats is not None and stats.fresh:
-        plan.warnings.append(f"embed_tokens.weight has the statistics of a fresh initialisation (std {stats.std:.4f} ≈ {stats.init}); carried as it is "
-                             "— check it against the target (--target with weights) or pass --embed drop|target")
+        plan.warnings.append(
+            f"embed_tokens.weight has the statistics of a fresh initialisation (std {stats.std:.4f} ≈ {stats.init}); carried as it is "
+            "— check it against the target (--target with weights) or pass --embed drop|target"
+        )
 
 
 def plan_tensors(plan: Plan, embed: str, target_ckpt: Checkpoint | None) -> None:
@@ -230,8 +250,10 @@ def plan_head(plan: Plan, Vd: int | None, target_ckpt: Checkpoint | None) -> Non
         return
     th = _target_head(target_ckpt)
     if th is None:
-        plan.warnings.append("no lm_head.weight: engines that do not borrow the target head will run a random head "
-                             "(SGLang with draft_vocab_size set); a reduced vocab cannot borrow it at all — pass --target with weights to add it")
+        plan.warnings.append(
+            "no lm_head.weight: engines that do not borrow the target head will run a random head "
+            "(SGLang with draft_vocab_size set); a reduced vocab cannot borrow it at all — pass --target with weights to add it"
+        )
         return
     new = to_layout("lm_head.weight", plan.layout)
     if Vd == th.shape[0] and "d2t" not in d.tensors:
@@ -254,9 +276,13 @@ def plan_config(plan: Plan, canon, era_version: tuple | None, target: TargetInfo
         era, version = era_version
         ids = _aux_ids_for_engine(canon.boundaries, era.engine, version, target)
         if ids is None:
-            plan.warnings.append(f"no eagle_config ids make {era.engine} {version} capture boundaries {canon.boundaries} on {target.architecture}")
+            plan.warnings.append(
+                f"no eagle_config ids make {era.engine} {version} capture boundaries {canon.boundaries} on {target.architecture}"
+            )
         elif ids != [b - 1 for b in canon.boundaries]:
-            plan.notes.append(f"aux ids written as {ids} so {era.engine} {version} on {target.architecture} captures boundaries {canon.boundaries}")
+            plan.notes.append(
+                f"aux ids written as {ids} so {era.engine} {version} on {target.architecture} captures boundaries {canon.boundaries}"
+            )
     if target and canon.verifier.get("name_or_path") in (None, ""):
         canon.verifier = {"name_or_path": str(target.path), "architectures": [target.architecture] if target.architecture else []}
     plan.config, notes = write_config(canon, plan.layout, ids)

@@ -23,8 +23,8 @@ from ..checkpoint.write import (
     write_checkpoint,
     write_derived_tensor,
 )
-from .plan import LAYOUT_ENGINE, Plan, t2d_bytes
 from ..layouts.table import to_layout
+from .plan import LAYOUT_ENGINE, Plan, t2d_bytes
 
 CONFIG_BACKUP = "config.json.specbridge-backup"
 IN_PLACE_VERIFIED = "header re-read: every tensor at its original offset, length, dtype and shape; the data section is not written"
@@ -51,8 +51,12 @@ def _gathered_rows(th, rows: list[int], row_bytes: int):
     i = 0
     while i < len(rows):
         j = i + 1
-        while (j < len(rows) and rows[j] > rows[j - 1] and (rows[j] - rows[j - 1] - 1) * row_bytes <= GATHER_GAP_BYTES
-               and (rows[j] - rows[i] + 1) * row_bytes <= GATHER_SPAN_BYTES):
+        while (
+            j < len(rows)
+            and rows[j] > rows[j - 1]
+            and (rows[j] - rows[j - 1] - 1) * row_bytes <= GATHER_GAP_BYTES
+            and (rows[j] - rows[i] + 1) * row_bytes <= GATHER_SPAN_BYTES
+        ):
             j += 1
         span = th.read_at(rows[i] * row_bytes, (rows[j - 1] - rows[i] + 1) * row_bytes)
         for r in rows[i:j]:
@@ -68,13 +72,21 @@ def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
     if g is not None:
         th = g.source
         row_bytes = th.nbytes // th.shape[0]
-        info = write_derived_tensor(tmpdir / "head.safetensors", g.name, th.dtype, [len(g.rows), th.shape[1]], len(g.rows) * row_bytes,
-                                    _gathered_rows(th, g.rows, row_bytes))
+        info = write_derived_tensor(
+            tmpdir / "head.safetensors",
+            g.name,
+            th.dtype,
+            [len(g.rows), th.shape[1]],
+            len(g.rows) * row_bytes,
+            _gathered_rows(th, g.rows, row_bytes),
+        )
         tensors.append(OutTensor(g.name, info))
     vocab = plan.derive_t2d
     if vocab is not None:
         name = to_layout("t2d", plan.layout)
-        info = write_derived_tensor(tmpdir / "derived.safetensors", name, "BOOL", [vocab], vocab, [t2d_bytes(plan.drafter.tensors["d2t"], vocab)])
+        info = write_derived_tensor(
+            tmpdir / "derived.safetensors", name, "BOOL", [vocab], vocab, [t2d_bytes(plan.drafter.tensors["d2t"], vocab)]
+        )
         tensors.append(OutTensor(name, info))
     return tensors
 
@@ -86,8 +98,16 @@ def _same_dir(a: Path, b: Path) -> bool:
         return False
 
 
-def execute(plan: Plan, dst: Path | None, *, in_place: bool = False, backup: bool = True, force: bool = False,
-            max_shard_bytes: int | None = None, progress=None) -> Result:
+def execute(
+    plan: Plan,
+    dst: Path | None,
+    *,
+    in_place: bool = False,
+    backup: bool = True,
+    force: bool = False,
+    max_shard_bytes: int | None = None,
+    progress=None,
+) -> Result:
     """`progress(n)`: told of every n bytes of tensor data written (a terminal's progress bar)."""
     src = plan.src
     t0 = time.perf_counter()
@@ -103,8 +123,9 @@ def execute(plan: Plan, dst: Path | None, *, in_place: bool = False, backup: boo
         raise CheckpointError(dst, "the destination is the source directory; use --in-place (keeps a backup) to convert in place")
     with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
         tensors = _materialise_derived(plan, Path(td))
-        res = write_checkpoint(dst, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, force=force,
-                               verify=True, progress=progress)
+        res = write_checkpoint(
+            dst, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, force=force, verify=True, progress=progress
+        )
     _keep_modes(src, res.files)
     return Result(dst, "rewrite", time.perf_counter() - t0, res.problems or [], files=res.files, verified=res.verified)
 
@@ -157,15 +178,22 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
                     restore_header(wfile, hbackup)
                 raise CheckpointError(root / "config.json", f"cannot write: {e.strerror}; header restored") from None
             problems = _verify_renamed_header(wfile, src, renames)
-            return Result(root, "in-place header", time.perf_counter() - t0, problems, hbackup if isinstance(hbackup, Path) else None,
-                          verified=IN_PLACE_VERIFIED)
+            return Result(
+                root,
+                "in-place header",
+                time.perf_counter() - t0,
+                problems,
+                hbackup if isinstance(hbackup, Path) else None,
+                verified=IN_PLACE_VERIFIED,
+            )
     # full rewrite next to the source, then swap directories; the original becomes the backup
     parent = root.parent
     new_dir = parent / f".{root.name}.specbridge-new-{os.urandom(3).hex()}"
     with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
         tensors = _materialise_derived(plan, Path(td))
-        res = write_checkpoint(new_dir, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, verify=True,
-                               progress=progress)
+        res = write_checkpoint(
+            new_dir, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, verify=True, progress=progress
+        )
     # everything in the directory that is not the checkpoint itself (tokenizer, reports, training
     # checkpoints, README) comes along: moved when no backup is kept, copied otherwise
     own = {f.name for f in src.weight_files} | {"config.json", "model.safetensors.index.json", CONFIG_BACKUP}
@@ -182,11 +210,21 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
     os.rename(root, bdir)
     os.rename(new_dir, root)
     fsync_dir(parent)
-    _keep_modes(Checkpoint(bdir, None, bdir / "config.json", {}, [bdir / f.name for f in src.weight_files], src.storage), [root / f.name for f in res.files])
+    _keep_modes(
+        Checkpoint(bdir, None, bdir / "config.json", {}, [bdir / f.name for f in src.weight_files], src.storage),
+        [root / f.name for f in res.files],
+    )
     if not backup:
         shutil.rmtree(bdir, ignore_errors=True)
-    return Result(root, "rewrite", time.perf_counter() - t0, res.problems or [], bdir if backup else None,
-                  files=[root / f.name for f in res.files], verified=res.verified)
+    return Result(
+        root,
+        "rewrite",
+        time.perf_counter() - t0,
+        res.problems or [],
+        bdir if backup else None,
+        files=[root / f.name for f in res.files],
+        verified=res.verified,
+    )
 
 
 def _verify_renamed_header(wfile: Path, src: Checkpoint, renames: dict[str, str]) -> list[str]:

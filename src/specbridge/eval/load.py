@@ -17,8 +17,16 @@ from ..engines.simulate import BUFFER, LOADED, P_SHARED, LoadReport
 from ..layouts.canonical import Drafter, describe
 from ..model.drafter import DrafterConfig, Eagle3Drafter
 
-TORCH_DTYPE = {"BF16": torch.bfloat16, "F16": torch.float16, "F32": torch.float32, "F64": torch.float64,
-               "I64": torch.int64, "I32": torch.int32, "BOOL": torch.bool, "U8": torch.uint8}
+TORCH_DTYPE = {
+    "BF16": torch.bfloat16,
+    "F16": torch.float16,
+    "F32": torch.float32,
+    "F64": torch.float64,
+    "I64": torch.int64,
+    "I32": torch.int32,
+    "BOOL": torch.bool,
+    "U8": torch.uint8,
+}
 
 
 def read_tensor(info) -> torch.Tensor:
@@ -41,9 +49,16 @@ def _engine_reads_nbr(report: LoadReport) -> bool:
     return "norm_before_residual" in (report.era.variants or ())
 
 
-def build_drafter(ckpt: Checkpoint, target_model, num_layers: int, report: LoadReport | None = None,
-                  target_arch: str | None = None, target_model_type: str | None = None, algorithm: str = "EAGLE3",
-                  seed: int = 0) -> Built:
+def build_drafter(
+    ckpt: Checkpoint,
+    target_model,
+    num_layers: int,
+    report: LoadReport | None = None,
+    target_arch: str | None = None,
+    target_model_type: str | None = None,
+    algorithm: str = "EAGLE3",
+    seed: int = 0,
+) -> Built:
     d: Drafter = describe(ckpt)
     canon = canon_config(d)
     cfg = d.cfg
@@ -105,7 +120,9 @@ def build_drafter(ckpt: Checkpoint, target_model, num_layers: int, report: LoadR
                 state["lm_head.weight"].copy_(head)
                 notes.append("lm_head taken from the target")
             else:
-                return Built(model, trained, False, notes, refused=f"the head is borrowed from the target ({V} rows) but the draft vocab is {Vd}")
+                return Built(
+                    model, trained, False, notes, refused=f"the head is borrowed from the target ({V} rows) but the draft vocab is {Vd}"
+                )
         if "d2t" not in loaded:
             if Vd != V:
                 notes.append("no vocab map applied: draft id i is read as target id i")
@@ -118,20 +135,26 @@ def build_drafter(ckpt: Checkpoint, target_model, num_layers: int, report: LoadR
     boundaries, skip_fc = list(trained), False
     if report is not None:
         if not report.dispatched:
-            notes.append(f"{report.engine} {report.version} cannot dispatch this config ({report.dispatch_message}); "
-                         "predicted as if only the config were converted, tensors as they are")
+            notes.append(
+                f"{report.engine} {report.version} cannot dispatch this config ({report.dispatch_message}); "
+                "predicted as if only the config were converted, tensors as they are"
+            )
         errors = [e for e in report.errors if e != report.dispatch_message]
         if errors:
             return Built(model, trained, False, notes, refused=f"{report.engine} {report.version} refuses to load it: {errors[0]}")
         missing = report.missing
         if missing:
-            notes.append(f"{len(missing)} parameter(s) never loaded hold uninitialised memory (modelled as garbage: drafts through them are never accepted): "
-                         f"{', '.join(missing[:3])}{' …' if len(missing) > 3 else ''}")
+            notes.append(
+                f"{len(missing)} parameter(s) never loaded hold uninitialised memory (modelled as garbage: drafts through them are never accepted): "
+                f"{', '.join(missing[:3])}{' …' if len(missing) > 3 else ''}"
+            )
         if algorithm.upper() != "EAGLE3":
             skip_fc = (dc.target_hidden_size or H) == H
             boundaries = [num_layers]
-            notes.append(f"--speculative-algorithm {algorithm}: no aux capture; the last hidden state goes in fc's place"
-                         + (" and fc is skipped (its width equals the draft hidden size)" if skip_fc else ""))
+            notes.append(
+                f"--speculative-algorithm {algorithm}: no aux capture; the last hidden state goes in fc's place"
+                + (" and fc is skipped (its width equals the draft hidden size)" if skip_fc else "")
+            )
         else:
             top = d.aux_ids if d.aux_ids_where == "top-level" else None
             ec = d.aux_ids if d.aux_ids_where == "eagle_config" else None
@@ -140,8 +163,13 @@ def build_drafter(ckpt: Checkpoint, target_model, num_layers: int, report: LoadR
                 return Built(model, trained, False, notes, refused=cap.support_note)
             if cap.boundaries is not None:
                 if len(cap.boundaries) != len(trained):
-                    return Built(model, trained, False, notes,
-                                 refused=f"{report.engine} {report.version} captures {len(cap.boundaries)} aux states {cap.boundaries}, fc expects {len(trained)}: the engine crashes")
+                    return Built(
+                        model,
+                        trained,
+                        False,
+                        notes,
+                        refused=f"{report.engine} {report.version} captures {len(cap.boundaries)} aux states {cap.boundaries}, fc expects {len(trained)}: the engine crashes",
+                    )
                 if sorted(cap.boundaries) != sorted(trained):
                     notes.append(f"the engine feeds target layers {cap.boundaries}, trained on {trained}")
                 boundaries = sorted(cap.boundaries)

@@ -10,8 +10,8 @@ from pathlib import Path
 import torch
 
 from ..bundled import PROMPTS
-from ..prompts import read_prompts, token_ids
 from ..model.drafter import Eagle3Drafter, KVCache
+from ..prompts import read_prompts, token_ids
 from ..train.capture import decoder_layers
 from .acceptance import PromptResult, Summary, chain_walk, summarise, tree_walk
 
@@ -50,8 +50,15 @@ def run_target_batch(model, prompts: list[list[int]], new_tokens: int, boundarie
         ids[i, width - len(p) :] = torch.tensor(p)
         mask[i, width - len(p) :] = 1
     try:
-        out = model.generate(ids.to(model.device), attention_mask=mask.to(model.device), max_new_tokens=new_tokens, min_new_tokens=new_tokens,
-                             do_sample=False, pad_token_id=pad_id, eos_token_id=None)
+        out = model.generate(
+            ids.to(model.device),
+            attention_mask=mask.to(model.device),
+            max_new_tokens=new_tokens,
+            min_new_tokens=new_tokens,
+            do_sample=False,
+            pad_token_id=pad_id,
+            eos_token_id=None,
+        )
     finally:
         for h in handles:
             h.remove()
@@ -158,9 +165,21 @@ class EvalResult:
         }
 
 
-def evaluate(target, drafter: Eagle3Drafter, prompts: list[list[int]], boundaries: list[int], *, steps: int = 3, topk: int = 1,
-             draft_tokens: int | None = None, max_new: int = 64, skip_fc: bool = False, eos_id: int | None = None,
-             progress=None, batch_size: int = 8) -> EvalResult:
+def evaluate(
+    target,
+    drafter: Eagle3Drafter,
+    prompts: list[list[int]],
+    boundaries: list[int],
+    *,
+    steps: int = 3,
+    topk: int = 1,
+    draft_tokens: int | None = None,
+    max_new: int = 64,
+    skip_fc: bool = False,
+    eos_id: int | None = None,
+    progress=None,
+    batch_size: int = 8,
+) -> EvalResult:
     """Mean accept length etc. of greedy speculative decoding with this drafter on these prompts."""
     t_target = t_draft = 0.0
     results = []

@@ -225,6 +225,7 @@ def describe(ckpt: Checkpoint) -> Drafter:
         unrecognised=unrecognised,
         cfg=flat,
     )
+
     # from tensors
     def shape(n):
         return tensors[n].shape if n in tensors else None

@@ -46,5 +46,3 @@ def embed_stats(d: Drafter, target: TargetInfo | None = None) -> EmbedStats | No
         except CheckpointError:
             differs = None
     return EmbedStats(mean, std, init, differs)
-
-

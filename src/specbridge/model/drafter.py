@@ -59,10 +59,18 @@ class DrafterConfig:
 
     @classmethod
     def from_target(cls, geometry: dict, draft_vocab_size: int, aux_layer_ids: list[int], **kw) -> DrafterConfig:
-        keys = ("hidden_size", "intermediate_size", "num_heads", "num_kv_heads", "head_dim", "vocab_size",
-                "rms_norm_eps", "rope_theta", "max_position_embeddings")
-        return cls(**{k: geometry[k] for k in keys}, draft_vocab_size=draft_vocab_size,
-                   aux_layer_ids=list(aux_layer_ids), **kw)
+        keys = (
+            "hidden_size",
+            "intermediate_size",
+            "num_heads",
+            "num_kv_heads",
+            "head_dim",
+            "vocab_size",
+            "rms_norm_eps",
+            "rope_theta",
+            "max_position_embeddings",
+        )
+        return cls(**{k: geometry[k] for k in keys}, draft_vocab_size=draft_vocab_size, aux_layer_ids=list(aux_layer_ids), **kw)
 
 
 class RMSNorm(nn.Module):
@@ -203,8 +211,12 @@ class Eagle3Drafter(nn.Module):
         # run) is the plain EAGLE-3 fc on raw states, numerically the same function.
         self.register_buffer("fc_input_scale", torch.ones(cfg.aux_width))
         self.register_buffer("d2t", torch.zeros(cfg.draft_vocab_size, dtype=torch.long))
-        self.register_buffer("t2d", torch.ones(cfg.vocab_size, dtype=torch.bool) if cfg.draft_vocab_size == cfg.vocab_size
-                             else torch.zeros(cfg.vocab_size, dtype=torch.bool))
+        self.register_buffer(
+            "t2d",
+            torch.ones(cfg.vocab_size, dtype=torch.bool)
+            if cfg.draft_vocab_size == cfg.vocab_size
+            else torch.zeros(cfg.vocab_size, dtype=torch.bool),
+        )
 
     # ---- vocab ---------------------------------------------------------------------------
     def set_vocab_map(self, d2t: torch.Tensor, t2d: torch.Tensor) -> None:
@@ -234,8 +246,14 @@ class Eagle3Drafter(nn.Module):
         return rope_cos_sin(position_ids, self.cfg.head_dim, self.cfg.rope_theta, dtype)
 
     # ---- inference: causal attention over a KV cache -------------------------------------
-    def forward(self, input_ids: torch.Tensor, hidden: torch.Tensor, position_ids: torch.Tensor,
-                kv_cache: KVCache | None = None, attention_mask: torch.Tensor | None = None):
+    def forward(
+        self,
+        input_ids: torch.Tensor,
+        hidden: torch.Tensor,
+        position_ids: torch.Tensor,
+        kv_cache: KVCache | None = None,
+        attention_mask: torch.Tensor | None = None,
+    ):
         """One draft pass. input_ids [B, T] target-vocab ids; hidden [B, T, H] (fc output for the
         first pass, the previous pass's returned hidden after that); position_ids [B, T].
         With kv_cache, the T new queries attend causally to everything cached plus themselves.
@@ -256,9 +274,15 @@ class Eagle3Drafter(nn.Module):
         return self.head(out), out
 
     # ---- training: train-time-test unroll -----------------------------------------------
-    def ttt_forward(self, input_ids: torch.Tensor, aux_hidden: torch.Tensor, ttt_steps: int,
-                    position_ids: torch.Tensor | None = None, teacher_tokens: bool = False,
-                    skip_fc: bool = False) -> list[torch.Tensor]:
+    def ttt_forward(
+        self,
+        input_ids: torch.Tensor,
+        aux_hidden: torch.Tensor,
+        ttt_steps: int,
+        position_ids: torch.Tensor | None = None,
+        teacher_tokens: bool = False,
+        skip_fc: bool = False,
+    ) -> list[torch.Tensor]:
         """Unroll k draft steps over whole sequences; returns per-step logits [B, T, Vd].
 
         Row t of step j predicts target token t+2+j. input_ids [B, T] holds the token
@@ -310,7 +334,7 @@ class Eagle3Drafter(nn.Module):
             all_logits.append(logits)
             with torch.no_grad():
                 if teacher_tokens:
-                    tokens = torch.cat([input_ids[:, step + 1:], input_ids.new_zeros(b, step + 1)], dim=1)
+                    tokens = torch.cat([input_ids[:, step + 1 :], input_ids.new_zeros(b, step + 1)], dim=1)
                 else:
                     tokens = self.draft_to_target(logits.argmax(-1))
         return all_logits

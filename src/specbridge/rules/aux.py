@@ -18,7 +18,7 @@ def _base(c: Context) -> tuple[str, str, str]:
     notes = ("; " + "; ".join(cap.notes)) if cap.notes else ""
     fix = f"{c.convert_fix} (writes the ids where and how this engine reads them)"
     if d.aux_ids_where == "top-level" and a.trained != list(d.aux_ids or []):
-        fix = f"write \"eagle_aux_hidden_state_layer_ids\": {a.trained} (boundaries, input-of-layer) at the top level of config.json"
+        fix = f'write "eagle_aux_hidden_state_layer_ids": {a.trained} (boundaries, input-of-layer) at the top level of config.json'
     return base, notes, fix
 
 
@@ -26,8 +26,13 @@ def _fed(c: Context) -> list[int] | None:
     return c.aux.capture.boundaries if c.aux else None
 
 
-@rule("A001", "target cannot capture aux hidden states on this engine version", severity=ERROR, failure_modes=(16,),
-      fix="use an engine version whose target class captures aux states (`specbridge check PATH --target T --engine all` shows each version).")
+@rule(
+    "A001",
+    "target cannot capture aux hidden states on this engine version",
+    severity=ERROR,
+    failure_modes=(16,),
+    fix="use an engine version whose target class captures aux states (`specbridge check PATH --target T --engine all` shows each version).",
+)
 def no_capture(c: Context) -> Iterator[Hit]:
     """The target class must implement aux capture in that engine version: SGLang `set_eagle3_layers_to_capture`
     (`sglang/srt/models/*.py`, read per wheel 0.4.6.post5 … 0.5.23), vLLM `SupportsEagle3` from 0.32
@@ -38,11 +43,20 @@ def no_capture(c: Context) -> Iterator[Hit]:
     """
     cap = c.aux.capture if c.aux else None
     if cap is not None and cap.supported is False:
-        yield Hit(ERROR, f"{cap.support_note}: the target cannot hand aux hidden states to the drafter on {c.eng} ({cap.cite}).",
-                  "use an engine version whose target class captures aux states (see docs/rules.md#a001)")
+        yield Hit(
+            ERROR,
+            f"{cap.support_note}: the target cannot hand aux hidden states to the drafter on {c.eng} ({cap.cite}).",
+            "use an engine version whose target class captures aux states (see docs/rules.md#a001)",
+        )
 
 
-@rule("A002", "aux layers fed differ from the layers trained on", severity=ERROR, failure_modes=(17, 18), fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the ids where and how this engine reads them; for the ambiguous case, confirm the training run's layer ids (`specbridge eval` measures position-0 acceptance either way).")
+@rule(
+    "A002",
+    "aux layers fed differ from the layers trained on",
+    severity=ERROR,
+    failure_modes=(17, 18),
+    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the ids where and how this engine reads them; for the ambiguous case, confirm the training run's layer ids (`specbridge eval` measures position-0 acceptance either way).",
+)
 def layers_differ(c: Context) -> Iterator[Hit]:
     """Every id is turned into a physical *boundary* (the residual stream entering target layer b): top-level ids
     (speculators/vLLM) mean boundary = id; `eagle_config` ids (SpecForge/ModelOpt/SGLang) mean output of layer
@@ -63,13 +77,23 @@ def layers_differ(c: Context) -> Iterator[Hit]:
     if sorted(fed) != sorted(a.trained):
         yield Hit(ERROR, f"aux layers off: {base}{notes}. Position-0 acceptance collapses when fc sees other layers than in training.", fix)
     elif a.alternative is not None and sorted(a.alternative) != sorted(fed):
-        yield Hit(WARNING, f"aux-layer convention ambiguous: the tensors are in speculators/vLLM naming but the ids {c.d.aux_ids} sit under "
-                           f"eagle_config. Read as SpecForge-style output-of-layer ids they mean boundaries {a.trained}, which {c.eng} feeds; if they "
-                           f"were copied from a speculators config (input-of-layer) the drafter was trained on {a.alternative} and {c.eng} is off by "
-                           f"one{notes}.", "confirm the training run's layer ids; specbridge eval measures position-0 acceptance either way")
+        yield Hit(
+            WARNING,
+            f"aux-layer convention ambiguous: the tensors are in speculators/vLLM naming but the ids {c.d.aux_ids} sit under "
+            f"eagle_config. Read as SpecForge-style output-of-layer ids they mean boundaries {a.trained}, which {c.eng} feeds; if they "
+            f"were copied from a speculators config (input-of-layer) the drafter was trained on {a.alternative} and {c.eng} is off by "
+            f"one{notes}.",
+            "confirm the training run's layer ids; specbridge eval measures position-0 acceptance either way",
+        )
 
 
-@rule("A003", "number of captured aux states differs from fc", severity=ERROR, failure_modes=(19, 20), fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the ids where and how this engine reads them.")
+@rule(
+    "A003",
+    "number of captured aux states differs from fc",
+    severity=ERROR,
+    failure_modes=(19, 20),
+    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the ids where and how this engine reads them.",
+)
 def count_differs(c: Context) -> Iterator[Hit]:
     """The engine version captures a different number of states than `fc` takes: repeated boundaries collapse
     (vLLM stores the ids as a sorted set), the boundary after the last layer is never captured (SGLang's
@@ -80,11 +104,21 @@ def count_differs(c: Context) -> Iterator[Hit]:
     fed = _fed(c)
     if fed is not None and c.k and len(fed) != c.k:
         base, notes, fix = _base(c)
-        yield Hit(ERROR, f"{c.eng} captures {len(fed)} aux state(s) {fed} but fc expects {c.k}: {base}{notes}. "
-                         "The engine crashes combining them, or fc never runs.", fix)
+        yield Hit(
+            ERROR,
+            f"{c.eng} captures {len(fed)} aux state(s) {fed} but fc expects {c.k}: {base}{notes}. "
+            "The engine crashes combining them, or fc never runs.",
+            fix,
+        )
 
 
-@rule("A004", "EAGLE-3 drafter launched without the EAGLE3 algorithm", severity=ERROR, failure_modes=(15,), fix="launch with `--speculative-algorithm EAGLE3` (SGLang) / `\"method\": \"eagle3\"` in `--speculative-config` (vLLM).")
+@rule(
+    "A004",
+    "EAGLE-3 drafter launched without the EAGLE3 algorithm",
+    severity=ERROR,
+    failure_modes=(15,),
+    fix='launch with `--speculative-algorithm EAGLE3` (SGLang) / `"method": "eagle3"` in `--speculative-config` (vLLM).',
+)
 def launched_without_eagle3(c: Context) -> Iterator[Hit]:
     """With `--launch`: an EAGLE-3 drafter (k ≥ 2 aux states) launched with another speculative algorithm. SGLang
     applies `fc` only when the incoming hidden width differs from the draft hidden size
@@ -98,18 +132,33 @@ def launched_without_eagle3(c: Context) -> Iterator[Hit]:
     if not algo or algo == "EAGLE3" or not (c.k and c.k >= 2):
         return
     if L.engine == "sglang" and algo == "EAGLE":
-        what = (f"SGLang never captures aux states, feeds fc's place a single {c.ht}-wide hidden state, and — because that width "
-                f"equals the draft hidden size — skips the fusion fc [{d.hidden_size}, {d.fc_in}] silently (shape check in "
-                "llama_eagle3 forward): accept length ≈ 1.00"
-                if (d.hidden_size or 0) == (c.ht or -1) else "SGLang feeds a single hidden state into fc and fails with a shape error")
-        yield Hit(ERROR, f"launched with --speculative-algorithm EAGLE but this is an EAGLE-3 drafter ({c.k} aux states): {what}.",
-                  "launch with --speculative-algorithm EAGLE3")
+        what = (
+            f"SGLang never captures aux states, feeds fc's place a single {c.ht}-wide hidden state, and — because that width "
+            f"equals the draft hidden size — skips the fusion fc [{d.hidden_size}, {d.fc_in}] silently (shape check in "
+            "llama_eagle3 forward): accept length ≈ 1.00"
+            if (d.hidden_size or 0) == (c.ht or -1)
+            else "SGLang feeds a single hidden state into fc and fails with a shape error"
+        )
+        yield Hit(
+            ERROR,
+            f"launched with --speculative-algorithm EAGLE but this is an EAGLE-3 drafter ({c.k} aux states): {what}.",
+            "launch with --speculative-algorithm EAGLE3",
+        )
     else:
-        yield Hit(ERROR, f"launched with method {algo!r} but this is an EAGLE-3 drafter ({c.k} aux states).",
-                  "use --speculative-algorithm EAGLE3 (SGLang) / \"method\": \"eagle3\" (vLLM)")
+        yield Hit(
+            ERROR,
+            f"launched with method {algo!r} but this is an EAGLE-3 drafter ({c.k} aux states).",
+            'use --speculative-algorithm EAGLE3 (SGLang) / "method": "eagle3" (vLLM)',
+        )
 
 
-@rule("A005", "aux layer ids outside the target's layers", severity=ERROR, failure_modes=(19,), fix="use a drafter trained for this target, or correct the ids to the layers it was trained on (from the training run's config).")
+@rule(
+    "A005",
+    "aux layer ids outside the target's layers",
+    severity=ERROR,
+    failure_modes=(19,),
+    fix="use a drafter trained for this target, or correct the ids to the layers it was trained on (from the training run's config).",
+)
 def ids_outside_target(c: Context) -> Iterator[Hit]:
     """The configured aux layer ids lie outside [0, N] for a target with N layers: the engine cannot capture them
     (an index error, or states silently missing), and the drafter was most likely trained for another, deeper
@@ -121,7 +170,13 @@ def ids_outside_target(c: Context) -> Iterator[Hit]:
         yield Hit(ERROR, f"aux layer ids {ids} lie outside the target's {n} layers.")
 
 
-@rule("A006", "aux layers resolved and in agreement", severity=INFO, failure_modes=(17,), fix="none needed — this records that the aux layers agree.")
+@rule(
+    "A006",
+    "aux layers resolved and in agreement",
+    severity=INFO,
+    failure_modes=(17,),
+    fix="none needed — this records that the aux layers agree.",
+)
 def layers_agree(c: Context) -> Iterator[Hit]:
     """Information: the layers this engine version feeds are the layers the drafter was trained on; the message
     prints both lists and how the ids were read.

@@ -43,8 +43,7 @@ class CheckResult:
             "era": r.era.name,
             "class": r.cls.name,
             "tensors": [
-                {"name": t.name, "status": t.status, "engine_name": t.engine_name, "shard": t.shard, "reason": t.reason}
-                for t in r.tensors
+                {"name": t.name, "status": t.status, "engine_name": t.engine_name, "shard": t.shard, "reason": t.reason} for t in r.tensors
             ],
             "parameters": [
                 {"name": p.name, "shape": list(p.shape) if p.shape else None, "status": p.status, "filled_by": p.filled_by}
@@ -60,8 +59,9 @@ def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=N
     once per checkpoint (reading a 1.6 M-entry t2d or sampling the embedding once, not per era), the
     others once per engine version."""
     drafter = describe(ckpt)
-    base = Context(ckpt, drafter, target=target, launch=launch, path=path_label or str(ckpt.root), parent=parent,
-                   embed=embed_stats(drafter, target))
+    base = Context(
+        ckpt, drafter, target=target, launch=launch, path=path_label or str(ckpt.root), parent=parent, embed=embed_stats(drafter, target)
+    )
     shared = run(CHECKPOINT, base)
     out = []
     for place in resolve(engine):

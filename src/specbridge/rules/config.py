@@ -12,7 +12,13 @@ from .findings import ERROR, INFO, WARNING
 from .registry import Hit, rule
 
 
-@rule("C001", "draft context shorter than the served context", severity=WARNING, failure_modes=(23,), fix="cap the served context, or train/convert the drafter for the full length.")
+@rule(
+    "C001",
+    "draft context shorter than the served context",
+    severity=WARNING,
+    failure_modes=(23,),
+    fix="cap the served context, or train/convert the drafter for the full length.",
+)
 def short_context(c: Context) -> Iterator[Hit]:
     """The draft's `max_position_embeddings` is below the served context (the launch's context length, else the
     target's `max_position_embeddings`). Drafts degrade past that many tokens; vLLM 0.24 crashed with an index
@@ -22,11 +28,21 @@ def short_context(c: Context) -> Iterator[Hit]:
     served = (L.context_length if L and L.context_length else None) or (t.max_position_embeddings if t else None)
     dmax = cfg.get("max_position_embeddings") if type(cfg.get("max_position_embeddings")) is int else None
     if served and dmax and dmax < served:
-        yield Hit(WARNING, f"draft max_position_embeddings {dmax} < served context {served}: drafts degrade past {dmax} tokens "
-                           "(vLLM 0.24 crashed with an index assert there).", "cap the served context, or train/convert the drafter for the full length")
+        yield Hit(
+            WARNING,
+            f"draft max_position_embeddings {dmax} < served context {served}: drafts degrade past {dmax} tokens "
+            "(vLLM 0.24 crashed with an index assert there).",
+            "cap the served context, or train/convert the drafter for the full length",
+        )
 
 
-@rule("C002", "RoPE settings differ from the target's", severity=WARNING, failure_modes=(22,), fix="confirm the drafter was trained with this RoPE, and write the training run's RoPE settings into `config.json` if the export lost them.")
+@rule(
+    "C002",
+    "RoPE settings differ from the target's",
+    severity=WARNING,
+    failure_modes=(22,),
+    fix="confirm the drafter was trained with this RoPE, and write the training run's RoPE settings into `config.json` if the export lost them.",
+)
 def rope_differs(c: Context) -> Iterator[Hit]:
     """The draft's `rope_theta`, or a non-default `rope_type`, differs from the target's. A drafter attends with
     the positions it was trained with; a RoPE setting lost in export (transformers 5 moved `rope_theta` into
@@ -36,8 +52,11 @@ def rope_differs(c: Context) -> Iterator[Hit]:
         return
     dr, tr = rope_of(c.d.cfg), c.target.rope
     if dr.get("rope_theta") and tr.get("rope_theta") and float(dr["rope_theta"]) != float(tr["rope_theta"]):
-        yield Hit(WARNING, f"draft rope_theta {dr['rope_theta']} ≠ target rope_theta {tr['rope_theta']}.",
-                  "confirm the drafter was trained with this RoPE (transformers 5 moved rope_theta into rope_parameters)")
+        yield Hit(
+            WARNING,
+            f"draft rope_theta {dr['rope_theta']} ≠ target rope_theta {tr['rope_theta']}.",
+            "confirm the drafter was trained with this RoPE (transformers 5 moved rope_theta into rope_parameters)",
+        )
     if dr.get("rope_type") not in (None, "default") and dr.get("rope_type") != tr.get("rope_type"):
         yield Hit(WARNING, f"draft rope_type {dr['rope_type']!r} ≠ target's {tr.get('rope_type')!r}.")
 
@@ -52,8 +71,11 @@ def fp16_with_bf16(c: Context) -> Iterator[Hit]:
     ddt = str(c.d.cfg.get("torch_dtype") or c.d.cfg.get("dtype") or "").lower()
     tdt = str(c.target.dtype or "").lower()
     if "float16" in ddt and "bfloat16" not in ddt and "bfloat16" in tdt:
-        yield Hit(WARNING, "draft dtype float16 with a bfloat16 target: fp16 overflows on degenerate draft branches (NaN logits).",
-                  "serve the drafter in bfloat16")
+        yield Hit(
+            WARNING,
+            "draft dtype float16 with a bfloat16 target: fp16 overflows on degenerate draft branches (NaN logits).",
+            "serve the drafter in bfloat16",
+        )
 
 
 def _quantization(c: Context) -> dict | None:
@@ -61,7 +83,13 @@ def _quantization(c: Context) -> dict | None:
     return q if isinstance(q, dict) else None
 
 
-@rule("C004", "quantized target, unquantized drafter", severity=WARNING, failure_modes=(26,), fix="give the draft its own (unquantized) setting, e.g. `--speculative-draft-model-quantization unquant` on SGLang.")
+@rule(
+    "C004",
+    "quantized target, unquantized drafter",
+    severity=WARNING,
+    failure_modes=(26,),
+    fix="give the draft its own (unquantized) setting, e.g. `--speculative-draft-model-quantization unquant` on SGLang.",
+)
 def quantized_target(c: Context) -> Iterator[Hit]:
     """The target has a quantization config and the drafter none. SGLang copies `--quantization` to the draft unless
     told otherwise, and some vLLM releases built the draft with the verifier's quant config (vllm-project/vllm
@@ -71,12 +99,21 @@ def quantized_target(c: Context) -> Iterator[Hit]:
     q, L = _quantization(c), c.launch
     if q and "quantization_config" not in c.ckpt.config:
         sev = ERROR if (L and L.engine == "sglang" and L.quantization and not L.draft_quantization) else WARNING
-        yield Hit(sev, f"the target is quantized ({q.get('quant_method', '?')}) and the drafter is not: SGLang copies --quantization "
-                       "to the draft unless told otherwise; some vLLM releases built the draft with the verifier's quant config.",
-                  "give the draft its own (unquantized) setting, e.g. --speculative-draft-model-quantization unquant on SGLang")
+        yield Hit(
+            sev,
+            f"the target is quantized ({q.get('quant_method', '?')}) and the drafter is not: SGLang copies --quantization "
+            "to the draft unless told otherwise; some vLLM releases built the draft with the verifier's quant config.",
+            "give the draft its own (unquantized) setting, e.g. --speculative-draft-model-quantization unquant on SGLang",
+        )
 
 
-@rule("C005", "rotated target", severity=WARNING, failure_modes=(27,), fix="measure offline acceptance on the deployed target (`specbridge eval`).")
+@rule(
+    "C005",
+    "rotated target",
+    severity=WARNING,
+    failure_modes=(27,),
+    fix="measure offline acceptance on the deployed target (`specbridge eval`).",
+)
 def rotated_target(c: Context) -> Iterator[Hit]:
     """The target's quantization is rotation-based (QuaRot/SpinQuant/Hadamard): its hidden states live in another
     basis than the drafter saw in training, so the aux states feeding `fc` are not what it learned and
@@ -84,11 +121,20 @@ def rotated_target(c: Context) -> Iterator[Hit]:
     """
     q = _quantization(c)
     if q and any(k in str(q).lower() for k in ("quarot", "spinquant", "rotation", "hadamard")):
-        yield Hit(WARNING, "the target is rotated (QuaRot/SpinQuant-style): its hidden states live in another basis than the drafter saw.",
-                  "measure offline acceptance on the deployed target (specbridge eval)")
+        yield Hit(
+            WARNING,
+            "the target is rotated (QuaRot/SpinQuant-style): its hidden states live in another basis than the drafter saw.",
+            "measure offline acceptance on the deployed target (specbridge eval)",
+        )
 
 
-@rule("C006", "draft path missing or equal to the target", severity=ERROR, failure_modes=(37,), fix="pass `--speculative-draft-model-path` (SGLang) / `\"model\"` in `--speculative-config` (vLLM), pointing at the drafter checkpoint.")
+@rule(
+    "C006",
+    "draft path missing or equal to the target",
+    severity=ERROR,
+    failure_modes=(37,),
+    fix='pass `--speculative-draft-model-path` (SGLang) / `"model"` in `--speculative-config` (vLLM), pointing at the drafter checkpoint.',
+)
 def draft_path(c: Context) -> Iterator[Hit]:
     """With `--launch`: the command names no draft model, or the target as the draft. SGLang then loads the target
     as the draft (its weights twice) and crashes (sgl-project/sglang issue #36528).
@@ -97,13 +143,22 @@ def draft_path(c: Context) -> Iterator[Hit]:
     if L is None:
         return
     if not L.draft:
-        yield Hit(ERROR, "the launch names no draft model path: SGLang then loads the target as the draft (weights twice) and crashes.",
-                  "pass --speculative-draft-model-path (SGLang) / \"model\" in --speculative-config (vLLM)")
+        yield Hit(
+            ERROR,
+            "the launch names no draft model path: SGLang then loads the target as the draft (weights twice) and crashes.",
+            'pass --speculative-draft-model-path (SGLang) / "model" in --speculative-config (vLLM)',
+        )
     elif c.target and L.target and (Path(L.draft) == Path(L.target) or L.draft == L.target):
         yield Hit(ERROR, "the draft path is the target path.", "point the draft path at the drafter checkpoint")
 
 
-@rule("C007", "draft sliding window the engine ignores", severity=WARNING, failure_modes=(24,), fix="if the drafter was trained with full attention, remove the sliding-window settings from its `config.json`; otherwise measure what the engine's full attention costs with `specbridge eval`.")
+@rule(
+    "C007",
+    "draft sliding window the engine ignores",
+    severity=WARNING,
+    failure_modes=(24,),
+    fix="if the drafter was trained with full attention, remove the sliding-window settings from its `config.json`; otherwise measure what the engine's full attention costs with `specbridge eval`.",
+)
 def sliding_window(c: Context) -> Iterator[Hit]:
     """The draft config asks for sliding-window attention (`sliding_window`, or non-full `layer_types`). vLLM
     builds the draft attention from the verifier's settings and ignores it, so the drafter runs with other
@@ -112,10 +167,19 @@ def sliding_window(c: Context) -> Iterator[Hit]:
     cfg = c.d.cfg
     sw, lt = cfg.get("sliding_window"), cfg.get("layer_types")
     if (sw and cfg.get("use_sliding_window", True)) or (isinstance(lt, list) and any(x != "full_attention" for x in lt)):
-        yield Hit(WARNING, "the draft config asks for sliding-window attention: vLLM builds the draft attention from the verifier's settings and ignores it.")
+        yield Hit(
+            WARNING,
+            "the draft config asks for sliding-window attention: vLLM builds the draft attention from the verifier's settings and ignores it.",
+        )
 
 
-@rule("C008", "launch flags the engine adjusts or rejects", severity=ERROR, failure_modes=(30,), fix="change the flag as the message says: `--speculative-num-draft-tokens` = steps + 1 for topk 1, at most topk × steps + 1 otherwise; topk 1 or another attention backend with fa3; `num_speculative_tokens` in vLLM's `--speculative-config`.")
+@rule(
+    "C008",
+    "launch flags the engine adjusts or rejects",
+    severity=ERROR,
+    failure_modes=(30,),
+    fix="change the flag as the message says: `--speculative-num-draft-tokens` = steps + 1 for topk 1, at most topk × steps + 1 otherwise; topk 1 or another attention backend with fa3; `num_speculative_tokens` in vLLM's `--speculative-config`.",
+)
 def launch_flags(c: Context) -> Iterator[Hit]:
     """With `--launch`, the engine's own checks on the speculative flags: SGLang with `--speculative-eagle-topk 1`
     adjusts `--speculative-num-draft-tokens` to num_steps + 1 (warning); with topk > 1 it rejects more draft
@@ -128,34 +192,61 @@ def launch_flags(c: Context) -> Iterator[Hit]:
         return
     if L.engine == "sglang" and L.topk is not None and L.steps is not None:
         if L.topk == 1 and L.draft_tokens is not None and L.draft_tokens != L.steps + 1:
-            yield Hit(WARNING, f"topk 1 with --speculative-num-draft-tokens {L.draft_tokens}: SGLang adjusts it to num_steps + 1 = {L.steps + 1}.",
-                      f"--speculative-num-draft-tokens {L.steps + 1}")
+            yield Hit(
+                WARNING,
+                f"topk 1 with --speculative-num-draft-tokens {L.draft_tokens}: SGLang adjusts it to num_steps + 1 = {L.steps + 1}.",
+                f"--speculative-num-draft-tokens {L.steps + 1}",
+            )
         if L.topk > 1 and L.draft_tokens is not None and L.draft_tokens > L.topk * L.steps + 1:
             yield Hit(ERROR, f"--speculative-num-draft-tokens {L.draft_tokens} exceeds the tree's {L.topk}×{L.steps}+1 nodes.")
         if L.topk > 1 and (L.attention_backend or "").lower() == "fa3":
-            yield Hit(ERROR, "--attention-backend fa3 supports only --speculative-eagle-topk 1 for EAGLE (sglang #5491).", "use topk 1 or another backend")
+            yield Hit(
+                ERROR,
+                "--attention-backend fa3 supports only --speculative-eagle-topk 1 for EAGLE (sglang #5491).",
+                "use topk 1 or another backend",
+            )
     if L.engine == "vllm" and L.algorithm and not L.steps and "speculators_config" not in c.ckpt.config and "n_predict" not in c.d.cfg:
-        yield Hit(ERROR, "vLLM needs num_speculative_tokens in --speculative-config ('A speculative model was provided, but num_speculative_tokens was not provided').")
+        yield Hit(
+            ERROR,
+            "vLLM needs num_speculative_tokens in --speculative-config ('A speculative model was provided, but num_speculative_tokens was not provided').",
+        )
 
 
-@rule("C009", "draft tensor parallelism ignored", severity=WARNING, failure_modes=(29,), fix="set `draft_tensor_parallel_size` to 1 or to the target's tensor-parallel size.")
+@rule(
+    "C009",
+    "draft tensor parallelism ignored",
+    severity=WARNING,
+    failure_modes=(29,),
+    fix="set `draft_tensor_parallel_size` to 1 or to the target's tensor-parallel size.",
+)
 def draft_tp(c: Context) -> Iterator[Hit]:
     """The launch sets `draft_tensor_parallel_size` to neither 1 nor the target's TP; several vLLM releases ignore
     it and run the draft at the target's TP (vllm-project/vllm issues #31345, #31398).
     """
     L = c.launch
     if L and L.draft_tp is not None and L.draft_tp not in (1, L.tp or 1):
-        yield Hit(WARNING, f"draft_tensor_parallel_size {L.draft_tp} is neither 1 nor the target TP {L.tp or 1}; several vLLM releases ignore it.")
+        yield Hit(
+            WARNING, f"draft_tensor_parallel_size {L.draft_tp} is neither 1 nor the target TP {L.tp or 1}; several vLLM releases ignore it."
+        )
 
 
-@rule("C010", "fc.bias without the bias flag", severity=ERROR, failure_modes=(38,), fix="set `\"bias\": true` where the engine reads it, or retrain without the bias.")
+@rule(
+    "C010",
+    "fc.bias without the bias flag",
+    severity=ERROR,
+    failure_modes=(38,),
+    fix='set `"bias": true` where the engine reads it, or retrain without the bias.',
+)
 def fc_bias_flag(c: Context) -> Iterator[Hit]:
     """`fc.bias` is in the checkpoint but `config.json` has no `bias` flag: engines build `fc` without a bias and
     ignore (vLLM) or drop (SGLang) it, so the drafter runs without a trained term.
     """
     if c.d.has("fc.bias") and not c.d.cfg.get("bias"):
-        yield Hit(ERROR, "fc.bias is in the checkpoint but config.json has no bias flag: engines build fc without a bias and ignore (vLLM) or drop (SGLang) it.",
-                  "set \"bias\": true where the engine reads it, or retrain without the bias")
+        yield Hit(
+            ERROR,
+            "fc.bias is in the checkpoint but config.json has no bias flag: engines build fc without a bias and ignore (vLLM) or drop (SGLang) it.",
+            'set "bias": true where the engine reads it, or retrain without the bias',
+        )
 
 
 # which flags each engine version's EAGLE-3 class reads: the era row's `variants` (src/specbridge/engines/*.py)
@@ -177,7 +268,13 @@ def variant_flags_on(c: Context) -> set[str]:
     return on
 
 
-@rule("C011", "architecture variant flag the engine version does not read", severity=ERROR, failure_modes=(21,), fix="use an engine version that implements the flag; for `norm_before_residual` on SGLang, train with `norm_before_residual` false for SGLang, or serve with vLLM (which reads the flag).")
+@rule(
+    "C011",
+    "architecture variant flag the engine version does not read",
+    severity=ERROR,
+    failure_modes=(21,),
+    fix="use an engine version that implements the flag; for `norm_before_residual` on SGLang, train with `norm_before_residual` false for SGLang, or serve with vLLM (which reads the flag).",
+)
 def unread_variant(c: Context) -> Iterator[Hit]:
     """The drafter turns on an architecture variant (`norm_before_fc`, `fc_norm`/`use_aux_norm`, `norm_output`,
     `norm_before_residual`) that this engine version's EAGLE-3 class does not read, so it runs as a different
@@ -197,12 +294,23 @@ def unread_variant(c: Context) -> Iterator[Hit]:
         return
     for f in sorted(variant_flags_on(c) - known):
         sglang_nbr = f == "norm_before_residual" and c.rep.engine == "sglang"
-        yield Hit(WARNING if sglang_nbr else ERROR,
-                  f"the drafter uses {f} = true but {c.eng}'s EAGLE-3 class does not read it: the drafter runs as a different network than it was trained as"
-                  + (" (SGLang's llama_eagle3.py takes the residual before hidden_norm, always: `residual = hidden_states` in "
-                     "LlamaDecoderLayer.forward; specbridge eval --engine sglang measures the cost)" if sglang_nbr else "") + ".",
-                  "train with norm_before_residual false for SGLang, or serve with vLLM (which reads the flag)"
-                  if sglang_nbr else "use an engine version that implements it (see docs/rules.md#c011)")
+        yield Hit(
+            WARNING if sglang_nbr else ERROR,
+            f"the drafter uses {f} = true but {c.eng}'s EAGLE-3 class does not read it: the drafter runs as a different network than it was trained as"
+            + (
+                " (SGLang's llama_eagle3.py takes the residual before hidden_norm, always: `residual = hidden_states` in "
+                "LlamaDecoderLayer.forward; specbridge eval --engine sglang measures the cost)"
+                if sglang_nbr
+                else ""
+            )
+            + ".",
+            "train with norm_before_residual false for SGLang, or serve with vLLM (which reads the flag)"
+            if sglang_nbr
+            else "use an engine version that implements it (see docs/rules.md#c011)",
+        )
     if c.d.config_style == "speculators" and c.d.cfg.get("norm_before_residual") is None:
-        yield Hit(INFO, "norm_before_residual is unset: vLLM's speculators translation defaults it to true; a converter writing a plain "
-                        "config must write it explicitly.")
+        yield Hit(
+            INFO,
+            "norm_before_residual is unset: vLLM's speculators translation defaults it to true; a converter writing a plain "
+            "config must write it explicitly.",
+        )

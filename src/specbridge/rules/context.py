@@ -154,8 +154,14 @@ class AuxResolution:
     def table(self) -> dict:
         """What the report shows (and --json carries as aux_layers)."""
         cap = self.capture
-        return {"trained": self.trained, "trained_note": self.trained_note, "fed": cap.boundaries, "ids_source": cap.ids_source,
-                "notes": cap.notes, "alternative_trained": self.alternative}
+        return {
+            "trained": self.trained,
+            "trained_note": self.trained_note,
+            "fed": cap.boundaries,
+            "ids_source": cap.ids_source,
+            "notes": cap.notes,
+            "alternative_trained": self.alternative,
+        }
 
 
 def output_of_layer_default(n: int) -> list[int]:
@@ -173,9 +179,15 @@ def trained_boundaries(d: Drafter, n: int) -> tuple[list[int], str, list[int] | 
         return trained, f"no ids recorded: assumed the producers' shared default, boundaries {trained}", None
     if d.aux_ids_where == "top-level" and sorted(ids) == output_of_layer_default(n):
         trained = [i + 1 for i in ids]
-        return trained, (f"ids {ids} at top level, but they are exactly the output-of-layer default [1, N//2-1, N-4] of "
-                         "SpecForge/ModelOpt/SGLang: copied from an eagle_config without the +1 (speculators' converter copies "
-                         f"ids verbatim), so boundaries {trained}"), None
+        return (
+            trained,
+            (
+                f"ids {ids} at top level, but they are exactly the output-of-layer default [1, N//2-1, N-4] of "
+                "SpecForge/ModelOpt/SGLang: copied from an eagle_config without the +1 (speculators' converter copies "
+                f"ids verbatim), so boundaries {trained}"
+            ),
+            None,
+        )
     if d.aux_ids_where == "top-level":
         return list(ids), f"ids {ids} at top level (speculators/vLLM convention: input of layer i)", None
     trained = [i + 1 for i in ids]

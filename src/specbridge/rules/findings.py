@@ -22,4 +22,3 @@ class Finding:
 def doc_link(code: str) -> str:
     """Where a finding's rule is explained (its section in the repository's docs/rules.md)."""
     return f"docs/rules.md#{code.lower()}"
-

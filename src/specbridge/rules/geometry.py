@@ -10,8 +10,14 @@ from .findings import ERROR, INFO
 from .registry import CHECKPOINT, Hit, rule
 
 
-@rule("G001", "fc input width is not a multiple of the target hidden size", severity=ERROR, failure_modes=(5, 15, 20),
-      scope=CHECKPOINT, fix="check that this drafter was trained for this target (and that `target_hidden_size`, if set, is the target's hidden size).")
+@rule(
+    "G001",
+    "fc input width is not a multiple of the target hidden size",
+    severity=ERROR,
+    failure_modes=(5, 15, 20),
+    scope=CHECKPOINT,
+    fix="check that this drafter was trained for this target (and that `target_hidden_size`, if set, is the target's hidden size).",
+)
 def fc_input_width(c: Context) -> Iterator[Hit]:
     """`fc.weight` fuses the concatenated aux hidden states, so its input width must be k × the target hidden
     size (`target_hidden_size` from the config, else the target's, else the draft's). It is not: the aux
@@ -21,12 +27,22 @@ def fc_input_width(c: Context) -> Iterator[Hit]:
     """
     d = c.d
     if d.fc_in and c.ht and d.fc_in % c.ht:
-        yield Hit(ERROR, f"fc.weight input width {d.fc_in} is not a multiple of the target hidden size {c.ht}: "
-                         "the concatenated aux states cannot feed it.", "check that this drafter was trained for this target")
+        yield Hit(
+            ERROR,
+            f"fc.weight input width {d.fc_in} is not a multiple of the target hidden size {c.ht}: "
+            "the concatenated aux states cannot feed it.",
+            "check that this drafter was trained for this target",
+        )
 
 
-@rule("G002", "fc output width differs from the draft hidden size", severity=ERROR, failure_modes=(5,), scope=CHECKPOINT,
-      fix="re-export the drafter from its training run so that `fc.weight` rows, `norm.weight` and `hidden_size` agree; no config edit repairs mismatched tensors.")
+@rule(
+    "G002",
+    "fc output width differs from the draft hidden size",
+    severity=ERROR,
+    failure_modes=(5,),
+    scope=CHECKPOINT,
+    fix="re-export the drafter from its training run so that `fc.weight` rows, `norm.weight` and `hidden_size` agree; no config edit repairs mismatched tensors.",
+)
 def fc_output_width(c: Context) -> Iterator[Hit]:
     """`fc` must map to the draft hidden size, the width of `norm.weight` and of the decoder; here they differ, so
     the checkpoint contradicts itself and the engine's load raises a size mismatch.
@@ -36,8 +52,14 @@ def fc_output_width(c: Context) -> Iterator[Hit]:
         yield Hit(ERROR, f"fc.weight outputs {H} but norm.weight is {norm.shape[0]} wide: fc must map to the draft hidden size.")
 
 
-@rule("G003", "first-layer q/k/v input is not 2 x hidden", severity=ERROR, failure_modes=(6,), scope=CHECKPOINT,
-      fix="set `hidden_size` to the draft's width, or serve the checkpoint with the algorithm it was trained for (EAGLE-1/2 drafters are not EAGLE-3 drafters).")
+@rule(
+    "G003",
+    "first-layer q/k/v input is not 2 x hidden",
+    severity=ERROR,
+    failure_modes=(6,),
+    scope=CHECKPOINT,
+    fix="set `hidden_size` to the draft's width, or serve the checkpoint with the algorithm it was trained for (EAGLE-1/2 drafters are not EAGLE-3 drafters).",
+)
 def first_layer_input(c: Context) -> Iterator[Hit]:
     """EAGLE-3's first decoder layer attends over `cat(embeds, hidden)`, so `layers.0` `q_proj` takes 2 × hidden
     inputs. Another width means the config's `hidden_size` is wrong or the checkpoint is not an EAGLE-3
@@ -48,8 +70,14 @@ def first_layer_input(c: Context) -> Iterator[Hit]:
         yield Hit(ERROR, f"layers.0 q_proj takes {q.shape[1]} inputs; EAGLE-3's first layer takes cat(embeds, hidden) = 2×{H} = {2 * H}.")
 
 
-@rule("G004", "attention projections disagree with heads x head_dim", severity=ERROR, failure_modes=(6,), scope=CHECKPOINT,
-      fix="write `head_dim` (and the heads / `num_key_value_heads`) in `config.json` to match the weights; the message gives the value.")
+@rule(
+    "G004",
+    "attention projections disagree with heads x head_dim",
+    severity=ERROR,
+    failure_modes=(6,),
+    scope=CHECKPOINT,
+    fix="write `head_dim` (and the heads / `num_key_value_heads`) in `config.json` to match the weights; the message gives the value.",
+)
 def heads_times_head_dim(c: Context) -> Iterator[Hit]:
     """`q_proj` outputs must be `num_attention_heads × head_dim` and `k_proj` outputs `num_key_value_heads ×
     head_dim`. When the config has no `head_dim`, engines derive `hidden_size / heads`, which is wrong for the
@@ -59,29 +87,57 @@ def heads_times_head_dim(c: Context) -> Iterator[Hit]:
     d = c.d
     nh, nkv, hd = d.num_heads, d.num_kv_heads, d.head_dim
     if d.q_out and nh and hd and d.q_out != nh * hd:
-        hint = "" if d.head_dim_explicit else (
-            f" (config has no head_dim, so engines derive hidden_size/heads = {hd}; set head_dim = {d.q_out // nh})" if d.q_out % nh == 0 else "")
-        yield Hit(ERROR, f"q_proj has {d.q_out} outputs but config says {nh} heads × head_dim {hd} = {nh * hd}{hint}.",
-                  "write head_dim (and heads) in config.json to match the weights")
+        hint = (
+            ""
+            if d.head_dim_explicit
+            else (
+                f" (config has no head_dim, so engines derive hidden_size/heads = {hd}; set head_dim = {d.q_out // nh})"
+                if d.q_out % nh == 0
+                else ""
+            )
+        )
+        yield Hit(
+            ERROR,
+            f"q_proj has {d.q_out} outputs but config says {nh} heads × head_dim {hd} = {nh * hd}{hint}.",
+            "write head_dim (and heads) in config.json to match the weights",
+        )
     if d.kv_out and nkv and hd and d.kv_out != nkv * hd:
-        yield Hit(ERROR, f"k_proj has {d.kv_out} outputs but config says {nkv} KV heads × head_dim {hd} = {nkv * hd}.",
-                  "write num_key_value_heads / head_dim in config.json to match the weights")
+        yield Hit(
+            ERROR,
+            f"k_proj has {d.kv_out} outputs but config says {nkv} KV heads × head_dim {hd} = {nkv * hd}.",
+            "write num_key_value_heads / head_dim in config.json to match the weights",
+        )
 
 
-@rule("G005", "lm_head rows differ from draft_vocab_size", severity=ERROR, failure_modes=(9, 25), scope=CHECKPOINT,
-      fix="set `draft_vocab_size` to the number of `lm_head` rows.")
+@rule(
+    "G005",
+    "lm_head rows differ from draft_vocab_size",
+    severity=ERROR,
+    failure_modes=(9, 25),
+    scope=CHECKPOINT,
+    fix="set `draft_vocab_size` to the number of `lm_head` rows.",
+)
 def head_rows(c: Context) -> Iterator[Hit]:
     """The engine builds the head (and the `d2t` table) with `draft_vocab_size` rows; the shipped `lm_head` has
     another number, so the load raises a size mismatch, or draft ids are read against the wrong map.
     """
     d = c.d
     if d.draft_vocab_from_keys and d.draft_vocab_size and d.draft_vocab_from_keys != d.draft_vocab_size:
-        yield Hit(ERROR, f"lm_head has {d.draft_vocab_from_keys} rows but draft_vocab_size is {d.draft_vocab_size}.",
-                  f"set draft_vocab_size to {d.draft_vocab_from_keys}")
+        yield Hit(
+            ERROR,
+            f"lm_head has {d.draft_vocab_from_keys} rows but draft_vocab_size is {d.draft_vocab_size}.",
+            f"set draft_vocab_size to {d.draft_vocab_from_keys}",
+        )
 
 
-@rule("G006", "decoder layers in the keys differ from num_hidden_layers", severity=ERROR, failure_modes=(7,), scope=CHECKPOINT,
-      fix="set `num_hidden_layers` to the number of decoder layers in the keys.")
+@rule(
+    "G006",
+    "decoder layers in the keys differ from num_hidden_layers",
+    severity=ERROR,
+    failure_modes=(7,),
+    scope=CHECKPOINT,
+    fix="set `num_hidden_layers` to the number of decoder layers in the keys.",
+)
 def layer_count(c: Context) -> Iterator[Hit]:
     """The engine builds `num_hidden_layers` draft layers; the keys hold another number. Extra layers' weights are
     dropped (L001) or refused (L004), missing ones stay random (L002), and SGLang ≤ 0.5.11 refuses any count
@@ -89,12 +145,21 @@ def layer_count(c: Context) -> Iterator[Hit]:
     """
     d = c.d
     if d.cfg_layers is not None and d.layers_in_keys and d.cfg_layers != d.layers_in_keys:
-        yield Hit(ERROR, f"the keys hold {d.layers_in_keys} decoder layer(s) but config num_hidden_layers is {d.cfg_layers}.",
-                  f"set num_hidden_layers to {d.layers_in_keys}")
+        yield Hit(
+            ERROR,
+            f"the keys hold {d.layers_in_keys} decoder layer(s) but config num_hidden_layers is {d.cfg_layers}.",
+            f"set num_hidden_layers to {d.layers_in_keys}",
+        )
 
 
-@rule("G007", "draft and target hidden sizes differ without target_hidden_size", severity=ERROR, failure_modes=(5,), scope=CHECKPOINT,
-      fix="add `\"target_hidden_size\": <the target's hidden_size>` to `config.json` (the message gives the number).")
+@rule(
+    "G007",
+    "draft and target hidden sizes differ without target_hidden_size",
+    severity=ERROR,
+    failure_modes=(5,),
+    scope=CHECKPOINT,
+    fix='add `"target_hidden_size": <the target\'s hidden_size>` to `config.json` (the message gives the number).',
+)
 def target_hidden_size_missing(c: Context) -> Iterator[Hit]:
     """The draft is narrower or wider than the target and `config.json` has no `target_hidden_size`: engines size
     `fc` (and the aux inputs) from `hidden_size`, so the target's aux states do not fit and loading or the
@@ -103,12 +168,22 @@ def target_hidden_size_missing(c: Context) -> Iterator[Hit]:
     d, t = c.d, c.target
     H = d.hidden_size
     if t and t.hidden_size and H and H != t.hidden_size and not d.cfg_target_hidden_size:
-        yield Hit(ERROR, f"draft hidden size {H} differs from the target's {t.hidden_size} but config.json has no target_hidden_size: "
-                         "engines size fc from hidden_size and the aux states will not fit.", f"add \"target_hidden_size\": {t.hidden_size}")
+        yield Hit(
+            ERROR,
+            f"draft hidden size {H} differs from the target's {t.hidden_size} but config.json has no target_hidden_size: "
+            "engines size fc from hidden_size and the aux states will not fit.",
+            f'add "target_hidden_size": {t.hidden_size}',
+        )
 
 
-@rule("G008", "aux layer id count differs from the fc width", severity=ERROR, failure_modes=(20,), scope=CHECKPOINT,
-      fix="configure exactly k aux layer ids — the target layers the drafter was trained on, from the training run's config (then `specbridge convert PATH --engine NAME==VERSION -o OUT` writes them where the engine reads them).")
+@rule(
+    "G008",
+    "aux layer id count differs from the fc width",
+    severity=ERROR,
+    failure_modes=(20,),
+    scope=CHECKPOINT,
+    fix="configure exactly k aux layer ids — the target layers the drafter was trained on, from the training run's config (then `specbridge convert PATH --engine NAME==VERSION -o OUT` writes them where the engine reads them).",
+)
 def aux_id_count(c: Context) -> Iterator[Hit]:
     """`fc` takes k aux states (its input width / target hidden size) but the config lists another number of aux
     layer ids. The engine captures one state per id, so it feeds fc the wrong width: a crash combining them,
@@ -132,7 +207,12 @@ def _kv_width(cfg: dict, hidden: int | None) -> int | None:
     return nkv * hd if type(nkv) is int and type(hd) is int else None
 
 
-@rule("G009", "draft KV-cache geometry differs from the target's", severity=ERROR, fix="serve on vLLM ≥ 0.11 (or SGLang), or use a drafter whose `num_key_value_heads × head_dim` equals the target's.")
+@rule(
+    "G009",
+    "draft KV-cache geometry differs from the target's",
+    severity=ERROR,
+    fix="serve on vLLM ≥ 0.11 (or SGLang), or use a drafter whose `num_key_value_heads × head_dim` equals the target's.",
+)
 def kv_cache_geometry(c: Context) -> Iterator[Hit]:
     """The draft's attention layer stores `num_key_value_heads × head_dim` per token in the KV cache, and that
     differs from the target's (a drafter with its own head layout, e.g. more KV heads than a GQA target).
@@ -151,10 +231,15 @@ def kv_cache_geometry(c: Context) -> Iterator[Hit]:
     mine, theirs = d.num_kv_heads * d.head_dim, _kv_width(t.text, t.hidden_size)
     if theirs is None or mine == theirs:
         return
-    what = f"the draft layer stores {d.num_kv_heads} KV heads × head_dim {d.head_dim} = {mine} values per token, the target's layers {theirs}"
+    what = (
+        f"the draft layer stores {d.num_kv_heads} KV heads × head_dim {d.head_dim} = {mine} values per token, the target's layers {theirs}"
+    )
     if c.rep.era.kv_one_page_size:
-        yield Hit(ERROR, f"{what}: {c.eng} allocates one KV-cache page size for every attention layer, the draft's included, "
-                         "and raises NotImplementedError at start-up (v1/core/kv_cache_utils.py get_kv_cache_config).",
-                  "serve on vLLM >= 0.11 (per-layer KV sizes) or SGLang, or use a drafter with the target's KV heads × head_dim")
+        yield Hit(
+            ERROR,
+            f"{what}: {c.eng} allocates one KV-cache page size for every attention layer, the draft's included, "
+            "and raises NotImplementedError at start-up (v1/core/kv_cache_utils.py get_kv_cache_config).",
+            "serve on vLLM >= 0.11 (per-layer KV sizes) or SGLang, or use a drafter with the target's KV heads × head_dim",
+        )
     else:
         yield Hit(INFO, f"{what}; {c.eng} sizes the draft layer's KV cache on its own (no start-up failure is known for it).")

@@ -37,8 +37,13 @@ def _decoder_missing(c: Context) -> list:
     return [p for p in c.rep.params if p.status in (P_MISSING, P_PARTIAL) and p.role == "decoder"]
 
 
-@rule("L001", "checkpoint tensors the engine silently drops", severity=ERROR, failure_modes=(1, 8, 38),
-      fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the names that engine version reads.")
+@rule(
+    "L001",
+    "checkpoint tensors the engine silently drops",
+    severity=ERROR,
+    failure_modes=(1, 8, 38),
+    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the names that engine version reads.",
+)
 def dropped_tensors(c: Context) -> Iterator[Hit]:
     """The engine's loader, after its own renames, maps a checkpoint tensor to no parameter and skips it. A
     float tensor is an error; a non-float one (an integer buffer the engine has no use for) a warning. When
@@ -50,16 +55,27 @@ def dropped_tensors(c: Context) -> Iterator[Hit]:
     """
     rep, floats = c.rep, _dropped_float(c)
     if floats and not _decoder_missing(c):  # with an unfilled decoder, L002 tells the same story
-        yield Hit(ERROR, f"{rep.engine} {rep.version} silently drops {len(floats)} float tensor(s) it has no parameter for: "
-                         f"{_list([t.name for t in floats])} (→ {_list([t.engine_name or '?' for t in floats], 2)}). "
-                         "Whatever they were trained to do is lost.", c.convert_fix)
+        yield Hit(
+            ERROR,
+            f"{rep.engine} {rep.version} silently drops {len(floats)} float tensor(s) it has no parameter for: "
+            f"{_list([t.name for t in floats])} (→ {_list([t.engine_name or '?' for t in floats], 2)}). "
+            "Whatever they were trained to do is lost.",
+            c.convert_fix,
+        )
     for t in rep.tensors:
         if t.status == DROPPED and t not in floats:
-            yield Hit(WARNING, f"{t.name} ({c.ckpt.tensors[t.name].dtype}) is skipped silently by {rep.engine} {rep.version}.", c.convert_fix)
+            yield Hit(
+                WARNING, f"{t.name} ({c.ckpt.tensors[t.name].dtype}) is skipped silently by {rep.engine} {rep.version}.", c.convert_fix
+            )
 
 
-@rule("L002", "engine parameters nothing fills (left at random init)", severity=ERROR, failure_modes=(1, 2, 9),
-      fix="`specbridge convert PATH --engine NAME==VERSION -o OUT`; for a missing head, add the tensor to the checkpoint, e.g. `lm_head` from the target with `specbridge convert PATH --engine NAME==VERSION --target T -o OUT`.")
+@rule(
+    "L002",
+    "engine parameters nothing fills (left at random init)",
+    severity=ERROR,
+    failure_modes=(1, 2, 9),
+    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT`; for a missing head, add the tensor to the checkpoint, e.g. `lm_head` from the target with `specbridge convert PATH --engine NAME==VERSION --target T -o OUT`.",
+)
 def unfilled_parameters(c: Context) -> Iterator[Hit]:
     """Nothing in the checkpoint fills an engine parameter (or only some of its tensor-parallel shards), so it
     keeps its random initial value. When decoder parameters are unfilled the finding also names the checkpoint
@@ -72,25 +88,55 @@ def unfilled_parameters(c: Context) -> Iterator[Hit]:
     """
     rep, decoder, floats = c.rep, _decoder_missing(c), _dropped_float(c)
     if decoder:
-        msg = (f"the drafter's decoder layer will run at random initialisation on {rep.engine} {rep.version}: "
-               f"{len(decoder)} decoder parameter(s) ({_list([p.name for p in decoder], 2)}) are never filled")
+        msg = (
+            f"the drafter's decoder layer will run at random initialisation on {rep.engine} {rep.version}: "
+            f"{len(decoder)} decoder parameter(s) ({_list([p.name for p in decoder], 2)}) are never filled"
+        )
         if floats:
             msg += f", because {len(floats)} tensor(s) ({_list([t.name for t in floats], 2)}) match no parameter and are skipped silently"
-        yield Hit(ERROR, msg + ". Expect accept length ≈ 1.00 (no draft token accepted) and throughput below no speculation.", c.convert_fix)
+        yield Hit(
+            ERROR, msg + ". Expect accept length ≈ 1.00 (no draft token accepted) and throughput below no speculation.", c.convert_fix
+        )
     for p in rep.params:
         if p.status in (P_MISSING, P_PARTIAL) and p.role != "decoder":
-            what = {"head": "the draft head (logits are random)", "fc": "the aux-state fusion", "norm": "a norm", "embed": "the embedding"}.get(p.role, p.role)
-            shards = f" (shards {', '.join(p.missing_shards)})" if p.status == P_PARTIAL else ""
-            fix = "add the tensor to the checkpoint (e.g. lm_head from the target: specbridge convert … --target T)" if p.role == "head" else c.convert_fix
-            yield Hit(ERROR, f"{p.name}{shards} — {what} — is filled by nothing in the checkpoint on {rep.engine} {rep.version}; "
-                             "it keeps its random initial value and drafts will be rejected.", fix)
+            yield _unfilled(c, p)
         elif p.status == P_DEFAULT_INIT:
-            yield Hit(WARNING, f"{p.name} is filled by nothing in the checkpoint on {rep.engine} {rep.version}; {p.note}.",
-                      "ship the trained tensor, or serve on a release whose class has no such parameter")
+            yield Hit(
+                WARNING,
+                f"{p.name} is filled by nothing in the checkpoint on {rep.engine} {rep.version}; {p.note}.",
+                "ship the trained tensor, or serve on a release whose class has no such parameter",
+            )
 
 
-@rule("L003", "tensor shape differs from the engine's parameter", severity=ERROR, failure_modes=(5, 6),
-      fix="fix `config.json` so it describes these tensors (`hidden_size`, heads, `head_dim`, `intermediate_size`, `draft_vocab_size`, `target_hidden_size`).")
+def _unfilled(c: Context, p) -> Hit:
+    """One unfilled parameter outside the decoder (the head, fc, a norm, the embedding)."""
+    what = {
+        "head": "the draft head (logits are random)",
+        "fc": "the aux-state fusion",
+        "norm": "a norm",
+        "embed": "the embedding",
+    }.get(p.role, p.role)
+    shards = f" (shards {', '.join(p.missing_shards)})" if p.status == P_PARTIAL else ""
+    fix = (
+        "add the tensor to the checkpoint (e.g. lm_head from the target: specbridge convert … --target T)"
+        if p.role == "head"
+        else c.convert_fix
+    )
+    return Hit(
+        ERROR,
+        f"{p.name}{shards} — {what} — is filled by nothing in the checkpoint on {c.eng}; "
+        "it keeps its random initial value and drafts will be rejected.",
+        fix,
+    )
+
+
+@rule(
+    "L003",
+    "tensor shape differs from the engine's parameter",
+    severity=ERROR,
+    failure_modes=(5, 6),
+    fix="fix `config.json` so it describes these tensors (`hidden_size`, heads, `head_dim`, `intermediate_size`, `draft_vocab_size`, `target_hidden_size`).",
+)
 def shape_mismatch(c: Context) -> Iterator[Hit]:
     """The engine builds each parameter from `config.json` (hidden size, heads, `head_dim`, intermediate size,
     draft vocab, `target_hidden_size`); the checkpoint tensor has another shape. Loading raises a size
@@ -99,11 +145,20 @@ def shape_mismatch(c: Context) -> Iterator[Hit]:
     without `head_dim` (SafeAILab/EAGLE issue #315, sgl-project/sglang issue #8038).
     """
     for mm in c.rep.mismatched:
-        yield Hit(ERROR, f"{mm['name']}: checkpoint has {mm['found']}, {c.eng} builds {mm['expected']} from config.json; loading raises a size mismatch.",
-                  "fix config.json so it describes these tensors (hidden_size, heads, head_dim, intermediate_size, draft_vocab_size, target_hidden_size)")
+        yield Hit(
+            ERROR,
+            f"{mm['name']}: checkpoint has {mm['found']}, {c.eng} builds {mm['expected']} from config.json; loading raises a size mismatch.",
+            "fix config.json so it describes these tensors (hidden_size, heads, head_dim, intermediate_size, draft_vocab_size, target_hidden_size)",
+        )
 
 
-@rule("L004", "engine raises on checkpoint tensor names", severity=ERROR, failure_modes=(8, 38), fix="`specbridge convert PATH --engine NAME==VERSION -o OUT`.")
+@rule(
+    "L004",
+    "engine raises on checkpoint tensor names",
+    severity=ERROR,
+    failure_modes=(8, 38),
+    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT`.",
+)
 def raising_names(c: Context) -> Iterator[Hit]:
     """vLLM raises on a name it cannot place (`vllm/model_executor/models/llama_eagle3.py` `load_weights`):
     `ValueError: There is no module or parameter named …` from 0.32 (the WeightsMapper loader), `KeyError`
@@ -114,11 +169,20 @@ def raising_names(c: Context) -> Iterator[Hit]:
     """
     raising = [t for t in c.rep.tensors if t.status == RAISES]
     if raising:
-        yield Hit(ERROR, f"{c.eng} refuses to load: {raising[0].reason} ({len(raising)} tensor(s): {_list([t.name for t in raising])}).",
-                  c.convert_fix)
+        yield Hit(
+            ERROR,
+            f"{c.eng} refuses to load: {raising[0].reason} ({len(raising)} tensor(s): {_list([t.name for t in raising])}).",
+            c.convert_fix,
+        )
 
 
-@rule("L005", "engine version cannot dispatch this config", severity=ERROR, failure_modes=(8,), fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the config that engine version dispatches.")
+@rule(
+    "L005",
+    "engine version cannot dispatch this config",
+    severity=ERROR,
+    failure_modes=(8,),
+    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the config that engine version dispatches.",
+)
 def no_dispatch(c: Context) -> Iterator[Hit]:
     """The engine picks the drafter class from `config.json` and this version has none for it: SGLang dispatches
     on `architectures[0]` and reads no speculators-format config; vLLM needs a registered architecture, or a
@@ -128,12 +192,21 @@ def no_dispatch(c: Context) -> Iterator[Hit]:
     """
     rep = c.rep
     if not rep.dispatched:
-        yield Hit(ERROR, f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. "
-                         f"The rest of this report simulates its EAGLE-3 class ({rep.cls.name}) as if the config were converted.", c.convert_fix)
+        yield Hit(
+            ERROR,
+            f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. "
+            f"The rest of this report simulates its EAGLE-3 class ({rep.cls.name}) as if the config were converted.",
+            c.convert_fix,
+        )
 
 
-@rule("L006", "engine raises while building the drafter from this config", severity=ERROR, failure_modes=(7, 8),
-      fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes a config that version can build; a multi-layer drafter needs an engine version that builds several layers.")
+@rule(
+    "L006",
+    "engine raises while building the drafter from this config",
+    severity=ERROR,
+    failure_modes=(7, 8),
+    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes a config that version can build; a multi-layer drafter needs an engine version that builds several layers.",
+)
 def build_raises(c: Context) -> Iterator[Hit]:
     """The config dispatches, but constructing the drafter class raises. Examples from the engines' source:
     SGLang ≤ 0.5.11 with `num_hidden_layers != 1` (`ValueError: EAGLE3 currently only supports 1 layer`,
@@ -149,8 +222,13 @@ def build_raises(c: Context) -> Iterator[Hit]:
             yield Hit(ERROR, f"{c.eng} raises while building {rep.cls.name}: {e}", c.convert_fix)
 
 
-@rule("L007", "checkpoint tensor replaced by the target's after loading", severity=INFO, failure_modes=(3, 4),
-      fix="none needed — the drafter runs with the target's table, which is correct for a drafter trained with the target's frozen embedding; E002/E003 report the case where it is not.")
+@rule(
+    "L007",
+    "checkpoint tensor replaced by the target's after loading",
+    severity=INFO,
+    failure_modes=(3, 4),
+    fix="none needed — the drafter runs with the target's table, which is correct for a drafter trained with the target's frozen embedding; E002/E003 report the case where it is not.",
+)
 def overwritten(c: Context) -> Iterator[Hit]:
     """Information. The tensor loads, then the engine replaces it with the target's weights: SGLang's worker
     (`sglang/srt/speculative/eagle_worker_v2.py`, `eagle_worker.py` before 0.5.16) sets the target's
@@ -160,11 +238,20 @@ def overwritten(c: Context) -> Iterator[Hit]:
     """
     over = [t.name for t in c.rep.tensors if t.status == OVERWRITTEN]
     if over:
-        yield Hit(INFO, f"{_list(over)} loaded, then replaced by the target's weights on {c.eng} ({c.rep.cls.share_cite}). "
-                        "Fine if the drafter was trained with the target's frozen table.")
+        yield Hit(
+            INFO,
+            f"{_list(over)} loaded, then replaced by the target's weights on {c.eng} ({c.rep.cls.share_cite}). "
+            "Fine if the drafter was trained with the target's frozen table.",
+        )
 
 
-@rule("L008", "checkpoint tensors the engine ignores by design", severity=INFO, failure_modes=(13,), fix="none needed — the engine derives or does not need what these tensors hold; serving is unaffected.")
+@rule(
+    "L008",
+    "checkpoint tensors the engine ignores by design",
+    severity=INFO,
+    failure_modes=(13,),
+    fix="none needed — the engine derives or does not need what these tensors hold; serving is unaffected.",
+)
 def ignored_by_design(c: Context) -> Iterator[Hit]:
     """Information. Tensors the engine reads past on purpose: `t2d` (no engine uses it; SGLang turns `d2t` into
     `hot_token_id`), `mask_hidden` on vLLM ≥ 0.32 (parallel drafting only), `rotary_emb.inv_freq` (recomputed),
@@ -181,7 +268,13 @@ def _borrowed(c: Context) -> list:
     return [p for p in c.rep.params if p.status == P_SHARED and p.role in ("embed", "head") and not p.filled_by]
 
 
-@rule("L009", "embedding or head taken from the target", severity=INFO, failure_modes=(2, 4), fix="none needed — the target's table is the one such a drafter was trained with; L010 fires if the vocab makes the borrowed head unusable.")
+@rule(
+    "L009",
+    "embedding or head taken from the target",
+    severity=INFO,
+    failure_modes=(2, 4),
+    fix="none needed — the target's table is the one such a drafter was trained with; L010 fires if the vocab makes the borrowed head unusable.",
+)
 def borrowed_from_target(c: Context) -> Iterator[Hit]:
     """Information. The checkpoint has no tensor for the embedding or the head and the engine shares the
     target's: vLLM when the draft has none (`vllm/v1/spec_decode/llm_base_proposer.py`
@@ -194,8 +287,13 @@ def borrowed_from_target(c: Context) -> Iterator[Hit]:
         yield Hit(INFO, f"{p.name} is taken from the target model ({c.rep.cls.share_cite}).")
 
 
-@rule("L010", "head borrowed from the target while the draft vocab is reduced", severity=ERROR, failure_modes=(2, 9),
-      fix="ship the trained `lm_head` [draft_vocab_size, hidden] in the checkpoint.")
+@rule(
+    "L010",
+    "head borrowed from the target while the draft vocab is reduced",
+    severity=ERROR,
+    failure_modes=(2, 9),
+    fix="ship the trained `lm_head` [draft_vocab_size, hidden] in the checkpoint.",
+)
 def borrowed_head_reduced_vocab(c: Context) -> Iterator[Hit]:
     """The head is shared from the target (L009) but `draft_vocab_size` is smaller than the vocab. The target head
     has V rows while the drafter's ids are in [0, Vd) and go through `d2t`: draft ids and logits do not line
@@ -203,12 +301,20 @@ def borrowed_head_reduced_vocab(c: Context) -> Iterator[Hit]:
     """
     vd, v = c.rep.ns.get("Vd"), c.rep.ns.get("V")
     if isinstance(vd, int) and isinstance(v, int) and vd != v and any(p.role == "head" for p in _borrowed(c)):
-        yield Hit(ERROR, f"the head is borrowed from the target ({v} rows) but draft_vocab_size is {vd}: draft ids and logits will not line up.",
-                  "ship the trained lm_head [draft_vocab_size, hidden] in the checkpoint")
+        yield Hit(
+            ERROR,
+            f"the head is borrowed from the target ({v} rows) but draft_vocab_size is {vd}: draft ids and logits will not line up.",
+            "ship the trained lm_head [draft_vocab_size, hidden] in the checkpoint",
+        )
 
 
-@rule("L011", "parameter left at an initial value that is right for this config", severity=INFO, failure_modes=(9, 13),
-      fix="none needed — the initial value is what a full-vocab drafter needs; with a reduced vocab the missing `d2t` is an error instead (V006).")
+@rule(
+    "L011",
+    "parameter left at an initial value that is right for this config",
+    severity=INFO,
+    failure_modes=(9, 13),
+    fix="none needed — the initial value is what a full-vocab drafter needs; with a reduced vocab the missing `d2t` is an error instead (V006).",
+)
 def harmless_initial_value(c: Context) -> Iterator[Hit]:
     """Information. A parameter no tensor fills, but whose initial value is the right one for this config: vLLM
     before 0.32 always builds `draft_id_to_target_id` and initialises it to zeros, the identity map — correct
@@ -219,8 +325,13 @@ def harmless_initial_value(c: Context) -> Iterator[Hit]:
             yield Hit(INFO, f"{p.name} is not in the checkpoint; {p.note}.")
 
 
-@rule("L012", "tensor silently cut or zero-padded to the engine's shape", severity=ERROR, failure_modes=(5, 6),
-      fix="fix `config.json` so it describes these tensors (`intermediate_size`, heads, `head_dim`).")
+@rule(
+    "L012",
+    "tensor silently cut or zero-padded to the engine's shape",
+    severity=ERROR,
+    failure_modes=(5, 6),
+    fix="fix `config.json` so it describes these tensors (`intermediate_size`, heads, `head_dim`).",
+)
 def cut_or_padded(c: Context) -> Iterator[Hit]:
     """SGLang's linear weight loaders (`sglang/srt/layers/linear.py` `weight_loader`) `narrow()` a checkpoint
     tensor that is wider than the parameter along the tensor-parallel dimension, and in the releases modelled
@@ -230,7 +341,11 @@ def cut_or_padded(c: Context) -> Iterator[Hit]:
     """
     bent = [t for t in c.rep.tensors if t.status in (TRUNCATED, PADDED)]
     if bent:
-        yield Hit(ERROR, f"{c.eng} loads {len(bent)} tensor(s) that do not fit by cutting or zero-padding them, silently: "
-                         + "; ".join(f"{t.name} {t.reason}" for t in bent[:3]) + (" …" if len(bent) > 3 else "")
-                         + ". The loaded drafter is not the trained one.",
-                  "fix config.json so it describes these tensors (intermediate_size, heads, head_dim)")
+        yield Hit(
+            ERROR,
+            f"{c.eng} loads {len(bent)} tensor(s) that do not fit by cutting or zero-padding them, silently: "
+            + "; ".join(f"{t.name} {t.reason}" for t in bent[:3])
+            + (" …" if len(bent) > 3 else "")
+            + ". The loaded drafter is not the trained one.",
+            "fix config.json so it describes these tensors (intermediate_size, heads, head_dim)",
+        )

@@ -20,35 +20,56 @@ from .findings import Finding
 
 # Categories in report order: (heading, what the docs say of them). A rule's code starts with its letter.
 CATEGORIES = {
-    "R": ("Engine version placement", """
+    "R": (
+        "Engine version placement",
+        """
 Every engine version that is not a plain, modelled release is said, so an answer for `sglang==0.5.99` or a
 bare `sglang` never looks more certain than it is (`src/specbridge/rules/versions.py`; the modelled releases
-are the eras in `src/specbridge/engines/`, see `docs/engines.md`)."""),
-    "L": ("Load simulation", """
+are the eras in `src/specbridge/engines/`, see `docs/engines.md`).""",
+    ),
+    "L": (
+        "Load simulation",
+        """
 `check` runs each engine version's own loading rules (name mapping, shapes built from `config.json`,
 sharing with the target after loading) over the checkpoint's tensor headers; the tables are
 `src/specbridge/engines/{sglang,vllm,trtllm}.py`, each row citing the engine file and release it mirrors
 (see `docs/engines.md`). The L rules turn that simulated load into findings
-(`src/specbridge/rules/load.py`)."""),
-    "G": ("Shape algebra", """
+(`src/specbridge/rules/load.py`).""",
+    ),
+    "G": (
+        "Shape algebra",
+        """
 The G rules compare the checkpoint's tensor shapes with its config and, with `--target`, with the target's
 config (`src/specbridge/rules/geometry.py`). All but G009 (the KV cache each engine version allocates) do
-not depend on the engine."""),
-    "V": ("Vocab maps", """
+not depend on the engine.""",
+    ),
+    "V": (
+        "Vocab maps",
+        """
 A reduced-vocab drafter scores `draft_vocab_size` tokens; `d2t` maps draft id i to target id `i + d2t[i]`
 (offsets, int64) and `t2d` marks the selected target ids. The V rules check the maps and, with `--target` or
-`--parent`, the vocab against the target and the parent checkpoint (`src/specbridge/rules/vocab.py`)."""),
-    "A": ("Aux layers", """
+`--parent`, the vocab against the target and the parent checkpoint (`src/specbridge/rules/vocab.py`).""",
+    ),
+    "A": (
+        "Aux layers",
+        """
 An EAGLE-3 drafter's `fc` reads hidden states the target captures at a few layers. The A rules resolve which
 physical layers each engine version feeds and compare them with the ones the drafter was trained on
 (`src/specbridge/rules/aux.py`, tables in `src/specbridge/engines/capture.py`); they need `--target`, and
-A004 `--launch`."""),
-    "E": ("Embedding and head", """
+A004 `--launch`.""",
+    ),
+    "E": (
+        "Embedding and head",
+        """
 Whether the drafter's own embedding and head are consistent, trained, and kept or replaced by the engine
-(`src/specbridge/rules/embed_head.py`)."""),
-    "C": ("Config and launch", """
+(`src/specbridge/rules/embed_head.py`).""",
+    ),
+    "C": (
+        "Config and launch",
+        """
 The drafter's config against the target's and against the launch command (`--launch`), and architecture
-flags against what the engine version reads (`src/specbridge/rules/config.py`)."""),
+flags against what the engine version reads (`src/specbridge/rules/config.py`).""",
+    ),
 }
 # When a rule runs: once per checkpoint (no engine in it), or once per engine version.
 CHECKPOINT, ENGINE = "checkpoint", "engine"
@@ -75,8 +96,7 @@ class Rule:
 RULES: dict[str, Rule] = {}
 
 
-def rule(code: str, title: str, *, severity: str, fix: str, failure_modes: tuple[int, ...] = (),
-         scope: str = ENGINE) -> Callable:
+def rule(code: str, title: str, *, severity: str, fix: str, failure_modes: tuple[int, ...] = (), scope: str = ENGINE) -> Callable:
     """Register the decorated function as rule `code`; its docstring is the documentation."""
 
     def register(fn: Callable[..., Iterable[Hit]]) -> Callable[..., Iterable[Hit]]:

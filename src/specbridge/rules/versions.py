@@ -12,7 +12,12 @@ from .findings import INFO, WARNING
 from .registry import Hit, rule
 
 
-@rule("R001", "engine version newer than the newest release modelled", severity=WARNING, fix="check against a modelled release (`specbridge engines` lists the range), or add the release's rows (`docs/engines.md`).")
+@rule(
+    "R001",
+    "engine version newer than the newest release modelled",
+    severity=WARNING,
+    fix="check against a modelled release (`specbridge engines` lists the range), or add the release's rows (`docs/engines.md`).",
+)
 def newer_than_modelled(c: Context) -> Iterator[Hit]:
     """Warning: `--engine NAME==VERSION` names a release after the newest one whose source was read. It is checked
     against the newest era, which may no longer describe it: a release that changed loading can drop, refuse
@@ -21,12 +26,20 @@ def newer_than_modelled(c: Context) -> Iterator[Hit]:
     place = c.place
     if place is not None and place.how == NEWER:
         first, newest = modelled_range(place.era.engine)
-        yield Hit(WARNING, f"{place.era.engine} {place.version} is newer than the newest release modelled ({newest}): checked against the "
-                           f"{place.era.name} era, which may no longer describe it",
-                  f"check against a modelled release (`specbridge engines` lists {first} – {newest}), or add the release's rows (docs/engines.md)")
+        yield Hit(
+            WARNING,
+            f"{place.era.engine} {place.version} is newer than the newest release modelled ({newest}): checked against the "
+            f"{place.era.name} era, which may no longer describe it",
+            f"check against a modelled release (`specbridge engines` lists {first} – {newest}), or add the release's rows (docs/engines.md)",
+        )
 
 
-@rule("R002", "engine version not given: the newest modelled release assumed", severity=INFO, fix="none needed — the answer is right for that release; to have it for the release you deploy, pin it: `--engine NAME==VERSION`.")
+@rule(
+    "R002",
+    "engine version not given: the newest modelled release assumed",
+    severity=INFO,
+    fix="none needed — the answer is right for that release; to have it for the release you deploy, pin it: `--engine NAME==VERSION`.",
+)
 def newest_assumed(c: Context) -> Iterator[Hit]:
     """Information: `--engine NAME` without a version is answered for the newest modelled release (the message
     names it and its era).
@@ -34,8 +47,11 @@ def newest_assumed(c: Context) -> Iterator[Hit]:
     place = c.place
     if place is not None and place.how == NEWEST:
         name = place.era.engine
-        yield Hit(INFO, f"no {name} version given: answered for the newest modelled release ({place.version}, era {place.era.name})",
-                  f"pin the version you deploy: --engine {name}==VERSION")
+        yield Hit(
+            INFO,
+            f"no {name} version given: answered for the newest modelled release ({place.version}, era {place.era.name})",
+            f"pin the version you deploy: --engine {name}==VERSION",
+        )
 
 
 @rule("R003", "pre-release placed with the release it precedes", severity=WARNING, fix="check against the final release you deploy.")
@@ -46,6 +62,9 @@ def prerelease(c: Context) -> Iterator[Hit]:
     place = c.place
     if place is not None and place.how == PRERELEASE:
         release = ".".join(map(str, parse_version(place.version)))
-        yield Hit(WARNING, f"{place.era.engine} {place.version} is a pre-release: modelled as the release it precedes "
-                           f"({release}, era {place.era.name}); changes made before that release may be missing",
-                  "check against the final release you deploy")
+        yield Hit(
+            WARNING,
+            f"{place.era.engine} {place.version} is a pre-release: modelled as the release it precedes "
+            f"({release}, era {place.era.name}); changes made before that release may be missing",
+            "check against the final release you deploy",
+        )

@@ -96,8 +96,13 @@ def capture_batch(model, sequences: list[list[int]], aux_layer_ids: list[int], p
     out = []
     for i, s in enumerate(sequences):
         L = len(s)
-        out.append({"aux_hidden": aux[i, :L].to(torch.bfloat16), "final_hidden": grabbed["final"][i, :L].to(torch.bfloat16),
-                    "target_next": greedy[i, :L].to(torch.int32)})
+        out.append(
+            {
+                "aux_hidden": aux[i, :L].to(torch.bfloat16),
+                "final_hidden": grabbed["final"][i, :L].to(torch.bfloat16),
+                "target_next": greedy[i, :L].to(torch.int32),
+            }
+        )
     return out
 
 
@@ -115,13 +120,27 @@ def write_shard(out_dir: Path, index: int, seqs: list[dict]) -> dict:
     tensors["seq_offsets"] = torch.tensor(offsets, dtype=torch.int64)
     name = f"shard-{index:05d}.safetensors"
     save_file(tensors, str(Path(out_dir) / name))
-    return {"file": name, "num_seqs": len(seqs), "num_tokens": offsets[-1],
-            "seq_lengths": [b - a for a, b in zip(offsets[:-1], offsets[1:])]}
+    return {
+        "file": name,
+        "num_seqs": len(seqs),
+        "num_tokens": offsets[-1],
+        "seq_lengths": [b - a for a, b in zip(offsets[:-1], offsets[1:])],
+    }
 
 
-def capture_to_disk(model, rows: list[dict], out_dir: str | Path, aux_layer_ids: list[int], target_name: str,
-                    target_path: str, batch_size: int = 8, max_length: int = 512, shard_tokens: int = 16384,
-                    source: str = "", log=print) -> dict:
+def capture_to_disk(
+    model,
+    rows: list[dict],
+    out_dir: str | Path,
+    aux_layer_ids: list[int],
+    target_name: str,
+    target_path: str,
+    batch_size: int = 8,
+    max_length: int = 512,
+    shard_tokens: int = 16384,
+    source: str = "",
+    log=print,
+) -> dict:
     """rows: [{prompt_ids, response_ids}] -> capture dir (see module docstring). Returns manifest."""
     from tqdm.auto import tqdm
 
@@ -151,7 +170,7 @@ def capture_to_disk(model, rows: list[dict], out_dir: str | Path, aux_layer_ids:
 
     with tqdm(total=sum(len(s) for s in seqs), desc=f"capture {out.name}", unit="tok") as bar:
         for start in range(0, len(order), batch_size):
-            idx = order[start:start + batch_size]
+            idx = order[start : start + batch_size]
             got = capture_batch(model, [seqs[i] for i in idx], aux_layer_ids)
             for i, g in zip(idx, got):
                 g["input_ids"] = torch.tensor(seqs[i], dtype=torch.int32)
@@ -163,12 +182,21 @@ def capture_to_disk(model, rows: list[dict], out_dir: str | Path, aux_layer_ids:
                 flush()
         flush()
     layers, _ = decoder_layers(model)
-    manifest = {"format": FORMAT, "target": target_name, "target_path": str(target_path),
-                "aux_layer_ids": list(aux_layer_ids), "num_layers": len(layers),
-                "hidden_size": model.config.hidden_size, "vocab_size": model.config.vocab_size,
-                "num_seqs": len(seqs), "num_tokens": sum(len(s) for s in seqs),
-                "num_loss_tokens": sum(sum(m) for m in masks), "source": source,
-                "capture_seconds": round(time.time() - t0, 1), "shards": shards}
+    manifest = {
+        "format": FORMAT,
+        "target": target_name,
+        "target_path": str(target_path),
+        "aux_layer_ids": list(aux_layer_ids),
+        "num_layers": len(layers),
+        "hidden_size": model.config.hidden_size,
+        "vocab_size": model.config.vocab_size,
+        "num_seqs": len(seqs),
+        "num_tokens": sum(len(s) for s in seqs),
+        "num_loss_tokens": sum(sum(m) for m in masks),
+        "source": source,
+        "capture_seconds": round(time.time() - t0, 1),
+        "shards": shards,
+    }
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     tmp.rename(out)
     log(f"captured {manifest['num_tokens']} tokens ({manifest['num_seqs']} seqs) in {manifest['capture_seconds']}s")
@@ -190,8 +218,7 @@ def iter_shards(capture_dir: str | Path, order: list[int] | None = None):
     for si in order if order is not None else range(len(manifest["shards"])):
         t = load_file(str(Path(capture_dir) / manifest["shards"][si]["file"]))
         off = t["seq_offsets"].tolist()
-        yield si, [{k: t[k][a:b] for k in SEQ_KEYS}
-                   for a, b in zip(off[:-1], off[1:])]
+        yield si, [{k: t[k][a:b] for k in SEQ_KEYS} for a, b in zip(off[:-1], off[1:])]
 
 
 def token_counts(rows: list[dict], vocab_size: int) -> torch.Tensor:

@@ -20,26 +20,34 @@ import torch
 from ..prompts import read_prompts, token_ids
 
 
-
 @torch.no_grad()
-def generate_greedy(model, prompt_ids: list[list[int]], max_new_tokens: int, eos_ids: set[int], pad_id: int,
-                    batch_size: int = 16, progress=None) -> list[list[int]]:
+def generate_greedy(
+    model, prompt_ids: list[list[int]], max_new_tokens: int, eos_ids: set[int], pad_id: int, batch_size: int = 16, progress=None
+) -> list[list[int]]:
     """Greedy, batched (left padding + KV cache) responses; each stops after its first eos
     (the eos token is kept: the drafter must learn to propose it too)."""
     order = sorted(range(len(prompt_ids)), key=lambda i: len(prompt_ids[i]))
     out: list[list[int] | None] = [None] * len(prompt_ids)
     for start in range(0, len(order), batch_size):
-        idx = order[start:start + batch_size]
+        idx = order[start : start + batch_size]
         width = max(len(prompt_ids[i]) for i in idx)
         input_ids = torch.full((len(idx), width), pad_id, dtype=torch.long)
         attention = torch.zeros((len(idx), width), dtype=torch.long)
         for row, i in enumerate(idx):
             ids = prompt_ids[i]
-            input_ids[row, width - len(ids):] = torch.tensor(ids)
-            attention[row, width - len(ids):] = 1
-        gen = model.generate(input_ids=input_ids, attention_mask=attention, max_new_tokens=max_new_tokens,
-                             do_sample=False, pad_token_id=pad_id, eos_token_id=sorted(eos_ids),
-                             temperature=None, top_p=None, top_k=None)
+            input_ids[row, width - len(ids) :] = torch.tensor(ids)
+            attention[row, width - len(ids) :] = 1
+        gen = model.generate(
+            input_ids=input_ids,
+            attention_mask=attention,
+            max_new_tokens=max_new_tokens,
+            do_sample=False,
+            pad_token_id=pad_id,
+            eos_token_id=sorted(eos_ids),
+            temperature=None,
+            top_p=None,
+            top_k=None,
+        )
         for row, i in enumerate(idx):
             resp = gen[row, width:].tolist()
             cut = next((k + 1 for k, t in enumerate(resp) if t in eos_ids), len(resp))
@@ -62,9 +70,17 @@ def eos_and_pad(model, tokenizer) -> tuple[set[int], int]:
     return eos_ids, pad
 
 
-def build_or_load_responses(model, tokenizer, target_path, prompts_file: str | Path, cache_dir: str | Path,
-                            num_prompts: int | None, max_new_tokens: int, batch_size: int = 16,
-                            log=print) -> list[dict]:
+def build_or_load_responses(
+    model,
+    tokenizer,
+    target_path,
+    prompts_file: str | Path,
+    cache_dir: str | Path,
+    num_prompts: int | None,
+    max_new_tokens: int,
+    batch_size: int = 16,
+    log=print,
+) -> list[dict]:
     """Return [{prompt, prompt_ids, response_ids, text}], generating only if not cached."""
     prompts = read_prompts(prompts_file, num_prompts)
     key = hashlib.sha256(json.dumps([str(target_path), prompts, max_new_tokens]).encode()).hexdigest()[:16]
@@ -79,8 +95,10 @@ def build_or_load_responses(model, tokenizer, target_path, prompts_file: str | P
     with tqdm(total=len(prompts), desc=f"generate {Path(prompts_file).stem}", unit="prompt") as bar:
         responses = generate_greedy(model, ids, max_new_tokens, eos_ids, pad_id, batch_size, progress=bar.update)
     new_tokens = sum(len(r) for r in responses)
-    log(f"generated {new_tokens} tokens for {len(prompts)} prompts in {time.time() - t0:.0f}s "
-        f"({new_tokens / max(time.time() - t0, 1e-9):.1f} tok/s)")
+    log(
+        f"generated {new_tokens} tokens for {len(prompts)} prompts in {time.time() - t0:.0f}s "
+        f"({new_tokens / max(time.time() - t0, 1e-9):.1f} tok/s)"
+    )
     rows = []
     for p, pi, r in zip(prompts, ids, responses):
         text = tokenizer.decode(r, skip_special_tokens=True) if tokenizer is not None else ""

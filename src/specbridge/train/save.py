@@ -20,20 +20,42 @@ LAYOUTS = ("speculators",)
 SPECULATORS_VERSION = "0.9.0"  # the config schema we write is the one 0.9.0 writes
 
 
-def speculators_config(cfg: DrafterConfig, verifier_name_or_path: str, ttt_steps: int,
-                       verifier_architectures=("LlamaForCausalLM",), bos_token_id=None, eos_token_id=None,
-                       dtype: str = "bfloat16") -> dict:
+def speculators_config(
+    cfg: DrafterConfig,
+    verifier_name_or_path: str,
+    ttt_steps: int,
+    verifier_architectures=("LlamaForCausalLM",),
+    bos_token_id=None,
+    eos_token_id=None,
+    dtype: str = "bfloat16",
+) -> dict:
     import transformers
 
     layer = {
-        "attention_bias": False, "attention_dropout": 0.0, "bos_token_id": bos_token_id,
-        "eos_token_id": eos_token_id, "head_dim": cfg.head_dim, "hidden_act": "silu",
-        "hidden_size": cfg.hidden_size, "initializer_range": 0.02, "intermediate_size": cfg.intermediate_size,
-        "layer_types": ["full_attention"], "max_position_embeddings": cfg.max_position_embeddings,
-        "mlp_bias": False, "model_type": "llama", "num_attention_heads": cfg.num_heads, "num_hidden_layers": 1,
-        "num_key_value_heads": cfg.num_kv_heads, "pad_token_id": None, "pretraining_tp": 1,
-        "rms_norm_eps": cfg.rms_norm_eps, "rope_parameters": {"rope_theta": cfg.rope_theta, "rope_type": "default"},
-        "sliding_window": None, "tie_word_embeddings": False, "use_cache": True, "use_sliding_window": False,
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "bos_token_id": bos_token_id,
+        "eos_token_id": eos_token_id,
+        "head_dim": cfg.head_dim,
+        "hidden_act": "silu",
+        "hidden_size": cfg.hidden_size,
+        "initializer_range": 0.02,
+        "intermediate_size": cfg.intermediate_size,
+        "layer_types": ["full_attention"],
+        "max_position_embeddings": cfg.max_position_embeddings,
+        "mlp_bias": False,
+        "model_type": "llama",
+        "num_attention_heads": cfg.num_heads,
+        "num_hidden_layers": 1,
+        "num_key_value_heads": cfg.num_kv_heads,
+        "pad_token_id": None,
+        "pretraining_tp": 1,
+        "rms_norm_eps": cfg.rms_norm_eps,
+        "rope_parameters": {"rope_theta": cfg.rope_theta, "rope_type": "default"},
+        "sliding_window": None,
+        "tie_word_embeddings": False,
+        "use_cache": True,
+        "use_sliding_window": False,
         "vocab_size": cfg.vocab_size,
     }
     return {
@@ -50,8 +72,9 @@ def speculators_config(cfg: DrafterConfig, verifier_name_or_path: str, ttt_steps
         "speculators_config": {
             "algorithm": "eagle3",
             "default_proposal_method": "greedy",
-            "proposal_methods": [{"accept_tolerance": 0.0, "proposal_type": "greedy",
-                                  "speculative_tokens": ttt_steps, "verifier_accept_k": 1}],
+            "proposal_methods": [
+                {"accept_tolerance": 0.0, "proposal_type": "greedy", "speculative_tokens": ttt_steps, "verifier_accept_k": 1}
+            ],
             "verifier": {"architectures": list(verifier_architectures), "name_or_path": verifier_name_or_path},
         },
         "speculators_model_type": "eagle3",
@@ -63,15 +86,26 @@ def speculators_config(cfg: DrafterConfig, verifier_name_or_path: str, ttt_steps
     }
 
 
-def save_drafter(model: Eagle3Drafter, out_dir: str | Path, layout: str = "speculators", *,
-                 verifier_name_or_path: str, ttt_steps: int, save_embeddings: bool = False,
-                 verifier_architectures=("LlamaForCausalLM",), bos_token_id=None, eos_token_id=None) -> Path:
+def save_drafter(
+    model: Eagle3Drafter,
+    out_dir: str | Path,
+    layout: str = "speculators",
+    *,
+    verifier_name_or_path: str,
+    ttt_steps: int,
+    save_embeddings: bool = False,
+    verifier_architectures=("LlamaForCausalLM",),
+    bos_token_id=None,
+    eos_token_id=None,
+) -> Path:
     """Write model.safetensors + config.json for `layout`; returns the directory."""
     from safetensors.torch import save_file
 
     if layout not in LAYOUTS:
-        raise ValueError(f"train writes only the {' / '.join(LAYOUTS)} layout, not {layout!r}; "
-                         "write speculators, then run `specbridge convert` to get another layout")
+        raise ValueError(
+            f"train writes only the {' / '.join(LAYOUTS)} layout, not {layout!r}; "
+            "write speculators, then run `specbridge convert` to get another layout"
+        )
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tensors = {}
@@ -82,10 +116,8 @@ def save_drafter(model: Eagle3Drafter, out_dir: str | Path, layout: str = "specu
             continue  # like speculators: the buffers exist only for a reduced draft vocab
         t = t.detach().cpu()
         tensors[name] = t.to(torch.bfloat16) if t.is_floating_point() else t
-    save_file({k: v.contiguous() for k, v in tensors.items()}, str(out / "model.safetensors"),
-              metadata={"format": "pt"})
-    cfg = speculators_config(model.cfg, verifier_name_or_path, ttt_steps, verifier_architectures,
-                             bos_token_id, eos_token_id)
+    save_file({k: v.contiguous() for k, v in tensors.items()}, str(out / "model.safetensors"), metadata={"format": "pt"})
+    cfg = speculators_config(model.cfg, verifier_name_or_path, ttt_steps, verifier_architectures, bos_token_id, eos_token_id)
     (out / "config.json").write_text(json.dumps(cfg, indent=2, sort_keys=True) + "\n")
     return out
 
@@ -100,12 +132,16 @@ def load_drafter(path: str | Path, target_model=None, dtype: torch.dtype = torch
     layer = c["transformer_layer_config"]
     rope = layer.get("rope_parameters") or {}
     cfg = DrafterConfig(
-        hidden_size=layer["hidden_size"], intermediate_size=layer["intermediate_size"],
-        num_heads=layer["num_attention_heads"], num_kv_heads=layer.get("num_key_value_heads") or layer["num_attention_heads"],
+        hidden_size=layer["hidden_size"],
+        intermediate_size=layer["intermediate_size"],
+        num_heads=layer["num_attention_heads"],
+        num_kv_heads=layer.get("num_key_value_heads") or layer["num_attention_heads"],
         head_dim=layer.get("head_dim") or layer["hidden_size"] // layer["num_attention_heads"],
-        vocab_size=layer["vocab_size"], draft_vocab_size=c.get("draft_vocab_size") or layer["vocab_size"],
+        vocab_size=layer["vocab_size"],
+        draft_vocab_size=c.get("draft_vocab_size") or layer["vocab_size"],
         aux_layer_ids=list(c.get("eagle_aux_hidden_state_layer_ids") or []),
-        rms_norm_eps=layer.get("rms_norm_eps", 1e-6), rope_theta=float(rope.get("rope_theta", layer.get("rope_theta", 10000.0))),
+        rms_norm_eps=layer.get("rms_norm_eps", 1e-6),
+        rope_theta=float(rope.get("rope_theta", layer.get("rope_theta", 10000.0))),
         max_position_embeddings=layer.get("max_position_embeddings", 2048),
         norm_before_residual=bool(c.get("norm_before_residual", False)),
         target_hidden_size=c.get("target_hidden_size"),

@@ -44,12 +44,14 @@ class _Hooks:
         for lid in aux_layer_ids:
             module = layers[lid] if lid < len(layers) else final_norm
             self.handles.append(module.register_forward_pre_hook(self._grab(lid), with_kwargs=True))
-        self.handles.append(model.get_output_embeddings().register_forward_pre_hook(
-            lambda mod, args: self.got.__setitem__("final", args[0].detach())))
+        self.handles.append(
+            model.get_output_embeddings().register_forward_pre_hook(lambda mod, args: self.got.__setitem__("final", args[0].detach()))
+        )
 
     def _grab(self, lid):
         def hook(mod, args, kwargs):
             self.got[lid] = (args[0] if args else kwargs["hidden_states"]).detach()
+
         return hook
 
     def close(self):
@@ -63,8 +65,9 @@ def _cache_kw(model) -> str:
 
 
 @torch.no_grad()
-def generate_capture_batch(model, prompts: list[list[int]], aux_layer_ids: list[int], max_new_tokens: int,
-                           eos_ids: set[int], pad_id: int) -> list[dict]:
+def generate_capture_batch(
+    model, prompts: list[list[int]], aux_layer_ids: list[int], max_new_tokens: int, eos_ids: set[int], pad_id: int
+) -> list[dict]:
     """Greedy-decode one left-padded batch; return, per prompt, the capture tensors of
     prompt + response and the response ids (eos kept, as the drafter must propose it)."""
     from transformers import DynamicCache
@@ -73,8 +76,8 @@ def generate_capture_batch(model, prompts: list[list[int]], aux_layer_ids: list[
     ids = torch.full((B, W), pad_id, dtype=torch.long)
     mask = torch.zeros((B, W), dtype=torch.long)
     for i, p in enumerate(prompts):
-        ids[i, W - len(p):] = torch.tensor(p)
-        mask[i, W - len(p):] = 1
+        ids[i, W - len(p) :] = torch.tensor(p)
+        mask[i, W - len(p) :] = 1
     pos = (mask.cumsum(-1) - 1).clamp(min=0)
     hooks = _Hooks(model, aux_layer_ids)
     aux_steps: list[list[torch.Tensor]] = [[] for _ in range(B)]  # per row: [n, k*H] chunks
@@ -86,7 +89,7 @@ def generate_capture_batch(model, prompts: list[list[int]], aux_layer_ids: list[
         out = model(input_ids=ids, attention_mask=mask, position_ids=pos, use_cache=True, logits_to_keep=1, **kv)
         aux = torch.cat([hooks.got[lid] for lid in aux_layer_ids], dim=-1)
         for i, p in enumerate(prompts):
-            aux_steps[i].append(aux[i, W - len(p):].to(torch.bfloat16))
+            aux_steps[i].append(aux[i, W - len(p) :].to(torch.bfloat16))
             fin = torch.zeros(len(p), aux.shape[-1] // len(aux_layer_ids), dtype=torch.bfloat16)
             fin[-1] = hooks.got["final"][i, -1].to(torch.bfloat16)  # prefill head sees the last position only
             fin_steps[i].append(fin)
@@ -122,17 +125,36 @@ def generate_capture_batch(model, prompts: list[list[int]], aux_layer_ids: list[
         a = torch.cat([a, a.new_zeros(pad, a.shape[1])])
         f = torch.cat([f, f.new_zeros(pad, f.shape[1])])
         nxt_ids = torch.zeros(L, dtype=torch.int32)
-        nxt_ids[len(p) - 1: L - 1] = torch.tensor(responses[i], dtype=torch.int32)  # greedy: next = argmax
+        nxt_ids[len(p) - 1 : L - 1] = torch.tensor(responses[i], dtype=torch.int32)  # greedy: next = argmax
         loss = torch.zeros(L, dtype=torch.bool)
-        loss[len(p) - 1: L - 1] = True
-        rows.append({"input_ids": torch.tensor(seq, dtype=torch.int32), "loss_mask": loss, "aux_hidden": a,
-                     "final_hidden": f, "target_next": nxt_ids, "response_ids": responses[i]})
+        loss[len(p) - 1 : L - 1] = True
+        rows.append(
+            {
+                "input_ids": torch.tensor(seq, dtype=torch.int32),
+                "loss_mask": loss,
+                "aux_hidden": a,
+                "final_hidden": f,
+                "target_next": nxt_ids,
+                "response_ids": responses[i],
+            }
+        )
     return rows
 
 
-def generate_capture_part(model, tokenizer, prompts: list, prompt_ids: list[list[int]], out_dir: Path,
-                          aux_layer_ids: list[int], max_new_tokens: int, eos_ids: set[int], pad_id: int,
-                          batch_size: int, shard_tokens: int = 16384, progress=None) -> dict:
+def generate_capture_part(
+    model,
+    tokenizer,
+    prompts: list,
+    prompt_ids: list[list[int]],
+    out_dir: Path,
+    aux_layer_ids: list[int],
+    max_new_tokens: int,
+    eos_ids: set[int],
+    pad_id: int,
+    batch_size: int,
+    shard_tokens: int = 16384,
+    progress=None,
+) -> dict:
     """One worker's slice -> a part directory (capture shards + responses.jsonl)."""
     out_dir = Path(out_dir)
     if (out_dir / "part.json").exists():
@@ -143,15 +165,14 @@ def generate_capture_part(model, tokenizer, prompts: list, prompt_ids: list[list
     shards, pending, resp_lines, response_tokens = [], [], [], 0
     t0 = time.time()
     for start in range(0, len(order), batch_size):
-        idx = order[start:start + batch_size]
+        idx = order[start : start + batch_size]
         got = generate_capture_batch(model, [prompt_ids[i] for i in idx], aux_layer_ids, max_new_tokens, eos_ids, pad_id)
         batch_tokens = 0
         for i, g in zip(idx, got):
             resp = g.pop("response_ids")
             batch_tokens += len(resp)
             text = tokenizer.decode(resp, skip_special_tokens=True) if tokenizer is not None else ""
-            resp_lines.append(json.dumps({"prompt": prompts[i], "prompt_ids": prompt_ids[i], "response_ids": resp,
-                                          "text": text}))
+            resp_lines.append(json.dumps({"prompt": prompts[i], "prompt_ids": prompt_ids[i], "response_ids": resp, "text": text}))
             pending.append(g)
         response_tokens += batch_tokens
         if sum(p["input_ids"].shape[0] for p in pending) >= shard_tokens:
@@ -184,9 +205,16 @@ def merge_parts(parts: list[Path], out_dir: Path, manifest_base: dict, seconds: 
         lines += (part_dir / RESPONSES).read_text().splitlines(keepends=True)
     (tmp / RESPONSES).write_text("".join(lines))
     lengths = [n for s in shards for n in s["seq_lengths"]]
-    manifest = {"format": cap.FORMAT, **manifest_base, "num_seqs": len(lengths), "num_tokens": sum(lengths),
-                "num_loss_tokens": response_tokens, "capture_seconds": round(seconds, 1),
-                "generated_and_captured_in_one_pass": True, "shards": shards}
+    manifest = {
+        "format": cap.FORMAT,
+        **manifest_base,
+        "num_seqs": len(lengths),
+        "num_tokens": sum(lengths),
+        "num_loss_tokens": response_tokens,
+        "capture_seconds": round(seconds, 1),
+        "generated_and_captured_in_one_pass": True,
+        "shards": shards,
+    }
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     os.replace(tmp, out_dir)
     for part_dir in parts:
@@ -212,26 +240,60 @@ def _worker(job: dict) -> dict:
         done["prompts"] += n
         done["tokens"] += tokens
         dt = time.time() - done["t0"]
-        print(f"worker {job['worker']}: {done['prompts']}/{len(job['prompts'])} prompts, {done['tokens']} response "
-              f"tokens, {dt:.0f}s ({done['tokens'] / max(dt, 1e-9):.1f} tok/s)", flush=True)
+        print(
+            f"worker {job['worker']}: {done['prompts']}/{len(job['prompts'])} prompts, {done['tokens']} response "
+            f"tokens, {dt:.0f}s ({done['tokens'] / max(dt, 1e-9):.1f} tok/s)",
+            flush=True,
+        )
 
-    return generate_capture_part(model, tokenizer, job["prompts"], job["prompt_ids"], Path(job["out"]),
-                                 job["aux"], job["max_new_tokens"], eos_ids, pad_id, job["batch_size"],
-                                 progress=progress if job.get("verbose", True) else None)
+    return generate_capture_part(
+        model,
+        tokenizer,
+        job["prompts"],
+        job["prompt_ids"],
+        Path(job["out"]),
+        job["aux"],
+        job["max_new_tokens"],
+        eos_ids,
+        pad_id,
+        job["batch_size"],
+        progress=progress if job.get("verbose", True) else None,
+    )
 
 
-def build_capture(target_name: str, model, tokenizer, prompts: list, prompt_ids: list[list[int]], out_dir: Path,
-                  aux_layer_ids: list[int], max_new_tokens: int, batch_size: int, workers: int,
-                  manifest_base: dict, log=print) -> dict:
+def build_capture(
+    target_name: str,
+    model,
+    tokenizer,
+    prompts: list,
+    prompt_ids: list[list[int]],
+    out_dir: Path,
+    aux_layer_ids: list[int],
+    max_new_tokens: int,
+    batch_size: int,
+    workers: int,
+    manifest_base: dict,
+    log=print,
+) -> dict:
     """Cached: responses + capture for a prompt list, split over `workers` processes."""
     out_dir = Path(out_dir)
     if (out_dir / "manifest.json").exists():
         return cap.load_manifest(out_dir)
     workers = max(1, min(workers, len(prompts)))
     # interleaved slices keep the length mix (and so the work) even across workers
-    jobs = [{"target": target_name, "prompts": prompts[w::workers], "prompt_ids": prompt_ids[w::workers],
-             "out": str(out_dir.with_name(f"{out_dir.name}.part{w}")), "aux": list(aux_layer_ids),
-             "max_new_tokens": max_new_tokens, "batch_size": batch_size, "worker": w} for w in range(workers)]
+    jobs = [
+        {
+            "target": target_name,
+            "prompts": prompts[w::workers],
+            "prompt_ids": prompt_ids[w::workers],
+            "out": str(out_dir.with_name(f"{out_dir.name}.part{w}")),
+            "aux": list(aux_layer_ids),
+            "max_new_tokens": max_new_tokens,
+            "batch_size": batch_size,
+            "worker": w,
+        }
+        for w in range(workers)
+    ]
     t0 = time.time()
     if workers == 1:
         from .data import eos_and_pad
@@ -240,8 +302,19 @@ def build_capture(target_name: str, model, tokenizer, prompts: list, prompt_ids:
         from tqdm.auto import tqdm
 
         with tqdm(total=len(prompts), desc=f"generate+capture {out_dir.name}", unit="prompt") as bar:
-            generate_capture_part(model, tokenizer, prompts, prompt_ids, Path(jobs[0]["out"]), aux_layer_ids,
-                                  max_new_tokens, eos_ids, pad_id, batch_size, progress=lambda n, t: bar.update(n))
+            generate_capture_part(
+                model,
+                tokenizer,
+                prompts,
+                prompt_ids,
+                Path(jobs[0]["out"]),
+                aux_layer_ids,
+                max_new_tokens,
+                eos_ids,
+                pad_id,
+                batch_size,
+                progress=lambda n, t: bar.update(n),
+            )
     else:
         import multiprocessing as mp
         from concurrent.futures import ProcessPoolExecutor
@@ -251,6 +324,8 @@ def build_capture(target_name: str, model, tokenizer, prompts: list, prompt_ids:
             list(pool.map(_worker, jobs))
     wall = time.time() - t0
     manifest = merge_parts([Path(j["out"]) for j in jobs], out_dir, manifest_base, wall)
-    log(f"generated+captured {manifest['num_loss_tokens']} response tokens ({manifest['num_tokens']} in all, "
-        f"{manifest['num_seqs']} seqs) in {wall:.0f}s ({manifest['num_loss_tokens'] / max(wall, 1e-9):.1f} response tok/s)")
+    log(
+        f"generated+captured {manifest['num_loss_tokens']} response tokens ({manifest['num_tokens']} in all, "
+        f"{manifest['num_seqs']} seqs) in {wall:.0f}s ({manifest['num_loss_tokens'] / max(wall, 1e-9):.1f} response tok/s)"
+    )
     return manifest

@@ -26,12 +26,12 @@ from pathlib import Path
 import torch
 from torch import nn
 
+from ..bundled import PROMPTS
 from ..model.drafter import DrafterConfig, Eagle3Drafter, count_trainable
 from ..model.target import cache_root, load_target, target_geometry
+from ..prompts import read_prompts, token_ids
 from . import capture as cap
 from . import selfdistill
-from ..bundled import PROMPTS
-from ..prompts import read_prompts, token_ids
 from .data import build_or_load_responses
 from .save import save_drafter
 from .vocab import build_vocab_map, coverage
@@ -107,7 +107,7 @@ def epoch_plan(manifest: dict, batch_size: int, seed: int, epoch: int) -> list[t
     for si in shard_order:
         lengths = manifest["shards"][si]["seq_lengths"]
         idx = sorted(range(len(lengths)), key=lambda i: (lengths[i], rng.random()))
-        batches = [idx[i:i + batch_size] for i in range(0, len(idx), batch_size)]
+        batches = [idx[i : i + batch_size] for i in range(0, len(idx), batch_size)]
         rng.shuffle(batches)
         plan.extend((si, b) for b in batches)
     return plan
@@ -147,8 +147,9 @@ class TTTObjective(nn.Module):
       full_acc_j : the same AND steps 0..j-1 of that chain were all correct (speculators' full_acc)
     """
 
-    def __init__(self, drafter: Eagle3Drafter, target_head_rows: torch.Tensor, ttt_steps: int, step_decay: float,
-                 teacher_tokens: bool = False):
+    def __init__(
+        self, drafter: Eagle3Drafter, target_head_rows: torch.Tensor, ttt_steps: int, step_decay: float, teacher_tokens: bool = False
+    ):
         super().__init__()
         self.teacher_tokens = teacher_tokens  # training only: validation always feeds the drafter's own tokens
         self.drafter = drafter
@@ -157,8 +158,9 @@ class TTTObjective(nn.Module):
         self.step_decay = step_decay
 
     def forward(self, batch: dict):
-        step_logits = self.drafter.ttt_forward(batch["input_ids"], batch["aux_hidden"], self.ttt_steps,
-                                               teacher_tokens=self.teacher_tokens and self.training)
+        step_logits = self.drafter.ttt_forward(
+            batch["input_ids"], batch["aux_hidden"], self.ttt_steps, teacher_tokens=self.teacher_tokens and self.training
+        )
         with torch.no_grad():
             target_probs = torch.softmax(batch["target_final"] @ self.target_head_rows.T, dim=-1)
         T = batch["input_ids"].shape[1]
@@ -171,7 +173,7 @@ class TTTObjective(nn.Module):
             logp = torch.log_softmax(lg.float(), dim=-1)
             ce = -(target_probs[:, j:] * logp).sum(-1)
             n = mask.sum()
-            loss = loss + (self.step_decay ** j) * (ce * mask).sum() / n.clamp(min=1)
+            loss = loss + (self.step_decay**j) * (ce * mask).sum() / n.clamp(min=1)
             with torch.no_grad():
                 pred = self.drafter.draft_to_target(lg.argmax(-1))
                 correct = (pred == batch["target_next"][:, j:]) & mask
@@ -197,7 +199,7 @@ def evaluate(objective: TTTObjective, capture_dir: Path, batch_size: int, device
     total = None
     for _, seqs in cap.iter_shards(capture_dir):
         for i in range(0, len(seqs), batch_size):
-            _, stats = objective(collate(seqs[i:i + batch_size], device))
+            _, stats = objective(collate(seqs[i : i + batch_size], device))
             total = stats if total is None else total + stats
     objective.train()
     return stats_to_metrics(total, objective.ttt_steps)
@@ -211,8 +213,10 @@ def prompt_files(spec: str) -> list[str]:
 
 def data_key(args: TrainArgs, target_path: Path, prompts_spec: str, num_prompts, aux: list[int]) -> str:
     texts = [Path(f).read_text() for f in prompt_files(prompts_spec)]
-    blob = json.dumps([str(target_path), texts if len(texts) > 1 else texts[0], num_prompts, args.max_new_tokens,
-                       args.max_length, aux, cap.FORMAT] + (["one-pass"] if args.one_pass else []))
+    blob = json.dumps(
+        [str(target_path), texts if len(texts) > 1 else texts[0], num_prompts, args.max_new_tokens, args.max_length, aux, cap.FORMAT]
+        + (["one-pass"] if args.one_pass else [])
+    )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
 
@@ -226,36 +230,65 @@ def prepare_data(args: TrainArgs, target, tokenizer, target_path: Path, aux: lis
     """Responses + captures for train and val (each cached on disk). Returns paths and counts."""
     data_dir = Path(args.data_dir) if args.data_dir else cache_root() / "data"
     out = {}
-    for split, prompts, num in (("train", args.train_prompts, args.num_prompts),
-                                ("val", args.val_prompts, args.num_val_prompts)):
+    for split, prompts, num in (("train", args.train_prompts, args.num_prompts), ("val", args.val_prompts, args.num_val_prompts)):
         t0 = time.time()
         if args.one_pass:
             texts = [p for f in prompt_files(prompts) for p in read_prompts(f)][: num or None]
             ids = [token_ids(tokenizer, p) for p in texts]
             cdir = data_dir / f"gencap-{split}-{data_key(args, target_path, prompts, num, aux)}"
-            base = {"target": args.target, "target_path": str(target_path), "aux_layer_ids": list(aux),
-                    "num_layers": target_geometry(target)["num_layers"], "hidden_size": target.config.hidden_size,
-                    "vocab_size": target.config.vocab_size, "source": str(prompts),
-                    "max_new_tokens": args.max_new_tokens}
-            manifest = selfdistill.build_capture(args.target, target, tokenizer, texts, ids, cdir, aux,
-                                                 args.max_new_tokens, args.gen_batch_size,
-                                                 args.gen_workers or default_gen_workers(), base, log=log)
+            base = {
+                "target": args.target,
+                "target_path": str(target_path),
+                "aux_layer_ids": list(aux),
+                "num_layers": target_geometry(target)["num_layers"],
+                "hidden_size": target.config.hidden_size,
+                "vocab_size": target.config.vocab_size,
+                "source": str(prompts),
+                "max_new_tokens": args.max_new_tokens,
+            }
+            manifest = selfdistill.build_capture(
+                args.target,
+                target,
+                tokenizer,
+                texts,
+                ids,
+                cdir,
+                aux,
+                args.max_new_tokens,
+                args.gen_batch_size,
+                args.gen_workers or default_gen_workers(),
+                base,
+                log=log,
+            )
             rows = selfdistill.load_rows(cdir)
-            out[split] = {"capture_dir": cdir, "rows": rows, "manifest": manifest, "generate_s": None,
-                          "capture_s": round(time.time() - t0, 1), "one_pass": True}
+            out[split] = {
+                "capture_dir": cdir,
+                "rows": rows,
+                "manifest": manifest,
+                "generate_s": None,
+                "capture_s": round(time.time() - t0, 1),
+                "one_pass": True,
+            }
             continue
         files = prompt_files(prompts)
         if len(files) != 1:
             raise ValueError("the two-pass data path takes one prompts file; use one_pass for several")
-        rows = build_or_load_responses(target, tokenizer, target_path, files[0], data_dir, num,
-                                       args.max_new_tokens, args.gen_batch_size, log=log)
+        rows = build_or_load_responses(
+            target, tokenizer, target_path, files[0], data_dir, num, args.max_new_tokens, args.gen_batch_size, log=log
+        )
         gen_s = time.time() - t0
         t0 = time.time()
         cdir = data_dir / f"capture-{split}-{data_key(args, target_path, prompts, num, aux)}"
-        manifest = cap.capture_to_disk(target, rows, cdir, aux, args.target, str(target_path),
-                                       max_length=args.max_length, source=str(prompts), log=log)
-        out[split] = {"capture_dir": cdir, "rows": rows, "manifest": manifest,
-                      "generate_s": round(gen_s, 1), "capture_s": round(time.time() - t0, 1)}
+        manifest = cap.capture_to_disk(
+            target, rows, cdir, aux, args.target, str(target_path), max_length=args.max_length, source=str(prompts), log=log
+        )
+        out[split] = {
+            "capture_dir": cdir,
+            "rows": rows,
+            "manifest": manifest,
+            "generate_s": round(gen_s, 1),
+            "capture_s": round(time.time() - t0, 1),
+        }
     return out
 
 
@@ -287,9 +320,15 @@ def latest_checkpoint(out: Path) -> Path | None:
 def save_checkpoint(out: Path, drafter: Eagle3Drafter, optimizer, step: int, history: list, args: TrainArgs):
     d = checkpoint_dir(out) / f"step-{step:07d}"
     d.mkdir(parents=True, exist_ok=True)
-    state = {"drafter": drafter.state_dict(), "drafter_config": drafter.cfg.to_dict(),
-             "optimizer": optimizer.state_dict(), "step": step, "history": history, "args": asdict(args),
-             "rng": torch.get_rng_state()}
+    state = {
+        "drafter": drafter.state_dict(),
+        "drafter_config": drafter.cfg.to_dict(),
+        "optimizer": optimizer.state_dict(),
+        "step": step,
+        "history": history,
+        "args": asdict(args),
+        "rng": torch.get_rng_state(),
+    }
     torch.save(state, d / "state.pt.partial")
     os.replace(d / "state.pt.partial", d / "state.pt")
     return d
@@ -341,9 +380,16 @@ def rank0_first(rank: int, make):
 
 def prepared_summary(data: dict, prep_s: float, log) -> dict:
     """What --prepare-only reports: the captured data per split."""
-    summary = {split: {"capture_dir": str(d["capture_dir"]), "seqs": d["manifest"]["num_seqs"],
-                       "tokens": d["manifest"]["num_tokens"], "loss_tokens": d["manifest"]["num_loss_tokens"],
-                       "seconds": d["capture_s"]} for split, d in data.items()}
+    summary = {
+        split: {
+            "capture_dir": str(d["capture_dir"]),
+            "seqs": d["manifest"]["num_seqs"],
+            "tokens": d["manifest"]["num_tokens"],
+            "loss_tokens": d["manifest"]["num_loss_tokens"],
+            "seconds": d["capture_s"],
+        }
+        for split, d in data.items()
+    }
     log(json.dumps(summary, indent=2))
     return {"data": summary, "prepare_s": round(prep_s, 1)}
 
@@ -417,12 +463,33 @@ def setup_run(args: TrainArgs, data: dict, geo: dict, aux: list[int], target, de
     train_manifest = data["train"]["manifest"]
     batches_per_epoch = len(epoch_plan(train_manifest, args.batch_size, args.seed, 0)) // world
     total_steps = args.steps if args.steps else max(1, int(round(args.epochs * batches_per_epoch)))
-    log(f"target {args.target} ({geo['num_layers']} layers, H={geo['hidden_size']}, V={geo['vocab_size']}); "
+    log(
+        f"target {args.target} ({geo['num_layers']} layers, H={geo['hidden_size']}, V={geo['vocab_size']}); "
         f"aux {aux}; draft vocab {drafter.cfg.draft_vocab_size} covers {vocab_cov:.1%} of response tokens; "
         f"{count_trainable(drafter) / 1e6:.2f}M trainable; {train_manifest['num_seqs']} train seqs / "
-        f"{train_manifest['num_tokens']} tokens; {total_steps} steps x {world} rank(s) x {args.batch_size} seqs")
-    run = Run(args, data, aux, drafter.cfg, drafter, objective, model, optimizer, params, device, rank, world, log, Path(args.out),
-              vocab_cov, start_step, history, total_steps, batches_per_epoch)
+        f"{train_manifest['num_tokens']} tokens; {total_steps} steps x {world} rank(s) x {args.batch_size} seqs"
+    )
+    run = Run(
+        args,
+        data,
+        aux,
+        drafter.cfg,
+        drafter,
+        objective,
+        model,
+        optimizer,
+        params,
+        device,
+        rank,
+        world,
+        log,
+        Path(args.out),
+        vocab_cov,
+        start_step,
+        history,
+        total_steps,
+        batches_per_epoch,
+    )
     if rank == 0 and start_step == 0:
         validate(run, 0, log)
     return run
@@ -445,7 +512,7 @@ def train_steps(run: Run) -> tuple[int, int, float]:
     epoch, pos = divmod(step, run.batches_per_epoch)
     while step < run.total_steps:
         plan = epoch_plan(run.data["train"]["manifest"], args.batch_size, args.seed, epoch)[: run.batches_per_epoch * run.world]
-        mine = plan[run.rank::run.world][pos:]
+        mine = plan[run.rank :: run.world][pos:]
         pos = 0
         shard_cache: tuple[int, list] | None = None
         for si, idx in mine:
@@ -488,27 +555,51 @@ def finish(run: Run, step: int, train_tokens: int, train_s: float, target, targe
     args, drafter = run.args, run.drafter
     vm = evaluate(run.objective, run.data["val"]["capture_dir"], args.batch_size, run.device)
     run.history.append({"step": step, "val": vm})
-    run.log("val @%d: " % step + " ".join(f"acc_{j}={vm[f'acc_{j}']:.3f} full_acc_{j}={vm[f'full_acc_{j}']:.3f}"
-                                           for j in range(args.ttt_steps)))
+    run.log(
+        "val @%d: " % step + " ".join(f"acc_{j}={vm[f'acc_{j}']:.3f} full_acc_{j}={vm[f'full_acc_{j}']:.3f}" for j in range(args.ttt_steps))
+    )
     save_checkpoint(run.out, drafter, run.optimizer, step, run.history, args)
-    save_drafter(drafter, run.out, args.layout, verifier_name_or_path=args.target, ttt_steps=args.ttt_steps,
-                 save_embeddings=args.save_embeddings,
-                 verifier_architectures=tuple(target.config.architectures or ["LlamaForCausalLM"]),
-                 bos_token_id=getattr(target.config, "bos_token_id", None), eos_token_id=getattr(target.config, "eos_token_id", None))
+    save_drafter(
+        drafter,
+        run.out,
+        args.layout,
+        verifier_name_or_path=args.target,
+        ttt_steps=args.ttt_steps,
+        save_embeddings=args.save_embeddings,
+        verifier_architectures=tuple(target.config.architectures or ["LlamaForCausalLM"]),
+        bos_token_id=getattr(target.config, "bos_token_id", None),
+        eos_token_id=getattr(target.config, "eos_token_id", None),
+    )
     report = {
-        "args": asdict(args), "world_size": run.world, "target_path": str(target_path),
-        "aux_layer_ids": run.aux, "draft_vocab_size": run.cfg.draft_vocab_size, "vocab_coverage": run.vocab_coverage,
+        "args": asdict(args),
+        "world_size": run.world,
+        "target_path": str(target_path),
+        "aux_layer_ids": run.aux,
+        "draft_vocab_size": run.cfg.draft_vocab_size,
+        "vocab_coverage": run.vocab_coverage,
         "trainable_params": count_trainable(drafter),
-        "data": {split: {"prompts": len(d["rows"]), "seqs": d["manifest"]["num_seqs"],
-                         "tokens": d["manifest"]["num_tokens"], "loss_tokens": d["manifest"]["num_loss_tokens"],
-                         "response_tokens": sum(len(r["response_ids"]) for r in d["rows"]),
-                         "generate_s": d["generate_s"], "capture_s": d["capture_s"],
-                         "generated_and_captured_s": d["manifest"].get("capture_seconds"),
-                         "capture_dir": str(d["capture_dir"])} for split, d in run.data.items()},
-        "steps": step, "resumed_from_step": run.start_step, "prepare_s": round(prep_s, 1),
+        "data": {
+            split: {
+                "prompts": len(d["rows"]),
+                "seqs": d["manifest"]["num_seqs"],
+                "tokens": d["manifest"]["num_tokens"],
+                "loss_tokens": d["manifest"]["num_loss_tokens"],
+                "response_tokens": sum(len(r["response_ids"]) for r in d["rows"]),
+                "generate_s": d["generate_s"],
+                "capture_s": d["capture_s"],
+                "generated_and_captured_s": d["manifest"].get("capture_seconds"),
+                "capture_dir": str(d["capture_dir"]),
+            }
+            for split, d in run.data.items()
+        },
+        "steps": step,
+        "resumed_from_step": run.start_step,
+        "prepare_s": round(prep_s, 1),
         "train_s": round(train_s, 1),
         "train_tokens_per_s_rank0": round(train_tokens / max(train_s, 1e-9), 1),
-        "wall_s": round(time.time() - wall0, 1), "history": run.history, "final_val": vm,
+        "wall_s": round(time.time() - wall0, 1),
+        "history": run.history,
+        "final_val": vm,
     }
     (run.out / "training_report.json").write_text(json.dumps(report, indent=2) + "\n")
     return report
