@@ -15,42 +15,9 @@ from dataclasses import dataclass
 
 from .spec import in_release_range
 
-# --- SGLang: targets with set_eagle3_layers_to_capture, and the release that added it ------------
-SGLANG_CAPTURE_SINCE: dict[str, str] = {
-    **dict.fromkeys(["LlamaForCausalLM", "Phi3ForCausalLM", "InternLM3ForCausalLM"], "0.4.6"),
-    **dict.fromkeys(["Llama4ForConditionalGeneration", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM"], "0.4.9"),
-    **dict.fromkeys(["GptOssForCausalLM", "Qwen2ForCausalLM", "Qwen2_5_VLForConditionalGeneration", "Qwen2MoeForCausalLM"], "0.5.2"),
-    **dict.fromkeys(
-        [
-            "DeepseekV2ForCausalLM",
-            "DeepseekV3ForCausalLM",
-            "DeepseekV32ForCausalLM",
-            "Glm4MoeForCausalLM",
-            "MiniMaxM2ForCausalLM",
-            "ApertusForCausalLM",
-        ],
-        "0.5.5",
-    ),
-    **dict.fromkeys(["LongcatFlashForCausalLM", "MiMoV2FlashForCausalLM"], "0.5.8"),
-    "KimiK25ForConditionalGeneration": "0.5.10",
-    **dict.fromkeys(
-        [
-            "BailingMoEForCausalLM",
-            "ExaoneMoEForCausalLM",
-            "Gemma3ForCausalLM",
-            "Gemma3ForConditionalGeneration",
-            "Gemma4ForCausalLM",
-            "Gemma4ForConditionalGeneration",
-            "Qwen3NextForCausalLM",
-            "Qwen3VLForConditionalGeneration",
-            "Qwen3_5ForCausalLM",
-            "MindSporeForCausalLM",
-            "Glm4MoeLiteForCausalLM",
-            "Glm5NextForConditionalGeneration",
-        ],
-        "0.5.12",
-    ),
-}
+# --- SGLang: targets with set_eagle3_layers_to_capture, and the release that added it: engines/sglang.py -----
+from .sglang import CAPTURE_SINCE as SGLANG_CAPTURE_SINCE  # noqa: E402
+
 SGLANG_CAPTURE_CITE = "sglang/srt/models/*.py set_eagle3_layers_to_capture, per wheel 0.4.6.post5 … 0.5.23"
 # DeepSeek-family targets number explicit ids differently (PR #25454, in 0.5.16+)
 SGLANG_DEEPSEEK_FAMILY = {
@@ -77,25 +44,7 @@ VLLM_V32_SUPPORTED = set(
     Mistral3ForConditionalGeneration Llama4ForConditionalGeneration""".split()
 )
 VLLM_V33_ADDED = {"GraniteMoeForCausalLM", "GraniteMoeSharedForCausalLM"}
-# vLLM 0.17+: the model runner asks supports_eagle3(model); the first release whose wheel registers each architecture
-# to a class implementing SupportsEagle3 (vllm/model_executor/models/registry.py + the class's bases, every wheel
-# 0.16.0 … 0.32.0; classes in sub-packages, e.g. deepseek_v4/, were only read at 0.32.0)
-VLLM_SUPPORTS_EAGLE3_SINCE: dict[str, str] = {
-    **dict.fromkeys(['AfmoeForCausalLM', 'Ernie4_5ForCausalLM', 'GptOssForCausalLM', 'IQuestCoderForCausalLM', 'InternLM3ForCausalLM', 'LLaMAForCausalLM', 'Llama4ForCausalLM', 'Llama4ForConditionalGeneration', 'LlamaForCausalLM', 'LlavaForConditionalGeneration', 'MiMoForCausalLM', 'MiniCPM3ForCausalLM', 'MiniCPMForCausalLM', 'Mistral3ForConditionalGeneration', 'MistralForCausalLM', 'Phi3ForCausalLM', 'Qwen2ForCausalLM', 'Qwen2_5_VLForConditionalGeneration', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM', 'Qwen3VLForConditionalGeneration', 'TeleChat2ForCausalLM', 'TeleFLMForCausalLM'], '0.17.0'),
-    **dict.fromkeys(['ApertusForCausalLM', 'DeepseekForCausalLM', 'DeepseekV2ForCausalLM', 'DeepseekV32ForCausalLM', 'DeepseekV3ForCausalLM', 'GlmMoeDsaForCausalLM', 'KimiK25ForConditionalGeneration', 'MistralLarge3ForCausalLM', 'Step1ForCausalLM'], '0.18.0'),
-    **dict.fromkeys(['PixtralForConditionalGeneration'], '0.19.0'),
-    **dict.fromkeys(['Gemma4ForCausalLM', 'Gemma4ForConditionalGeneration'], '0.19.1'),
-    **dict.fromkeys(['MiniMaxM2ForCausalLM', 'Ministral3ForCausalLM', 'TeleChat3ForCausalLM'], '0.20.0'),
-    **dict.fromkeys(['LagunaForCausalLM'], '0.21.0'),
-    **dict.fromkeys(['NemotronHForCausalLM', 'NemotronHPuzzleForCausalLM'], '0.22.0'),
-    **dict.fromkeys(['Qwen3NextForCausalLM'], '0.24.0'),
-    **dict.fromkeys(['MiMoV2FlashForCausalLM', 'MiMoV2ForCausalLM'], '0.25.0'),
-    **dict.fromkeys(['Qwen3_5ForCausalLM'], '0.27.0'),
-    **dict.fromkeys(['Plamo3ForCausalLM'], '0.29.0'),
-    **dict.fromkeys(['K2HorizonForCausalLM', 'SarvamMLAForCausalLM'], '0.30.0'),
-    **dict.fromkeys(['Cohere2MoeForCausalLM'], '0.31.0'),
-    **dict.fromkeys(['DeepseekV41ForCausalLM', 'DeepseekV4ForCausalLM', 'GraniteForCausalLM', 'GraniteSWAForCausalLM', 'KimiK3ForConditionalGeneration', 'KimiLinearForCausalLM'], '0.32.0'),
-}
+from .vllm import SUPPORTS_EAGLE3_SINCE as VLLM_SUPPORTS_EAGLE3_SINCE  # noqa: E402  (vLLM 0.17+, per architecture)
 
 VLLM_DEEPSEEK_FAMILY = {a for a in VLLM_V32_SUPPORTED if a.startswith(("Deepseek", "Kimi", "K2Horizon", "GlmMoeDsa", "SarvamMLA"))}
 # before 0.17: a config-level allow-list, substring match on the target's model_type: Era.capture_model_types

@@ -425,3 +425,24 @@ ERAS = (
         notes=("d2t with draft_vocab_size == vocab_size raises (no draft_id_to_target_id parameter)",),
     ),
 )
+
+
+# vLLM 0.17+: the model runner asks supports_eagle3(model); the first release whose wheel registers each architecture
+# to a class implementing SupportsEagle3 (vllm/model_executor/models/registry.py + the class's bases, every wheel
+# 0.16.0 … 0.32.0; classes in sub-packages, e.g. deepseek_v4/, were only read at 0.32.0)
+SUPPORTS_EAGLE3_SINCE: dict[str, str] = {
+    **dict.fromkeys(['AfmoeForCausalLM', 'Ernie4_5ForCausalLM', 'GptOssForCausalLM', 'IQuestCoderForCausalLM', 'InternLM3ForCausalLM', 'LLaMAForCausalLM', 'Llama4ForCausalLM', 'Llama4ForConditionalGeneration', 'LlamaForCausalLM', 'LlavaForConditionalGeneration', 'MiMoForCausalLM', 'MiniCPM3ForCausalLM', 'MiniCPMForCausalLM', 'Mistral3ForConditionalGeneration', 'MistralForCausalLM', 'Phi3ForCausalLM', 'Qwen2ForCausalLM', 'Qwen2_5_VLForConditionalGeneration', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM', 'Qwen3VLForConditionalGeneration', 'TeleChat2ForCausalLM', 'TeleFLMForCausalLM'], '0.17.0'),
+    **dict.fromkeys(['ApertusForCausalLM', 'DeepseekForCausalLM', 'DeepseekV2ForCausalLM', 'DeepseekV32ForCausalLM', 'DeepseekV3ForCausalLM', 'GlmMoeDsaForCausalLM', 'KimiK25ForConditionalGeneration', 'MistralLarge3ForCausalLM', 'Step1ForCausalLM'], '0.18.0'),
+    **dict.fromkeys(['PixtralForConditionalGeneration'], '0.19.0'),
+    **dict.fromkeys(['Gemma4ForCausalLM', 'Gemma4ForConditionalGeneration'], '0.19.1'),
+    **dict.fromkeys(['MiniMaxM2ForCausalLM', 'Ministral3ForCausalLM', 'TeleChat3ForCausalLM'], '0.20.0'),
+    **dict.fromkeys(['LagunaForCausalLM'], '0.21.0'),
+    **dict.fromkeys(['NemotronHForCausalLM', 'NemotronHPuzzleForCausalLM'], '0.22.0'),
+    **dict.fromkeys(['Qwen3NextForCausalLM'], '0.24.0'),
+    **dict.fromkeys(['MiMoV2FlashForCausalLM', 'MiMoV2ForCausalLM'], '0.25.0'),
+    **dict.fromkeys(['Qwen3_5ForCausalLM'], '0.27.0'),
+    **dict.fromkeys(['Plamo3ForCausalLM'], '0.29.0'),
+    **dict.fromkeys(['K2HorizonForCausalLM', 'SarvamMLAForCausalLM'], '0.30.0'),
+    **dict.fromkeys(['Cohere2MoeForCausalLM'], '0.31.0'),
+    **dict.fromkeys(['DeepseekV41ForCausalLM', 'DeepseekV4ForCausalLM', 'GraniteForCausalLM', 'GraniteSWAForCausalLM', 'KimiK3ForConditionalGeneration', 'KimiLinearForCausalLM'], '0.32.0'),
+}
