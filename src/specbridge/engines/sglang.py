@@ -319,48 +319,17 @@ ERAS = (
 # --- targets that capture aux hidden states (set_eagle3_layers_to_capture in sglang/srt/models/*.py), and the first
 # release that has it (read in the wheels 0.4.6.post5 … 0.5.23; a target's capture support is part of adding a release)
 CAPTURE_SINCE: dict[str, str] = {
-    **dict.fromkeys(["LlamaForCausalLM", "Phi3ForCausalLM", "InternLM3ForCausalLM"], "0.4.6"),
-    **dict.fromkeys(["Llama4ForConditionalGeneration", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM"], "0.4.9"),
-    **dict.fromkeys(["GptOssForCausalLM", "Qwen2ForCausalLM", "Qwen2_5_VLForConditionalGeneration", "Qwen2MoeForCausalLM"], "0.5.2"),
-    **dict.fromkeys(
-        [
-            "DeepseekV2ForCausalLM",
-            "DeepseekV3ForCausalLM",
-            "DeepseekV32ForCausalLM",
-            "Glm4MoeForCausalLM",
-            "MiniMaxM2ForCausalLM",
-            "ApertusForCausalLM",
-        ],
-        "0.5.5",
-    ),
-    **dict.fromkeys(["LongcatFlashForCausalLM", "MiMoV2FlashForCausalLM"], "0.5.8"),
-    "KimiK25ForConditionalGeneration": "0.5.10",
-    **dict.fromkeys(
-        [
-            "BailingMoEForCausalLM",
-            "ExaoneMoEForCausalLM",
-            "Gemma3ForCausalLM",
-            "Gemma3ForConditionalGeneration",
-            "Gemma4ForCausalLM",
-            "Gemma4ForConditionalGeneration",
-            "Qwen3NextForCausalLM",
-            "Qwen3VLForConditionalGeneration",
-            "Qwen3_5ForCausalLM",
-            "MindSporeForCausalLM",
-            "Glm4MoeLiteForCausalLM",
-            "Glm5NextForConditionalGeneration",
-        ],
-        "0.5.12",
-    ),
+    **dict.fromkeys(['LlamaForCausalLM', 'Phi3ForCausalLM', 'InternLM3ForCausalLM'], '0.4.6'),
+    **dict.fromkeys(['Llama4ForConditionalGeneration', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM'], '0.4.9'),
+    **dict.fromkeys(['GptOssForCausalLM'], '0.5.1'),
+    **dict.fromkeys(['Qwen2ForCausalLM', 'Qwen2_5_VLForConditionalGeneration', 'Qwen2MoeForCausalLM'], '0.5.2'),
+    **dict.fromkeys(['ApertusForCausalLM'], '0.5.3'),
+    **dict.fromkeys(['DeepseekV2ForCausalLM', 'DeepseekV3ForCausalLM', 'DeepseekV32ForCausalLM', 'Glm4MoeForCausalLM', 'MiniMaxM2ForCausalLM'], '0.5.5'),
+    **dict.fromkeys(['LongcatFlashForCausalLM', 'MiMoV2FlashForCausalLM'], '0.5.8'),
+    **dict.fromkeys(['BailingMoEForCausalLM', 'ExaoneMoEForCausalLM', 'Qwen3NextForCausalLM'], '0.5.9'),
+    **dict.fromkeys(['KimiK25ForConditionalGeneration', 'MindSporeForCausalLM'], '0.5.10'),
+    **dict.fromkeys(['Qwen3VLForConditionalGeneration'], '0.5.11'),
+    **dict.fromkeys(['Gemma3ForCausalLM', 'Gemma3ForConditionalGeneration', 'Gemma4ForCausalLM', 'Gemma4ForConditionalGeneration', 'Qwen3_5ForCausalLM', 'Glm4MoeLiteForCausalLM', 'Glm5NextForConditionalGeneration'], '0.5.12'),
 }
-# corrections read in the wheels (the model file defines set_eagle3_layers_to_capture from this release; the 0.5.8
-# and older wheels, resp. the release before, do not)
-CAPTURE_SINCE.update({
-    "GptOssForCausalLM": "0.5.1",
-    "ApertusForCausalLM": "0.5.3",
-    "BailingMoEForCausalLM": "0.5.9",
-    "ExaoneMoEForCausalLM": "0.5.9",
-    "Qwen3NextForCausalLM": "0.5.9",
-    "MindSporeForCausalLM": "0.5.10",
-    "Qwen3VLForConditionalGeneration": "0.5.11",
-})
+# read in the wheels: GptOss from 0.5.1, Apertus 0.5.3, BailingMoE/ExaoneMoE/Qwen3Next 0.5.9, MindSpore 0.5.10 and
+# Qwen3-VL 0.5.11 define it in their model file (the release before does not); earlier tables said 0.5.2/0.5.5/0.5.12
