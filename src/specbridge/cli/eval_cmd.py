@@ -72,105 +72,26 @@ def eval_cmd(
     dtype: str = "float32",
     fail_under: float | None = None,
 ) -> int:
-    from ..checkpoint.errors import CheckpointError
-    from ..checkpoint.reader import open_checkpoint
-    from ..layouts.canonical import describe
+    """Validate everything, load the drafter and the target, build the drafter as the engine version would
+    load it, measure, report (with the --fail-under verdict)."""
     from .commands import fail
-    from .contract import print_json
-    from .guards import refuse_non_drafter
 
     device, dtype = device.strip().lower(), dtype.strip().lower()
     validate_eval(steps, topk, draft_tokens, num_prompts, max_new, threads, device, dtype, fail_under)
-    try:
-        ck = open_checkpoint(draft)
-    except CheckpointError as e:
-        return fail(str(e))
-    refuse_non_drafter(ck, describe(ck))
+    ck = open_drafter(draft)
     try:
         import torch
     except ImportError:
         return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
     torch.set_num_threads(threads)
     device = pick_device(torch, device)
-    torch_dtype = getattr(torch, dtype)
-    from ..engines.registry import EngineSpecError, resolve
-    from ..engines.simulate import simulate
-    from ..eval.load import build_drafter
-    from ..eval.run import evaluate, load_prompts
-    from ..model.target import load_target
-
-    try:
-        model, tok, tpath = load_target(target, dtype=torch_dtype, device=device)
-    except (FileNotFoundError, RuntimeError) as e:
-        return fail(str(e))
-    n_layers = model.config.get_text_config().num_hidden_layers
-    arch = (model.config.architectures or [None])[0]
-    mtype = model.config.get_text_config().model_type
-    report = None
-    engine_json = None
-    if engine:
-        try:
-            places = resolve(engine)
-            if len(places) != 1:
-                raise EngineSpecError(f"--engine {engine} names {len(places)} engine versions; eval answers for one (NAME==VERSION)")
-            era, version = places[0].era, places[0].version
-        except (EngineSpecError, ValueError) as e:
-            return fail(str(e))
-        report = simulate(ck, era, version)
-        engine_json = {
-            "name": era.engine,
-            "version": version,
-            "era": era.name,
-            "class": report.cls.name,
-            "dropped": report.dropped,
-            "missing": report.missing,
-            "errors": report.errors,
-        }
-    built = build_drafter(ck, model, n_layers, report, arch, mtype, algorithm)
-    built.model.to(device=device, dtype=torch_dtype)  # target and drafter in the same precision, as served
+    model, tok, tpath = load_target_or_fail(target, getattr(torch, dtype), device)
+    report, engine_json = engine_view(ck, engine)
+    built = build_engine_drafter(ck, model, report, algorithm)
+    built.model.to(device=device, dtype=getattr(torch, dtype))  # target and drafter in the same precision, as served
     if built.refused:
-        msg = f"predicted: the engine would not serve this drafter — {built.refused}"
-        if as_json:
-            print_json(
-                "eval",
-                {
-                    "ok": False,
-                    "mean_accept_length": None,
-                    "per_position": [],
-                    "per_prompt": [],
-                    "num_prompts": 0,
-                    "engine": engine_json,
-                    "refused": built.refused,
-                    "notes": built.notes,
-                },
-            )
-        else:
-            sys.stdout.write(msg + "\n")
-        return 1
-    try:
-        ids = load_prompts(prompts, tok, num_prompts)
-    except (OSError, ValueError) as e:
-        return fail(f"prompts: {e}")
-    if not ids:
-        return fail(f"prompts: {prompts or 'the default set'} holds no prompt")
-    eos = tok.eos_token_id if tok is not None else None
-    from rich.progress import Progress
-
-    with Progress(transient=True, disable=as_json or not sys.stderr.isatty()) as prog:
-        task = prog.add_task("prompts", total=len(ids))
-        res = evaluate(
-            model,
-            built.model,
-            ids,
-            built.boundaries,
-            steps=steps,
-            topk=topk,
-            draft_tokens=draft_tokens,
-            max_new=max_new,
-            skip_fc=built.skip_fc,
-            eos_id=eos,
-            progress=lambda: prog.advance(task),
-        )
+        return report_refusal(built, engine_json, as_json)
+    res = measure(model, built, prompts, tok, num_prompts, steps, topk, draft_tokens, max_new, quiet=as_json)
     extra = {
         "steps": steps,
         "topk": topk,
@@ -184,11 +105,153 @@ def eval_cmd(
         "device": device,
         "dtype": dtype,
     }
-    out = res.to_json(engine_json, extra)
+    return report_result(
+        ck, draft, tpath, res.to_json(engine_json, extra), engine_json, built.notes, steps, topk, fail_under, plot, as_json
+    )
+
+
+def open_drafter(draft: Path):
+    from ..checkpoint.errors import CheckpointError
+    from ..checkpoint.reader import open_checkpoint
+    from ..layouts.canonical import describe
+    from .commands import fail
+    from .guards import refuse_non_drafter
+
+    try:
+        ck = open_checkpoint(draft)
+    except CheckpointError as e:
+        fail(str(e))
+    refuse_non_drafter(ck, describe(ck))
+    return ck
+
+
+def load_target_or_fail(target: str, torch_dtype, device: str):
+    from ..model.target import load_target
+    from .commands import fail
+
+    try:
+        return load_target(target, dtype=torch_dtype, device=device)
+    except (FileNotFoundError, RuntimeError) as e:
+        fail(str(e))
+
+
+def engine_view(ck, engine: str | None) -> tuple:
+    """(the engine version's simulated load, its JSON summary), or (None, None) for the drafter as trained."""
+    if not engine:
+        return None, None
+    from ..engines.registry import EngineSpecError, resolve
+    from ..engines.simulate import simulate
+    from .commands import fail
+
+    try:
+        places = resolve(engine)
+    except (EngineSpecError, ValueError) as e:
+        fail(str(e))
+    if len(places) != 1:
+        fail(f"--engine {engine} names {len(places)} engine versions; eval answers for one (NAME==VERSION)")
+    era, version = places[0].era, places[0].version
+    report = simulate(ck, era, version)
+    summary = {
+        "name": era.engine,
+        "version": version,
+        "era": era.name,
+        "class": report.cls.name,
+        "dropped": report.dropped,
+        "missing": report.missing,
+        "errors": report.errors,
+    }
+    return report, summary
+
+
+def build_engine_drafter(ck, model, report, algorithm: str):
+    from ..eval.load import build_drafter
+
+    text = model.config.get_text_config()
+    arch = (model.config.architectures or [None])[0]
+    return build_drafter(ck, model, text.num_hidden_layers, report, arch, text.model_type, algorithm)
+
+
+def report_refusal(built, engine_json: dict | None, as_json: bool) -> int:
+    """The engine would not serve this drafter at all: said, exit 1."""
+    from .contract import print_json
+
+    if as_json:
+        print_json(
+            "eval",
+            {
+                "ok": False,
+                "mean_accept_length": None,
+                "per_position": [],
+                "per_prompt": [],
+                "num_prompts": 0,
+                "engine": engine_json,
+                "refused": built.refused,
+                "notes": built.notes,
+            },
+        )
+    else:
+        sys.stdout.write(f"predicted: the engine would not serve this drafter — {built.refused}\n")
+    return 1
+
+
+def measure(
+    model,
+    built,
+    prompts: Path | None,
+    tok,
+    num_prompts: int | None,
+    steps: int,
+    topk: int,
+    draft_tokens: int | None,
+    max_new: int,
+    quiet: bool,
+):
+    """The prompts through the target and the drafter (a progress bar on a terminal)."""
+    from rich.progress import Progress
+
+    from ..eval.run import evaluate, load_prompts
+    from .commands import fail
+
+    try:
+        ids = load_prompts(prompts, tok, num_prompts)
+    except (OSError, ValueError) as e:
+        fail(f"prompts: {e}")
+    with Progress(transient=True, disable=quiet or not sys.stderr.isatty()) as prog:
+        task = prog.add_task("prompts", total=len(ids))
+        return evaluate(
+            model,
+            built.model,
+            ids,
+            built.boundaries,
+            steps=steps,
+            topk=topk,
+            draft_tokens=draft_tokens,
+            max_new=max_new,
+            skip_fc=built.skip_fc,
+            eos_id=tok.eos_token_id if tok is not None else None,
+            progress=lambda: prog.advance(task),
+        )
+
+
+def report_result(
+    ck,
+    draft,
+    tpath,
+    out: dict,
+    engine_json: dict | None,
+    notes: list[str],
+    steps: int,
+    topk: int,
+    fail_under: float | None,
+    plot: Path | None,
+    as_json: bool,
+) -> int:
+    """JSON or the human summary, the plot, and the --fail-under verdict as the exit code."""
+    from ..checkpoint.hub import hub_sources
+    from .contract import print_json
+
     mal = out["mean_accept_length"]
     ok = fail_under is None or mal >= fail_under
-    from ..checkpoint.hub import hub_sources
-
     out = {"ok": ok, "fail_under": fail_under, **out, **hub_sources(ck)}  # the drafter's commit, for a Hub id
     if plot:
         _plot(out, plot)
@@ -199,7 +262,7 @@ def eval_cmd(
 
     c = Console(highlight=False, emoji=False)
     # a Hub drafter is named org/name@commit: the human summary says which commit was measured
-    print_summary(c, out, ck.root if ck.hub is not None else draft, tpath, engine_json, steps, topk, built.notes)
+    print_summary(c, out, ck.root if ck.hub is not None else draft, tpath, engine_json, steps, topk, notes)
     if fail_under is not None:
         c.print(f"gate: mean accept length {mal:.3f} {'≥' if ok else '<'} --fail-under {fail_under}: {'ok' if ok else '[bold red]FAIL[/]'}")
     return 0 if ok else 1
