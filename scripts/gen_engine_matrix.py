@@ -25,21 +25,27 @@ PRODUCERS = ROOT / "tests" / "fixtures" / "producers"
 
 # producer layouts: a real checkpoint each (written by the producer's own code; tests/fixtures/producers/README.md)
 LAYOUTS: list[tuple[str, str, Path]] = [
-    ("speculators (`layers.0.*`, flat config)",
-     "the story: speculators-trained keys with a flat LlamaForCausalLMEagle3 config (examples/story)",
-     ROOT / "examples" / "story"),
-    ("speculators (`layers.0.*`, speculators config)",
-     "speculators 0.9.0 trainer save (speculators_config + transformer_layer_config)",
-     PRODUCERS / "speculators-0.9.0" / "train-save"),
-    ("speculators convert (`layers.0.*`, fp32, no embed)",
-     "`speculators convert --algorithm eagle3` of the SpecForge SGLang export",
-     PRODUCERS / "speculators-0.9.0" / "convert-eagle3-from-specforge-sglang-export"),
-    ("SpecForge SGLang export (`midlayer.*`, no embed)",
-     "SpecForge 0.2.0 export_to_sglang",
-     PRODUCERS / "specforge-0.2.0" / "export-sglang"),
-    ("SpecForge HF export (`midlayer.*`, with embed)",
-     "SpecForge 0.2.0 export_to_hf",
-     PRODUCERS / "specforge-0.2.0" / "export-hf"),
+    (
+        "speculators (`layers.0.*`, flat config)",
+        "the story: speculators-trained keys with a flat LlamaForCausalLMEagle3 config (examples/story)",
+        ROOT / "examples" / "story",
+    ),
+    (
+        "speculators (`layers.0.*`, speculators config)",
+        "speculators 0.9.0 trainer save (speculators_config + transformer_layer_config)",
+        PRODUCERS / "speculators-0.9.0" / "train-save",
+    ),
+    (
+        "speculators convert (`layers.0.*`, fp32, no embed)",
+        "`speculators convert --algorithm eagle3` of the SpecForge SGLang export",
+        PRODUCERS / "speculators-0.9.0" / "convert-eagle3-from-specforge-sglang-export",
+    ),
+    (
+        "SpecForge SGLang export (`midlayer.*`, no embed)",
+        "SpecForge 0.2.0 export_to_sglang",
+        PRODUCERS / "specforge-0.2.0" / "export-sglang",
+    ),
+    ("SpecForge HF export (`midlayer.*`, with embed)", "SpecForge 0.2.0 export_to_hf", PRODUCERS / "specforge-0.2.0" / "export-hf"),
 ]
 
 
@@ -134,12 +140,20 @@ def render() -> str:
     ]
     for eras in ENGINES.values():
         for era in eras:
-            out.append(f"| {era.engine} | {era_range(era)} | {era.name} | `{era.decoder_prefix}*` | {era.unknown_keys} | "
-                       f"{era.begins or '—'} | {verification(era)} |")
-    out += ["", "## Conformance runs", "",
-            "Each row: the engine's real loader code run on every case of the test, and `check` agreeing "
-            "(the rest would be strict xfails named in the test, with their reason).", "",
-            "| engine | release | era | test | cases | agree | date |", "| --- | --- | --- | --- | --- | --- | --- |"]
+            out.append(
+                f"| {era.engine} | {era_range(era)} | {era.name} | `{era.decoder_prefix}*` | {era.unknown_keys} | "
+                f"{era.begins or '—'} | {verification(era)} |"
+            )
+    out += [
+        "",
+        "## Conformance runs",
+        "",
+        "Each row: the engine's real loader code run on every case of the test, and `check` agreeing "
+        "(the rest would be strict xfails named in the test, with their reason).",
+        "",
+        "| engine | release | era | test | cases | agree | date |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
     for eras in ENGINES.values():
         for era in eras:
             for r in sorted(era.runs, key=lambda r: (_rel(r.release), r.test)):
@@ -153,9 +167,15 @@ def render() -> str:
                 t[1] += r.agreed
                 t[2] += r.cases
     out += [""] + [f"- {e} `{test}`: {n} releases, {a}/{c} cases agree" for (e, test), (n, a, c) in totals.items()]
-    out += ["", "## Outcomes", "",
-            "One row per producer layout × engine era: find the layout, then the engine and release.", "",
-            "| producer layout | engine | releases | outcome | how known |", "| --- | --- | --- | --- | --- |"]
+    out += [
+        "",
+        "## Outcomes",
+        "",
+        "One row per producer layout × engine era: find the layout, then the engine and release.",
+        "",
+        "| producer layout | engine | releases | outcome | how known |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for label, _what, path in LAYOUTS:
         for eras in ENGINES.values():
             for era in eras:

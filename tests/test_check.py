@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from conftest import ALL_PRODUCERS, SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, STORY, mutate, run_cli
+
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.engines.registry import ENGINES, newest_version, resolve
 from specbridge.rules.check import check
@@ -262,8 +262,12 @@ def test_two_layers(tmp_path):
     # vLLM builds a hidden_norm in every layer (the 0.27.0 and 0.32.0 runs: layers.1.hidden_norm left unfilled)
     new = one(d, "vllm")
     assert not new.ok and new.report.missing == ["model.layers.1.hidden_norm.weight"]
-    d2 = mutate(SPEC_TRAIN, tmp_path / "m2", tensors=lambda t: {**add_layer(t), "layers.1.hidden_norm.weight": t["layers.0.hidden_norm.weight"]},
-                config=cfg)
+    d2 = mutate(
+        SPEC_TRAIN,
+        tmp_path / "m2",
+        tensors=lambda t: {**add_layer(t), "layers.1.hidden_norm.weight": t["layers.0.hidden_norm.weight"]},
+        config=cfg,
+    )
     assert one(d2, "vllm").ok
     old = one(d, "sglang==0.5.11")
     assert "L006" in codes(old) and any("only supports 1 layer" in e for e in old.report.errors)

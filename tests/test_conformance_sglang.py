@@ -24,15 +24,18 @@ from __future__ import annotations
 
 import json
 import os
-import struct
 import subprocess
 from pathlib import Path
 
 import pytest
-
 from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, STORY, mutate
+
 from specbridge.checkpoint.reader import open_checkpoint
+from specbridge.engines import sglang as _sglang_table
 from specbridge.engines import simulate as S
+from specbridge.engines.registry import conformance_releases
+from specbridge.engines.spec import in_release_range
+from specbridge.engines.spec import parse_version as _pv
 from specbridge.rules.check import check
 
 REPO = Path(__file__).resolve().parents[1]
@@ -40,14 +43,11 @@ ENV = Path(os.environ.get("SPECBRIDGE_SGLANG_CONFORMANCE", Path.home() / ".cache
 PY = ENV / "venv" / "bin" / "python"
 # every SGLang release the engine table says was run (Era.runs in src/specbridge/engines/sglang.py): the table's
 # claim is rerun here, so adding a Run row there is what adds a release to this test
-from specbridge.engines import sglang as _sglang_table
-
-from specbridge.engines.registry import conformance_releases
-
 VERSIONS = conformance_releases("sglang", "tests/test_conformance_sglang.py")  # SPECBRIDGE_CONFORMANCE=per-era: newest per era
 
 
 # --- cases: the fixtures, then mutated copies ------------------------------------------------------
+
 
 def _zeros(dtype: str, shape: list[int]) -> tuple[str, list[int], bytes]:
     size = {"BF16": 2, "F16": 2, "F32": 4}[dtype]
@@ -123,21 +123,31 @@ MUTATIONS = {
     "fewer-heads": (SF_HF, None, _cfg(num_attention_heads=1, num_key_value_heads=1)),  # q/k/v rows 32, checkpoint 64
     "hidden-larger": (SF_HF, None, _cfg(hidden_size=128)),
     "vocab-larger": (SF_HF, None, _cfg(vocab_size=1024)),
-    "attention-bias": (SF_HF, _add(midlayer__self_attn__o_proj__bias=[64], midlayer__self_attn__q_proj__bias=[64]), _cfg(attention_bias=True)),
+    "attention-bias": (
+        SF_HF,
+        _add(midlayer__self_attn__o_proj__bias=[64], midlayer__self_attn__q_proj__bias=[64]),
+        _cfg(attention_bias=True),
+    ),
     "draft-vocab-absent": (SF_HF, None, _cfg(draft_vocab_size=_DELETE)),
     "draft-vocab-null": (SF_HF, None, _cfg(draft_vocab_size=None)),
     "tied": (SF_HF, None, _cfg(tie_word_embeddings=True)),
     "fc-bias": (SF_HF, _add(fc__bias=[64]), _cfg(bias=True)),
-    "four-aux": (SF_HF, lambda t: {**t, "fc.weight": _zeros("BF16", [64, 256])}, _cfg(eagle_config={"eagle_aux_hidden_state_layer_ids": [0, 1, 2, 3]})),
+    "four-aux": (
+        SF_HF,
+        lambda t: {**t, "fc.weight": _zeros("BF16", [64, 256])},
+        _cfg(eagle_config={"eagle_aux_hidden_state_layer_ids": [0, 1, 2, 3]}),
+    ),
     "target-hidden-128": (SF_HF, lambda t: {**t, "fc.weight": _zeros("BF16", [64, 384])}, _cfg(target_hidden_size=128)),
-    "fc-norm-legacy-names": (SF_HF, _add(aux_norm_low__weight=[64], aux_norm_mid__weight=[64], aux_norm_high__weight=[64]), _cfg(fc_norm=True)),
+    "fc-norm-legacy-names": (
+        SF_HF,
+        _add(aux_norm_low__weight=[64], aux_norm_mid__weight=[64], aux_norm_high__weight=[64]),
+        _cfg(fc_norm=True),
+    ),
     "norm-before-fc": (SF_HF, _add(input_norm__weight=[192]), _cfg(eagle_config={"norm_before_fc": True})),
     "no-aux-hidden-state": (SF_HF, None, _cfg(eagle_config={"use_aux_hidden_state": False})),
     "target-hidden-null": (SF_HF, None, _cfg(target_hidden_size=None)),
 }
 CASES = list(FIXTURES) + list(MUTATIONS)
-
-from specbridge.engines.spec import in_release_range, parse_version as _pv
 
 MIDLAYER = tuple(v for v in VERSIONS if _pv(v) < _pv("0.5.12"))
 E3 = "sglang/srt/models/llama_eagle3.py"
@@ -177,7 +187,14 @@ def real(version: str, cases: dict[str, Path]) -> dict[str, dict]:
     if version not in _RESULTS:
         names = list(cases)
         proc = subprocess.run(
-            [str(PY), "-m", "specbridge.conformance.sglang_loader", "--sglang-dir", str(ENV / "wheels" / version), *map(str, cases.values())],
+            [
+                str(PY),
+                "-m",
+                "specbridge.conformance.sglang_loader",
+                "--sglang-dir",
+                str(ENV / "wheels" / version),
+                *map(str, cases.values()),
+            ],
             capture_output=True,
             text=True,
             timeout=900,
@@ -190,6 +207,7 @@ def real(version: str, cases: dict[str, Path]) -> dict[str, dict]:
 
 
 # --- the prediction, in the harness's terms ---------------------------------------------------------
+
 
 def predicted(rep: S.LoadReport) -> dict:
     filled, partial, unfilled = set(), set(), set()
@@ -204,9 +222,7 @@ def predicted(rep: S.LoadReport) -> dict:
             (filled if p.filled_by else unfilled).add(p.name)
         else:
             raise AssertionError(f"unknown parameter status {p.status!r}")
-    loaded_into = {
-        t.name: [[t.engine_name, t.shard]] for t in rep.tensors if t.status in (S.LOADED, S.OVERWRITTEN, S.TRUNCATED, S.PADDED)
-    }
+    loaded_into = {t.name: [[t.engine_name, t.shard]] for t in rep.tensors if t.status in (S.LOADED, S.OVERWRITTEN, S.TRUNCATED, S.PADDED)}
     return {
         "params": {p.name: list(p.shape) if p.shape else None for p in rep.params},
         "filled": filled,

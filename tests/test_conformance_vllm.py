@@ -28,19 +28,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import SF_HF, STORY, TINY_TARGET, mutate
 from test_conformance_sglang import FIXTURES, MUTATIONS, _cfg, _drop, _zeros
 from test_engine_vllm import _bf16, expected_sha, vllm_env
+
+from specbridge.engines.registry import conformance_releases
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = Path.home() / ".cache" / "specbridge"
 SELF = "tests/test_conformance_vllm.py"
 # every release the vLLM engine table says was run here (Era.runs in src/specbridge/engines/vllm.py); the same list
 # scripts/setup_vllm_cpu.sh builds a venv for; each runs when its venv is there
-from specbridge.engines import vllm as _vllm_table  # noqa: E402
 
-from specbridge.engines.registry import conformance_releases  # noqa: E402
 
 RELEASES = conformance_releases("vllm", SELF)  # SPECBRIDGE_CONFORMANCE=per-era: the newest run release of each era
 
@@ -79,8 +78,9 @@ def _slice_cols(t, name, cols):
 
 
 def _head_dim_16(t):
-    t = _slice_rows(("midlayer.self_attn.q_proj.weight", 32), ("midlayer.self_attn.k_proj.weight", 32),
-                    ("midlayer.self_attn.v_proj.weight", 32))(t)
+    t = _slice_rows(
+        ("midlayer.self_attn.q_proj.weight", 32), ("midlayer.self_attn.k_proj.weight", 32), ("midlayer.self_attn.v_proj.weight", 32)
+    )(t)
     return _slice_cols(t, "midlayer.self_attn.o_proj.weight", 32)
 
 
@@ -126,8 +126,11 @@ VLLM_MUTATIONS = {
     "vocab-maps-full-vocab": (SF_HF, _full_vocab_with_maps, _cfg(draft_vocab_size=512)),
     "vd-equals-v": (SF_HF, _full_vocab_head, _cfg(draft_vocab_size=512)),
     "tied-no-head": (SF_HF, _drop("lm_head.weight"), _cfg(tie_word_embeddings=True)),
-    "kv-heads-1": (SF_HF, _slice_rows(("midlayer.self_attn.k_proj.weight", 32), ("midlayer.self_attn.v_proj.weight", 32)),
-                   _cfg(num_key_value_heads=1)),
+    "kv-heads-1": (
+        SF_HF,
+        _slice_rows(("midlayer.self_attn.k_proj.weight", 32), ("midlayer.self_attn.v_proj.weight", 32)),
+        _cfg(num_key_value_heads=1),
+    ),
     "head-dim-16": (SF_HF, _head_dim_16, _cfg(head_dim=16)),
     "heads-4-head-dim-16": (SF_HF, None, _cfg(num_attention_heads=4, num_key_value_heads=4, head_dim=16)),
     "input-norm-unused": (SF_HF, lambda t: {**t, "input_norm.weight": _zeros("BF16", [192])}, None),  # no norm_before_fc
@@ -158,16 +161,37 @@ def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict
     if release not in _REAL:
         py = str(venv(release) / "bin" / "python")
         target = tmp_root / f"target-{release}"
-        r = subprocess.run([py, "-m", "specbridge.conformance.vllm_loader", "make-target", str(target),
-                            "--config", str(TINY_TARGET / "config.json")], env=vllm_env(), capture_output=True, text=True, timeout=600)
+        r = subprocess.run(
+            [py, "-m", "specbridge.conformance.vllm_loader", "make-target", str(target), "--config", str(TINY_TARGET / "config.json")],
+            env=vllm_env(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
         assert r.returncode == 0, r.stderr[-3000:]
-        r = subprocess.run([py, "-m", "specbridge.conformance.vllm_loader", "load", "--target", str(target), "--k", "3",
-                            "--generate", "0", *map(str, cases.values())],
-                           env=vllm_env(), capture_output=True, text=True, timeout=3600)
+        r = subprocess.run(
+            [
+                py,
+                "-m",
+                "specbridge.conformance.vllm_loader",
+                "load",
+                "--target",
+                str(target),
+                "--k",
+                "3",
+                "--generate",
+                "0",
+                *map(str, cases.values()),
+            ],
+            env=vllm_env(),
+            capture_output=True,
+            text=True,
+            timeout=3600,
+        )
         (tmp_root / f"vllm-{release}.log").write_text(r.stderr)
         marker = [ln for ln in r.stdout.splitlines() if ln.startswith("@@SPECBRIDGE-RESULT@@")]
         assert r.returncode == 0 and marker, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
-        got = json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@"):])
+        got = json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])
         _REAL[release] = dict(zip(cases, got))
         out = os.environ.get("SPECBRIDGE_CONFORMANCE_OUT")
         if out:
@@ -197,7 +221,9 @@ def differences(path: Path, got: dict, pred: dict) -> list[str]:
         return out
     # the harness counts every unfilled parameter; check says "missing" for the harmful ones and "initial-value" /
     # "default-init" for those whose initial value is harmless (d2t zeros = identity when Vd == V)
-    pred_unfilled = sorted(pred["load"]["missing"] + [p["name"] for p in pred["parameters"] if p["status"] in ("initial-value", "default-init")])
+    pred_unfilled = sorted(
+        pred["load"]["missing"] + [p["name"] for p in pred["parameters"] if p["status"] in ("initial-value", "default-init")]
+    )
     if sorted(got["missing"]) != pred_unfilled:
         out.append(f"missing: vLLM {sorted(got['missing'])}, check {pred_unfilled}")
     for p in pred["parameters"]:

@@ -39,7 +39,6 @@ def test_a_table_change_shows_on_the_page(monkeypatch):
 
 def test_the_story_question_is_one_row():
     """'What does SGLang 0.5.11 do with a speculators (layers.0.*) drafter?' — one row, with how it is known."""
-    rows = [ln for ln in gen.render().splitlines()
-            if ln.startswith("| speculators (`layers.0.*`, flat config) | sglang | 0.5.3–0.5.11 |")]
+    rows = [ln for ln in gen.render().splitlines() if ln.startswith("| speculators (`layers.0.*`, flat config) | sglang | 0.5.3–0.5.11 |")]
     assert len(rows) == 1
     assert "10 dropped" in rows[0] and "L002" in rows[0] and "| run " in rows[0] and "0.5.11" in rows[0]

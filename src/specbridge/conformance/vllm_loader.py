@@ -30,10 +30,8 @@ engine runs exactly as it would have. This needs no knowledge of vLLM's name map
 from __future__ import annotations
 
 import argparse
-import contextlib
 import gc
 import hashlib
-import io
 import json
 import os
 import sys
@@ -73,8 +71,7 @@ def _corpus(n_lines: int = 4000, seed: int = 0) -> list[str]:
 
 def make_tokenizer(out: str, vocab_size: int) -> None:
     """Byte-level BPE with exactly `vocab_size` ids: 0 '<zero>' (a plain token), 1 '<s>', 2 '</s>'."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from tokenizers import AddedToken
+    from tokenizers import AddedToken, Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
@@ -284,7 +281,6 @@ def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: in
     res = {"drafter": drafter, "raised": None, "inner_error": None, "params": {}, "missing": [], "generate": None}
     llm = None
     t0 = time.perf_counter()
-    captured = io.StringIO()
     try:
         llm = LLM(
             model=target,

@@ -13,10 +13,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .spec import in_release_range
-
 # --- SGLang: targets with set_eagle3_layers_to_capture, and the release that added it: engines/sglang.py -----
 from .sglang import CAPTURE_SINCE as SGLANG_CAPTURE_SINCE  # noqa: E402
+from .spec import in_release_range
 
 SGLANG_CAPTURE_CITE = "sglang/srt/models/*.py set_eagle3_layers_to_capture, per wheel 0.4.6.post5 … 0.5.23"
 # DeepSeek-family targets number explicit ids differently (PR #25454, in 0.5.16+)
@@ -72,8 +71,9 @@ def default_boundaries(n: int) -> list[int]:
     return [2, n // 2, n - 3]
 
 
-def engine_capture(engine: str, version: str, arch: str | None, model_type: str | None, n_layers: int,
-                   top_ids: list[int] | None, ec_ids: list[int] | None) -> Capture:
+def engine_capture(
+    engine: str, version: str, arch: str | None, model_type: str | None, n_layers: int, top_ids: list[int] | None, ec_ids: list[int] | None
+) -> Capture:
     """What this engine version captures for this target and this drafter's ids."""
     notes: list[str] = []
     arch = arch or ""
@@ -89,7 +89,9 @@ def engine_capture(engine: str, version: str, arch: str | None, model_type: str 
         if ids is None and top_ids is not None:
             notes.append("SGLang reads capture ids only from eagle_config; the top-level eagle_aux_hidden_state_layer_ids is ignored")
         if ids is not None and _between(version, "0.5.5", "0.5.10"):
-            notes.append("SGLang 0.5.5.post3–0.5.10 reset capture to the default layers at CUDA-graph init (no-arg call), ignoring the draft's ids (fixed by #22836)")
+            notes.append(
+                "SGLang 0.5.5.post3–0.5.10 reset capture to the default layers at CUDA-graph init (no-arg call), ignoring the draft's ids (fixed by #22836)"
+            )
             ids, src = None, "ignored (reset to default)"
         if ids is None:
             loop = default_boundaries(n_layers)
@@ -112,9 +114,16 @@ def engine_capture(engine: str, version: str, arch: str | None, model_type: str 
         if era.capture_model_types is None:  # from 0.17: the model runner asks the class (SupportsEagle3)
             since = VLLM_SUPPORTS_EAGLE3_SINCE.get(arch) or ("0.33.0" if arch in VLLM_V33_ADDED else None)
             ok = since is not None and _between(version, since, None)
-            sup, note = ok, (f"{arch} implements SupportsEagle3 in vLLM {version} (since {since})" if ok else
-                             f"{arch} does not implement SupportsEagle3 in vLLM {version}"
-                             + (f" (only from {since})" if since else "") + ": RuntimeError at load")
+            sup, note = (
+                ok,
+                (
+                    f"{arch} implements SupportsEagle3 in vLLM {version} (since {since})"
+                    if ok
+                    else f"{arch} does not implement SupportsEagle3 in vLLM {version}"
+                    + (f" (only from {since})" if since else "")
+                    + ": RuntimeError at load"
+                ),
+            )
         else:
             allow = era.capture_model_types
             mt = (model_type or "").lower()
@@ -133,7 +142,7 @@ def engine_capture(engine: str, version: str, arch: str | None, model_type: str 
         b = sorted(set(chosen))
         if len(b) < len(chosen):
             notes.append(f"vLLM stores the ids as a sorted set: {chosen} collapses to {b}")
-        last_ok = not (arch in VLLM_DEEPSEEK_FAMILY)
+        last_ok = arch not in VLLM_DEEPSEEK_FAMILY
         if not last_ok and n_layers in b:
             notes.append(f"boundary {n_layers} is never captured on DeepSeek-family targets in vLLM (#46788)")
             b = [i for i in b if i != n_layers]

@@ -32,8 +32,9 @@ LLAMA_DERIVE = (
 QKV_IN = "2*H if i == 0 else H"
 
 
-def llama_decoder(prefix: str, per_layer: bool, hidden_norm_when: str = "i == 0", o_bias_when: str = "False",
-                  qkv_bias_when: str = "False") -> tuple[Param, ...]:
+def llama_decoder(
+    prefix: str, per_layer: bool, hidden_norm_when: str = "i == 0", o_bias_when: str = "False", qkv_bias_when: str = "False"
+) -> tuple[Param, ...]:
     """The EAGLE-3 decoder layer as the engines fuse it (qkv_proj, gate_up_proj).
 
     tp_dim marks the tensor-parallel dimension a loader narrows (column-parallel: rows; row-parallel:
@@ -55,8 +56,14 @@ def llama_decoder(prefix: str, per_layer: bool, hidden_norm_when: str = "i == 0"
         ),
         Param(prefix + "self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=per_layer, role="decoder", tp_dim=1),
         Param(prefix + "self_attn.o_proj.bias", ("H",), when=o_bias_when, per_layer=per_layer, role="decoder"),
-        Param(prefix + "mlp.gate_up_proj.weight", shards=(("0", ("I", "H")), ("1", ("I", "H"))), per_layer=per_layer, role="decoder",
-              tp_dim=0, pads=True),
+        Param(
+            prefix + "mlp.gate_up_proj.weight",
+            shards=(("0", ("I", "H")), ("1", ("I", "H"))),
+            per_layer=per_layer,
+            role="decoder",
+            tp_dim=0,
+            pads=True,
+        ),
         Param(prefix + "mlp.down_proj.weight", ("H", "I"), per_layer=per_layer, role="decoder", tp_dim=1, pads=True),
         Param(prefix + "input_layernorm.weight", ("H",), per_layer=per_layer, role="decoder"),
         Param(prefix + "hidden_norm.weight", ("H",), when=hidden_norm_when, per_layer=per_layer, role="decoder"),
@@ -64,16 +71,23 @@ def llama_decoder(prefix: str, per_layer: bool, hidden_norm_when: str = "i == 0"
     )
 
 
-def eagle3_io(fc_in: str, fc_bias: str = "False", head_when: str = "not tie", fc_when: str = "use_aux",
-              input_norm: bool = True, fc_norm: bool = True) -> tuple[Param, ...]:
+def eagle3_io(
+    fc_in: str, fc_bias: str = "False", head_when: str = "not tie", fc_when: str = "use_aux", input_norm: bool = True, fc_norm: bool = True
+) -> tuple[Param, ...]:
     """Everything around the decoder: embedding, fc fusion, norms, head. input_norm / fc_norm: whether
     this class has those optional norms at all (older releases silently lack them)."""
     return (
         Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
         Param("model.fc.weight", ("H", fc_in), when=fc_when, role="fc"),
-        Param("model.fc.bias", ("H",), when=fc_bias, role="fc", missing_small="True",
-              missing_note="an nn.Linear bias nothing fills keeps its default initialisation U(±1/sqrt(fc_in)): a small constant "
-              "offset on every fused state (|b| ≤ 0.01 for fc_in ≥ 10⁴), not a random layer"),
+        Param(
+            "model.fc.bias",
+            ("H",),
+            when=fc_bias,
+            role="fc",
+            missing_small="True",
+            missing_note="an nn.Linear bias nothing fills keeps its default initialisation U(±1/sqrt(fc_in)): a small constant "
+            "offset on every fused state (|b| ≤ 0.01 for fc_in ≥ 10⁴), not a random layer",
+        ),
         Param("model.input_norm.weight", (fc_in,), when="norm_before_fc" if input_norm else "False", role="fc"),
         Param("model.fc_norm.{j}.weight", ("Ht",), when="fc_norm" if fc_norm else "False", role="fc"),
         Param("model.norm.weight", ("H",), role="norm"),

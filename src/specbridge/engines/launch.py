@@ -147,17 +147,28 @@ def _vllm_spec(launch: Launch, val: str) -> None:
         launch.extra["draft_max_model_len"] = spec["max_model_len"]
 
 
-def build_launch(engine: str, target: str, draft: str, steps: int, topk: int, draft_tokens: int | None, extra: list[str] | None = None) -> str:
+def build_launch(
+    engine: str, target: str, draft: str, steps: int, topk: int, draft_tokens: int | None, extra: list[str] | None = None
+) -> str:
     """The engine command line for an EAGLE-3 drafter (checked by `check` before it is printed)."""
     if engine == "sglang":
         n = draft_tokens if draft_tokens is not None else (steps + 1 if topk == 1 else steps * topk)
         parts = [
-            "python", "-m", "sglang.launch_server", "--model-path", target,
-            "--speculative-algorithm", "EAGLE3",
-            "--speculative-draft-model-path", draft,
-            "--speculative-num-steps", str(steps),
-            "--speculative-eagle-topk", str(topk),
-            "--speculative-num-draft-tokens", str(n),
+            "python",
+            "-m",
+            "sglang.launch_server",
+            "--model-path",
+            target,
+            "--speculative-algorithm",
+            "EAGLE3",
+            "--speculative-draft-model-path",
+            draft,
+            "--speculative-num-steps",
+            str(steps),
+            "--speculative-eagle-topk",
+            str(topk),
+            "--speculative-num-draft-tokens",
+            str(n),
         ]
     elif engine == "vllm":
         spec = {"method": "eagle3", "model": draft, "num_speculative_tokens": steps}

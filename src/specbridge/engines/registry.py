@@ -92,9 +92,13 @@ def _resolve_one(spec: str) -> list[Placement]:
     era = next((e for e in eras if in_release_range(version, e.min_version, e.max_version)), None)
     if era is None:
         if release < parse_version(first):
-            raise EngineSpecError(f"{name} {version} is older than the first release with EAGLE-3 support we model; modelled: {first} – {newest}")
-        raise EngineSpecError(f"{name} {version} is not a release we model (it falls between two modelled eras; modelled: {first} – {newest}; "
-                              f"`specbridge engines` lists them)")
+            raise EngineSpecError(
+                f"{name} {version} is older than the first release with EAGLE-3 support we model; modelled: {first} – {newest}"
+            )
+        raise EngineSpecError(
+            f"{name} {version} is not a release we model (it falls between two modelled eras; modelled: {first} – {newest}; "
+            f"`specbridge engines` lists them)"
+        )
     if release > parse_version(newest):
         how = NEWER
     elif is_prerelease(version):

@@ -9,7 +9,24 @@ and the decoder is `midlayer.*` up to 0.5.11 and `layers.N.*` from 0.5.12.
 from __future__ import annotations
 
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
-from .spec import Buffer, Derive, Dispatch, DraftClass, Drop, Era, Field, IgnoreSuffix, Param, Prefix, PrefixUnlessParam, Raise, Rename, RenameRegex, Run, Stack
+from .spec import (
+    Buffer,
+    Derive,
+    Dispatch,
+    DraftClass,
+    Drop,
+    Era,
+    Field,
+    IgnoreSuffix,
+    Param,
+    Prefix,
+    PrefixUnlessParam,
+    Raise,
+    Rename,
+    RenameRegex,
+    Run,
+    Stack,
+)
 
 F = "sglang/srt/models/llama_eagle3.py"
 KIMI = "sglang/srt/models/kimi_k25_eagle3.py"
@@ -52,16 +69,21 @@ SKIP_MSG = "no such parameter: skipped silently (SGLang logs nothing)"
 # 0.4.6-0.4.8: sglang/srt/models/llama.py LlamaForCausalLM.load_weights (which llama_eagle3 calls per name) looks a
 # q/k/v/gate/up name's fused parameter up with params_dict[name] unguarded; 0.4.9 adds `if name not in params_dict:
 # continue` (wheels read; the 0.4.6.post5 run raised on the story's layers.0.mlp.gate_proj)
-STACKED_KEYERROR = ("KeyError: '{name}' (sglang/srt/models/llama.py load_weights indexes params_dict with a fused q/k/v/gate/up "
-                    "name the drafter class does not have; SGLang 0.4.9+ skips it)")
+STACKED_KEYERROR = (
+    "KeyError: '{name}' (sglang/srt/models/llama.py load_weights indexes params_dict with a fused q/k/v/gate/up "
+    "name the drafter class does not have; SGLang 0.4.9+ skips it)"
+)
 
 
-LINEAR = "sglang/srt/layers/linear.py (weight_loader: loaded_weight.narrow(...) along the TP dim; pad_or_narrow_weight from 0.5.3, PR #10112)"
+LINEAR = (
+    "sglang/srt/layers/linear.py (weight_loader: loaded_weight.narrow(...) along the TP dim; pad_or_narrow_weight from 0.5.3, PR #10112)"
+)
 O_BIAS = "attention_bias or bias"  # sglang/srt/models/llama.py LlamaDecoderLayer: LlamaAttention(bias=attention_bias or bias)
 
 
-def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite_versions: str, pads: bool = False,
-                    stacked_keyerror: bool = False) -> DraftClass:
+def _midlayer_class(
+    name_suffix: str, fc_bias: str, head_from_target: bool, cite_versions: str, pads: bool = False, stacked_keyerror: bool = False
+) -> DraftClass:
     """`fc_bias`: when fc has a bias. 0.4.6.post5 builds torch.nn.Linear(Ht*3, H) with PyTorch's default
     bias=True whatever the config says; later releases pass bias=getattr(config, "bias", False). The
     config's `bias` (default False) is a separate question: it also gives o_proj a bias (llama.py
@@ -76,12 +98,24 @@ def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite
         + llama_decoder("model.midlayer.", per_layer=False, o_bias_when=O_BIAS),
         # 0.4.6-0.4.8 prefix every name but lm_head with "model." unconditionally (f"model.{name}"); 0.4.9+ only
         # names that are not already a parameter
-        loader=DROP_VOCAB + STACK_LLAMA
-        + ((Prefix("model.", unless="lm_head", cite=f"{F} load_weights @ 0.4.6.post5 … 0.4.8.post1 (new_name = f'model.{{name}}')"),)
-           if stacked_keyerror else (PrefixUnlessParam("model.", cite=f"{F} load_weights"),))
-        + ((IgnoreSuffix(".bias", why="llama.py load_weights skips a .bias name that has no parameter (before the KeyError)",
-                         cite="sglang/srt/models/llama.py LlamaForCausalLM.load_weights @ 0.4.6.post5 … 0.4.8.post1"),)
-           if stacked_keyerror else ()),
+        loader=DROP_VOCAB
+        + STACK_LLAMA
+        + (
+            (Prefix("model.", unless="lm_head", cite=f"{F} load_weights @ 0.4.6.post5 … 0.4.8.post1 (new_name = f'model.{{name}}')"),)
+            if stacked_keyerror
+            else (PrefixUnlessParam("model.", cite=f"{F} load_weights"),)
+        )
+        + (
+            (
+                IgnoreSuffix(
+                    ".bias",
+                    why="llama.py load_weights skips a .bias name that has no parameter (before the KeyError)",
+                    cite="sglang/srt/models/llama.py LlamaForCausalLM.load_weights @ 0.4.6.post5 … 0.4.8.post1",
+                ),
+            )
+            if stacked_keyerror
+            else ()
+        ),
         unknown="skip",
         unknown_message=SKIP_MSG,
         unknown_stacked="raise" if stacked_keyerror else "",
@@ -103,36 +137,36 @@ def _midlayer_class(name_suffix: str, fc_bias: str, head_from_target: bool, cite
 
 
 def _layers_class(versions: str, input_norm: bool) -> DraftClass:
-  return DraftClass(
-    name="LlamaForCausalLMEagle3",
-    file=f"{F} @ {versions}",
-    fields=COMMON_FIELDS
-    + (
-        Field("bias", ("bias",), False, kind="bool"),
-        Field("n_aux", ("num_aux_hidden_states", "len:eagle_config.eagle_aux_hidden_state_layer_ids"), 3),
-    ),
-    derive=COMMON_DERIVE,
-    # every EAGLE-3 layer has its own hidden_norm; input_norm exists from 0.5.17 (0.5.19 run, wheels read)
-    params=eagle3_io("Ht*n_aux", fc_bias="bias", fc_when="True", input_norm=input_norm)
-    + llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="True", o_bias_when=O_BIAS),
-    loader=(
-        Rename(old="midlayer", new="layers.0", cite=f"{F} load_weights (legacy rename, 0.5.12+)"),
-        Rename(old="aux_norm_low", new="fc_norm.0", cite=f"{F} load_weights"),
-        Rename(old="aux_norm_mid", new="fc_norm.1", cite=f"{F} load_weights"),
-        Rename(old="aux_norm_high", new="fc_norm.2", cite=f"{F} load_weights"),
+    return DraftClass(
+        name="LlamaForCausalLMEagle3",
+        file=f"{F} @ {versions}",
+        fields=COMMON_FIELDS
+        + (
+            Field("bias", ("bias",), False, kind="bool"),
+            Field("n_aux", ("num_aux_hidden_states", "len:eagle_config.eagle_aux_hidden_state_layer_ids"), 3),
+        ),
+        derive=COMMON_DERIVE,
+        # every EAGLE-3 layer has its own hidden_norm; input_norm exists from 0.5.17 (0.5.19 run, wheels read)
+        params=eagle3_io("Ht*n_aux", fc_bias="bias", fc_when="True", input_norm=input_norm)
+        + llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="True", o_bias_when=O_BIAS),
+        loader=(
+            Rename(old="midlayer", new="layers.0", cite=f"{F} load_weights (legacy rename, 0.5.12+)"),
+            Rename(old="aux_norm_low", new="fc_norm.0", cite=f"{F} load_weights"),
+            Rename(old="aux_norm_mid", new="fc_norm.1", cite=f"{F} load_weights"),
+            Rename(old="aux_norm_high", new="fc_norm.2", cite=f"{F} load_weights"),
+        )
+        + DROP_VOCAB
+        + STACK_LLAMA
+        + (PrefixUnlessParam("model.", cite=f"{F} load_weights"),),
+        unknown="skip",
+        unknown_message=SKIP_MSG,
+        raises=(HT_NULL,),
+        share_embed="'target' if Ht == H else 'own'",
+        share_head="'target' if head_from_target else 'own'",
+        share_cite=f"{WORKER}: set_embed / set_embed_and_head",
+        wider_tp="truncate",
+        narrower_tp="pad",
     )
-    + DROP_VOCAB
-    + STACK_LLAMA
-    + (PrefixUnlessParam("model.", cite=f"{F} load_weights"),),
-    unknown="skip",
-    unknown_message=SKIP_MSG,
-    raises=(HT_NULL,),
-    share_embed="'target' if Ht == H else 'own'",
-    share_head="'target' if head_from_target else 'own'",
-    share_cite=f"{WORKER}: set_embed / set_embed_and_head",
-    wider_tp="truncate",
-    narrower_tp="pad",
-  )
 
 
 LAYERS_CLASS = _layers_class("0.5.12 … 0.5.16", input_norm=False)
@@ -199,23 +233,30 @@ _DISPATCH_CITE = "SGLang dispatches on architectures[0] via EntryClass; no specu
 # (Llama and its subclass Mistral have set_embed, so the worker gets as far as the hot-token map; Qwen classes
 # have no set_embed and fail one line earlier: not tabled here.)
 PLAIN = ("LlamaForCausalLM", "MistralForCausalLM")
-PLAIN_046 = ("AttributeError: '{arch}' object has no attribute 'get_hot_token_id': SGLang builds the plain {arch} as the draft "
-             "(a registered target class) and its EAGLE3 worker needs an EAGLE-3 class "
-             "(sglang/srt/speculative/eagle_worker.py@0.4.6.post5 EAGLEWorker.__init__); architectures must be LlamaForCausalLMEagle3")
-PLAIN_MSG = ("AttributeError: '{arch}' object has no attribute 'hot_token_id': SGLang builds the plain {arch} as the draft "
-             "(a registered target class; sglang/srt/configs/model_config.py _config_draft_model renames no Llama architecture) "
-             "and its EAGLE3 worker needs an EAGLE-3 class (speculative/eagle_worker.py; eagle_worker_v2.py init_lm_head from 0.5.16); "
-             "architectures must be LlamaForCausalLMEagle3")
+PLAIN_046 = (
+    "AttributeError: '{arch}' object has no attribute 'get_hot_token_id': SGLang builds the plain {arch} as the draft "
+    "(a registered target class) and its EAGLE3 worker needs an EAGLE-3 class "
+    "(sglang/srt/speculative/eagle_worker.py@0.4.6.post5 EAGLEWorker.__init__); architectures must be LlamaForCausalLMEagle3"
+)
+PLAIN_MSG = (
+    "AttributeError: '{arch}' object has no attribute 'hot_token_id': SGLang builds the plain {arch} as the draft "
+    "(a registered target class; sglang/srt/configs/model_config.py _config_draft_model renames no Llama architecture) "
+    "and its EAGLE3 worker needs an EAGLE-3 class (speculative/eagle_worker.py; eagle_worker_v2.py init_lm_head from 0.5.16); "
+    "architectures must be LlamaForCausalLMEagle3"
+)
 UNKNOWN_046 = "ValueError: Model architectures {archs} are not supported for now (sglang/srt/models/registry.py@0.4.6.post5)"
-UNKNOWN_MSG = ("ValueError: Cannot find model module. '{arch}' is not a registered model in the Transformers library ... and 'AutoModel' "
-               "is not present in the model config's 'auto_map' (sglang/srt/model_loader/utils.py resolve_transformers_arch, 0.4.9+: "
-               "an architecture SGLang has no class for falls back to Transformers, which has none either)")
+UNKNOWN_MSG = (
+    "ValueError: Cannot find model module. '{arch}' is not a registered model in the Transformers library ... and 'AutoModel' "
+    "is not present in the model config's 'auto_map' (sglang/srt/model_loader/utils.py resolve_transformers_arch, 0.4.9+: "
+    "an architecture SGLang has no class for falls back to Transformers, which has none either)"
+)
 _EAGLE3 = {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}
 
 
 def _dispatch(registry: dict[str, str], unknown: str, plain: str) -> Dispatch:
-    return Dispatch("sglang", registry, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE, unknown_message=unknown,
-                    plain_classes=PLAIN, plain_message=plain)
+    return Dispatch(
+        "sglang", registry, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE, unknown_message=unknown, plain_classes=PLAIN, plain_message=plain
+    )
 
 
 # SGLang dispatches on architectures[0]; the Kimi MLA drafter class exists from 0.5.12
@@ -241,8 +282,11 @@ ERAS = (
         last="0.4.8",
         versions_read=("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
         dispatch=DISPATCH_046,
-        classes={"LlamaForCausalLMEagle3": _midlayer_class("0.4.6.post5: fc bias=True", "True", False, "0.4.6.post5 … 0.4.8.post1",
-                                                           stacked_keyerror=True)},  # nn.Linear default
+        classes={
+            "LlamaForCausalLMEagle3": _midlayer_class(
+                "0.4.6.post5: fc bias=True", "True", False, "0.4.6.post5 … 0.4.8.post1", stacked_keyerror=True
+            )
+        },  # nn.Linear default
         begins="0.4.6.post5 is the oldest release modelled (llama_eagle3.py: fc = nn.Linear(target_hidden_size * 3, hidden_size), "
         "PyTorch's default bias=True; the same line in the 0.4.7.post1 and 0.4.8.post1 wheels)",
         runs=_runs("2026-12-01", "0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
@@ -319,17 +363,30 @@ ERAS = (
 # --- targets that capture aux hidden states (set_eagle3_layers_to_capture in sglang/srt/models/*.py), and the first
 # release that has it (read in the wheels 0.4.6.post5 … 0.5.23; a target's capture support is part of adding a release)
 CAPTURE_SINCE: dict[str, str] = {
-    **dict.fromkeys(['LlamaForCausalLM', 'Phi3ForCausalLM', 'InternLM3ForCausalLM'], '0.4.6'),
-    **dict.fromkeys(['Llama4ForConditionalGeneration', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM'], '0.4.9'),
-    **dict.fromkeys(['GptOssForCausalLM'], '0.5.1'),
-    **dict.fromkeys(['Qwen2ForCausalLM', 'Qwen2_5_VLForConditionalGeneration', 'Qwen2MoeForCausalLM'], '0.5.2'),
-    **dict.fromkeys(['ApertusForCausalLM'], '0.5.3'),
-    **dict.fromkeys(['DeepseekV2ForCausalLM', 'DeepseekV3ForCausalLM', 'DeepseekV32ForCausalLM', 'Glm4MoeForCausalLM', 'MiniMaxM2ForCausalLM'], '0.5.5'),
-    **dict.fromkeys(['LongcatFlashForCausalLM', 'MiMoV2FlashForCausalLM'], '0.5.8'),
-    **dict.fromkeys(['BailingMoEForCausalLM', 'ExaoneMoEForCausalLM', 'Qwen3NextForCausalLM'], '0.5.9'),
-    **dict.fromkeys(['KimiK25ForConditionalGeneration', 'MindSporeForCausalLM'], '0.5.10'),
-    **dict.fromkeys(['Qwen3VLForConditionalGeneration'], '0.5.11'),
-    **dict.fromkeys(['Gemma3ForCausalLM', 'Gemma3ForConditionalGeneration', 'Gemma4ForCausalLM', 'Gemma4ForConditionalGeneration', 'Qwen3_5ForCausalLM', 'Glm4MoeLiteForCausalLM', 'Glm5NextForConditionalGeneration'], '0.5.12'),
+    **dict.fromkeys(["LlamaForCausalLM", "Phi3ForCausalLM", "InternLM3ForCausalLM"], "0.4.6"),
+    **dict.fromkeys(["Llama4ForConditionalGeneration", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM"], "0.4.9"),
+    **dict.fromkeys(["GptOssForCausalLM"], "0.5.1"),
+    **dict.fromkeys(["Qwen2ForCausalLM", "Qwen2_5_VLForConditionalGeneration", "Qwen2MoeForCausalLM"], "0.5.2"),
+    **dict.fromkeys(["ApertusForCausalLM"], "0.5.3"),
+    **dict.fromkeys(
+        ["DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "Glm4MoeForCausalLM", "MiniMaxM2ForCausalLM"], "0.5.5"
+    ),
+    **dict.fromkeys(["LongcatFlashForCausalLM", "MiMoV2FlashForCausalLM"], "0.5.8"),
+    **dict.fromkeys(["BailingMoEForCausalLM", "ExaoneMoEForCausalLM", "Qwen3NextForCausalLM"], "0.5.9"),
+    **dict.fromkeys(["KimiK25ForConditionalGeneration", "MindSporeForCausalLM"], "0.5.10"),
+    **dict.fromkeys(["Qwen3VLForConditionalGeneration"], "0.5.11"),
+    **dict.fromkeys(
+        [
+            "Gemma3ForCausalLM",
+            "Gemma3ForConditionalGeneration",
+            "Gemma4ForCausalLM",
+            "Gemma4ForConditionalGeneration",
+            "Qwen3_5ForCausalLM",
+            "Glm4MoeLiteForCausalLM",
+            "Glm5NextForConditionalGeneration",
+        ],
+        "0.5.12",
+    ),
 }
 # read in the wheels: GptOss from 0.5.1, Apertus 0.5.3, BailingMoE/ExaoneMoE/Qwen3Next 0.5.9, MindSpore 0.5.10 and
 # Qwen3-VL 0.5.11 define it in their model file (the release before does not); earlier tables said 0.5.2/0.5.5/0.5.12

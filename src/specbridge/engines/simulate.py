@@ -13,6 +13,7 @@ from ..layouts.canonical import flat_config
 from .expr import ExprError, evaluate
 from .spec import DraftClass, Era, Param, Step
 
+
 class _Word(str, Enum):
     """A status word: compares, hashes, prints and serialises as its plain string ("loaded")."""
 
@@ -136,8 +137,10 @@ def _resolve_fields(cls: DraftClass, cfg: dict, has: dict) -> tuple[dict, list[s
             present, v = _lookup(cfg, src)
             if present and (v is not None or f.keep_null):
                 if v is not None and not _valid(f, v):
-                    errors.append(f"config {src} = {str(v)[:40]!r} is not a valid {'boolean' if f.kind == 'bool' else 'size'}: "
-                                  "the engine fails or misbehaves building the drafter")
+                    errors.append(
+                        f"config {src} = {str(v)[:40]!r} is not a valid {'boolean' if f.kind == 'bool' else 'size'}: "
+                        "the engine fails or misbehaves building the drafter"
+                    )
                     break
                 value, found = v, True
                 break
@@ -280,8 +283,11 @@ def dispatch(config: dict, era: Era) -> Dispatched:
                 f"(architectures={archs}, speculators_config): it dispatches on architectures[0] and knows no {arch!r}"
             )
             if d.style == "sglang":
-                msg = (d.unknown_message.format(archs=archs, arch=arch) if d.unknown_message
-                       else f"ValueError: Model architectures {archs} are not supported") + " (SGLang has no speculators-config support)"
+                msg = (
+                    d.unknown_message.format(archs=archs, arch=arch)
+                    if d.unknown_message
+                    else f"ValueError: Model architectures {archs} are not supported"
+                ) + " (SGLang has no speculators-config support)"
             assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
             view = {k: v for k, v in flat_config(config).items() if not (k == "target_hidden_size" and v is None)}
             return Dispatched(fallback, False, msg, view, "flattened (assumed)", assumptions)
@@ -369,8 +375,9 @@ def namespace(dis: Dispatched, ckpt: Checkpoint) -> tuple[dict, list[str]]:
     return ns, errors
 
 
-def tensor_fates(ckpt: Checkpoint, cls: DraftClass, params: dict, ns: dict, errors: list[str]
-                 ) -> tuple[list[TensorFate], dict[str, dict[str | None, str]], list[dict]]:
+def tensor_fates(
+    ckpt: Checkpoint, cls: DraftClass, params: dict, ns: dict, errors: list[str]
+) -> tuple[list[TensorFate], dict[str, dict[str | None, str]], list[dict]]:
     """Every checkpoint tensor through the loader's name pipeline: its fate, which parameter (shard) it
     fills, and the size mismatches the engine raises on (appended to `errors`)."""
     filled: dict[str, dict[str | None, str]] = {name: {} for name in params}
@@ -406,8 +413,9 @@ def _unknown_name(cls: DraftClass, n: str, final: str, shard: str | None, params
     return TensorFate(n, DROPPED, final, shard, cls.unknown_message.format(name=n))
 
 
-def _fit(cls: DraftClass, n: str, info, final: str, shard: str | None, param: tuple, filled: dict, mismatched: list,
-         errors: list[str]) -> TensorFate:
+def _fit(
+    cls: DraftClass, n: str, info, final: str, shard: str | None, param: tuple, filled: dict, mismatched: list, errors: list[str]
+) -> TensorFate:
     """A tensor that reaches a parameter: loaded, silently cut or padded, or a size mismatch."""
     p, local = param
     if p.shards:
@@ -421,8 +429,14 @@ def _fit(cls: DraftClass, n: str, info, final: str, shard: str | None, param: tu
         silent = _tp_fit(cls, p, tuple(info.shape), expected)
         if silent:
             filled[final][shard] = n
-            return TensorFate(n, silent, final, shard, f"{'cut' if silent == TRUNCATED else 'zero-padded'} from {list(info.shape)} to "
-                                                        f"{list(expected)} along dim {p.tp_dim}, without a message")
+            return TensorFate(
+                n,
+                silent,
+                final,
+                shard,
+                f"{'cut' if silent == TRUNCATED else 'zero-padded'} from {list(info.shape)} to "
+                f"{list(expected)} along dim {p.tp_dim}, without a message",
+            )
         mm = {"name": final + (f"[{shard}]" if shard else ""), "expected": list(expected), "found": list(info.shape)}
         mismatched.append(mm)
         errors.append(f"size mismatch for {mm['name']}: checkpoint {list(info.shape)}, engine expects {list(expected)}")
@@ -455,8 +469,9 @@ def param_fills(cls: DraftClass, params: dict, filled: dict, fates: list[TensorF
             status, note = P_DEFAULT_INIT, p.missing_note
         else:
             status, note = P_MISSING, "nothing in the checkpoint fills it: it keeps its random initial value"
-        out.append(ParamFate(name, _param_shape(p, local), status, p.role, list(got.values()),
-                             missing_shards if status == P_PARTIAL else [], note))
+        out.append(
+            ParamFate(name, _param_shape(p, local), status, p.role, list(got.values()), missing_shards if status == P_PARTIAL else [], note)
+        )
     return out
 
 

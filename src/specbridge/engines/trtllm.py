@@ -66,14 +66,19 @@ ERAS = (
         begins="assumed: read at one commit (00679c66), never run; which release tags the commits below belong to was not "
         "established (no TensorRT-LLM wheel on PyPI, the repository too large to fetch here)",
         reads=(
-            Read(release="commit b35ac1b6 (older)", file="tensorrt_llm/_torch/models/modeling_speculative.py",
-                 shows="Eagle3DraftModel: fc only when num_capture_layers > 1 (bias=config.bias), midlayer a ModuleList "
-                 "(midlayer.N.*) when num_hidden_layers > 1, d2t int32 only when draft_vocab_size != vocab_size, "
-                 "embed_tokens only when target_hidden_size != hidden_size, lm_head from the target unless the "
-                 "checkpoint has one; no input_norm / fc_norm / norm_output yet"),
-            Read(release="commit 00679c66", file="tensorrt_llm/_torch/models/modeling_speculative.py",
-                 shows="the rows of this table; post-norm and per-aux fc_norm came with NVIDIA/TensorRT-LLM PR #14988 "
-                 "(merged 2026-06-05)"),
+            Read(
+                release="commit b35ac1b6 (older)",
+                file="tensorrt_llm/_torch/models/modeling_speculative.py",
+                shows="Eagle3DraftModel: fc only when num_capture_layers > 1 (bias=config.bias), midlayer a ModuleList "
+                "(midlayer.N.*) when num_hidden_layers > 1, d2t int32 only when draft_vocab_size != vocab_size, "
+                "embed_tokens only when target_hidden_size != hidden_size, lm_head from the target unless the "
+                "checkpoint has one; no input_norm / fc_norm / norm_output yet",
+            ),
+            Read(
+                release="commit 00679c66",
+                file="tensorrt_llm/_torch/models/modeling_speculative.py",
+                shows="the rows of this table; post-norm and per-aux fc_norm came with NVIDIA/TensorRT-LLM PR #14988 (merged 2026-06-05)",
+            ),
         ),
         # as before the era rows carried them: the class reads all four (norm_before_residual's layer order not verified)
         variants=frozenset({"norm_before_fc", "fc_norm", "norm_output", "norm_before_residual"}),

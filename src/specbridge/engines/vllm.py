@@ -34,7 +34,10 @@ HT_NULL = Raise(
 )
 VLLM_DERIVE = LLAMA_DERIVE + (Derive("Vd", "Vd_raw if Vd_raw is not None else V"),)
 D2T_ALWAYS = Param(
-    "draft_id_to_target_id", ("Vd",), role="vocab map", missing_ok="Vd == V",
+    "draft_id_to_target_id",
+    ("Vd",),
+    role="vocab map",
+    missing_ok="Vd == V",
     missing_note="initialised to zeros = identity map; harmless only when the draft vocab is the full vocab",
 )
 D2T_IF_REDUCED = Param("draft_id_to_target_id", ("Vd",), when="Vd != V", role="vocab map")
@@ -68,13 +71,18 @@ def _class(
         file=f"{F} @ {versions}",
         fields=VLLM_FIELDS + tuple(extra_fields),
         derive=VLLM_DERIVE,
-        params=eagle3_io(fc_in, fc_bias="False", head_when="True", input_norm=input_norm, fc_norm=fc_norm) + llama_decoder(
-            "model.layers.{i}.", per_layer=True,
+        params=eagle3_io(fc_in, fc_bias="False", head_when="True", input_norm=input_norm, fc_norm=fc_norm)
+        + llama_decoder(
+            "model.layers.{i}.",
+            per_layer=True,
             # every layer has its own hidden_norm (no layer_idx test in any release read); o_proj's bias comes from
             # vLLM's llama.py LlamaDecoderLayer (attention_bias or bias), qkv_proj's from attention_bias (0.16.0+:
             # llama_eagle3.py rebuilds qkv_proj with bias=getattr(config, "attention_bias", False); before: bias=False)
-            hidden_norm_when="True", o_bias_when="attention_bias or bias", qkv_bias_when="attention_bias" if qkv_bias else "False",
-        ) + (d2t,),
+            hidden_norm_when="True",
+            o_bias_when="attention_bias or bias",
+            qkv_bias_when="attention_bias" if qkv_bias else "False",
+        )
+        + (d2t,),
         loader=VOCAB_STEPS
         + tuple(loader_extra)
         + (Prefix("model.", unless="lm_head", cite=f"{F} load_weights: every non-lm_head name gets 'model.'"),)
@@ -83,8 +91,13 @@ def _class(
         unknown="raise",
         unknown_message=unknown_message,
         missing="silent",
-        raises=tuple(extra_raises) + (HT_NULL,)
-        + (() if multi_layer else (Raise("L != 1", "only one draft layer is built; further layers' weights are unknown names", f"{F} @ {versions}"),)),
+        raises=tuple(extra_raises)
+        + (HT_NULL,)
+        + (
+            ()
+            if multi_layer
+            else (Raise("L != 1", "only one draft layer is built; further layers' weights are unknown names", f"{F} @ {versions}"),)
+        ),
         share_embed=share_embed,
         share_head=share_head,
         # the linear layers' weight_loader narrows a checkpoint wider than the parameter along the TP dimension
@@ -101,13 +114,26 @@ N_AUX_V32 = (Field("n_aux", ("num_aux_hidden_states", "len:eagle_config.eagle_au
 # checkpoint's input_norm when the config has no norm_before_fc, its fc when use_aux_hidden_state is false
 AUTOLOADER_SKIPS = (
     Drop("mask_hidden", why="mask_hidden is only used with parallel drafting", cite=f"{F} load_weights"),
-    Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite="vllm/model_executor/models/utils.py (ROTARY_EMBEDS_UNUSED_WEIGHTS)"),
-    Drop("input_norm.", why="no norm_before_fc in the config: the loader skips input_norm", when="not norm_before_fc",
-         cite=f"{F} Eagle3LlamaForCausalLM.load_weights (skip input_norm. unless norm_before_fc)"),
-    Drop("fc.", why="use_aux_hidden_state is false: the loader skips fc", when="not use_aux",
-         cite=f"{F} Eagle3LlamaForCausalLM.load_weights (skip fc. unless use_aux_hidden_state)"),
-    IgnoreSuffix(".bias", why="unexpected .bias names are ignored",
-                 cite="vllm/model_executor/models/utils.py AutoWeightsLoader.load_weights (ignore_unexpected_suffixes .bias)"),
+    Drop(
+        "rotary_emb.inv_freq", why="rotary caches are recomputed", cite="vllm/model_executor/models/utils.py (ROTARY_EMBEDS_UNUSED_WEIGHTS)"
+    ),
+    Drop(
+        "input_norm.",
+        why="no norm_before_fc in the config: the loader skips input_norm",
+        when="not norm_before_fc",
+        cite=f"{F} Eagle3LlamaForCausalLM.load_weights (skip input_norm. unless norm_before_fc)",
+    ),
+    Drop(
+        "fc.",
+        why="use_aux_hidden_state is false: the loader skips fc",
+        when="not use_aux",
+        cite=f"{F} Eagle3LlamaForCausalLM.load_weights (skip fc. unless use_aux_hidden_state)",
+    ),
+    IgnoreSuffix(
+        ".bias",
+        why="unexpected .bias names are ignored",
+        cite="vllm/model_executor/models/utils.py AutoWeightsLoader.load_weights (ignore_unexpected_suffixes .bias)",
+    ),
 )
 
 V32_CLASS = _class(
@@ -184,12 +210,20 @@ V16_CLASS = _class(
 # 0.8.5 / 0.10.2 read config.draft_vocab_size as a plain attribute into ParallelLMHead (llama_eagle3.py); 0.14 adds
 # "Ensure draft_vocab_size is set" (None -> the target's vocab size)
 VD_PLAIN = (
-    Field("Vd_raw", ("draft_vocab_size",), required="AttributeError: config has no attribute 'draft_vocab_size' "
-          "(this vLLM reads it as a plain attribute; write it)", keep_null=True),
+    Field(
+        "Vd_raw",
+        ("draft_vocab_size",),
+        required="AttributeError: config has no attribute 'draft_vocab_size' (this vLLM reads it as a plain attribute; write it)",
+        keep_null=True,
+    ),
     Field("Vd_key", ("draft_vocab_size",), "absent", keep_null=True, kind="any"),
 )
-VD_NULL = Raise("Vd_key is None", "TypeError: ParallelLMHead(None, hidden_size): draft_vocab_size is null and this vLLM does not "
-                "default it (llama_eagle3.py Eagle3LlamaForCausalLM.__init__; 0.14 falls back to the target's vocab size)", F)
+VD_NULL = Raise(
+    "Vd_key is None",
+    "TypeError: ParallelLMHead(None, hidden_size): draft_vocab_size is null and this vLLM does not "
+    "default it (llama_eagle3.py Eagle3LlamaForCausalLM.__init__; 0.14 falls back to the target's vocab size)",
+    F,
+)
 
 V110_CLASS = _class(
     "0.11.0",
@@ -314,7 +348,9 @@ ERAS = (
         first="0.10.1",
         last="0.10.2",
         versions_read=("0.10.1", "0.10.1.1", "0.10.2"),
-        dispatch=_dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.10.2 (always Eagle3LlamaForCausalLM; aux ids not copied)"),
+        dispatch=_dispatch(
+            True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.10.2 (always Eagle3LlamaForCausalLM; aux ids not copied)"
+        ),
         classes={"Eagle3LlamaForCausalLM": V10_CLASS},
         begins=f"speculators configs are translated (vllm/transformers_utils/configs/speculators/algos.py) and {W} reads "
         "norm_before_residual: both first in the 0.10.1 wheel, absent from 0.10.0",
@@ -405,8 +441,12 @@ ERAS = (
         classes={"Eagle3LlamaForCausalLM": V25_CLASS},
         begins=f"{W} LlamaModel.load_weights = AutoWeightsLoader with hf_to_vllm_mapper (unknown names raise ValueError, "
         "unexpected .bias ignored) instead of the params_dict loop (KeyError): first in the 0.25.0 wheel, 0.24.0 has the loop",
-        runs=(_run("0.27.0", "2026-12-01", 46), _run("0.27.1", "2026-12-01", 46), _run("0.28.0", "2026-12-01", 46),
-              _run("0.29.0", "2026-12-01", 46)),
+        runs=(
+            _run("0.27.0", "2026-12-01", 46),
+            _run("0.27.1", "2026-12-01", 46),
+            _run("0.28.0", "2026-12-01", 46),
+            _run("0.29.0", "2026-12-01", 46),
+        ),
         variants=ALL_VARIANTS,
     ),
     Era(
@@ -419,8 +459,12 @@ ERAS = (
         classes={"Eagle3LlamaForCausalLM": V32_CLASS},
         begins=f"{W} builds draft_id_to_target_id only when draft_vocab_size != the target's vocab size: first in the 0.30.0 "
         "wheel, 0.29.0 always builds it (llama_eagle3.py is byte-identical in 0.30.0, 0.31.0 and 0.32.0)",
-        runs=(Run(release="0.32.0", date="2026-12-01", test="tests/test_engine_vllm.py", cases=14, agreed=14),
-              _run("0.30.0", "2026-12-01", 46), _run("0.31.0", "2026-12-01", 46), _run("0.32.0", "2026-12-01", 46)),
+        runs=(
+            Run(release="0.32.0", date="2026-12-01", test="tests/test_engine_vllm.py", cases=14, agreed=14),
+            _run("0.30.0", "2026-12-01", 46),
+            _run("0.31.0", "2026-12-01", 46),
+            _run("0.32.0", "2026-12-01", 46),
+        ),
         variants=ALL_VARIANTS,
         notes=("d2t with draft_vocab_size == vocab_size raises (no draft_id_to_target_id parameter)",),
     ),
@@ -431,18 +475,68 @@ ERAS = (
 # to a class implementing SupportsEagle3 (vllm/model_executor/models/registry.py + the class's bases, every wheel
 # 0.16.0 … 0.32.0; classes in sub-packages, e.g. deepseek_v4/, were only read at 0.32.0)
 SUPPORTS_EAGLE3_SINCE: dict[str, str] = {
-    **dict.fromkeys(['AfmoeForCausalLM', 'Ernie4_5ForCausalLM', 'GptOssForCausalLM', 'IQuestCoderForCausalLM', 'InternLM3ForCausalLM', 'LLaMAForCausalLM', 'Llama4ForCausalLM', 'Llama4ForConditionalGeneration', 'LlamaForCausalLM', 'LlavaForConditionalGeneration', 'MiMoForCausalLM', 'MiniCPM3ForCausalLM', 'MiniCPMForCausalLM', 'Mistral3ForConditionalGeneration', 'MistralForCausalLM', 'Phi3ForCausalLM', 'Qwen2ForCausalLM', 'Qwen2_5_VLForConditionalGeneration', 'Qwen3ForCausalLM', 'Qwen3MoeForCausalLM', 'Qwen3VLForConditionalGeneration', 'TeleChat2ForCausalLM', 'TeleFLMForCausalLM'], '0.17.0'),
-    **dict.fromkeys(['ApertusForCausalLM', 'DeepseekForCausalLM', 'DeepseekV2ForCausalLM', 'DeepseekV32ForCausalLM', 'DeepseekV3ForCausalLM', 'GlmMoeDsaForCausalLM', 'KimiK25ForConditionalGeneration', 'MistralLarge3ForCausalLM', 'Step1ForCausalLM'], '0.18.0'),
-    **dict.fromkeys(['PixtralForConditionalGeneration'], '0.19.0'),
-    **dict.fromkeys(['Gemma4ForCausalLM', 'Gemma4ForConditionalGeneration'], '0.19.1'),
-    **dict.fromkeys(['MiniMaxM2ForCausalLM', 'Ministral3ForCausalLM', 'TeleChat3ForCausalLM'], '0.20.0'),
-    **dict.fromkeys(['LagunaForCausalLM'], '0.21.0'),
-    **dict.fromkeys(['NemotronHForCausalLM', 'NemotronHPuzzleForCausalLM'], '0.22.0'),
-    **dict.fromkeys(['Qwen3NextForCausalLM'], '0.24.0'),
-    **dict.fromkeys(['MiMoV2FlashForCausalLM', 'MiMoV2ForCausalLM'], '0.25.0'),
-    **dict.fromkeys(['Qwen3_5ForCausalLM'], '0.27.0'),
-    **dict.fromkeys(['Plamo3ForCausalLM'], '0.29.0'),
-    **dict.fromkeys(['K2HorizonForCausalLM', 'SarvamMLAForCausalLM'], '0.30.0'),
-    **dict.fromkeys(['Cohere2MoeForCausalLM'], '0.31.0'),
-    **dict.fromkeys(['DeepseekV41ForCausalLM', 'DeepseekV4ForCausalLM', 'GraniteForCausalLM', 'GraniteSWAForCausalLM', 'KimiK3ForConditionalGeneration', 'KimiLinearForCausalLM'], '0.32.0'),
+    **dict.fromkeys(
+        [
+            "AfmoeForCausalLM",
+            "Ernie4_5ForCausalLM",
+            "GptOssForCausalLM",
+            "IQuestCoderForCausalLM",
+            "InternLM3ForCausalLM",
+            "LLaMAForCausalLM",
+            "Llama4ForCausalLM",
+            "Llama4ForConditionalGeneration",
+            "LlamaForCausalLM",
+            "LlavaForConditionalGeneration",
+            "MiMoForCausalLM",
+            "MiniCPM3ForCausalLM",
+            "MiniCPMForCausalLM",
+            "Mistral3ForConditionalGeneration",
+            "MistralForCausalLM",
+            "Phi3ForCausalLM",
+            "Qwen2ForCausalLM",
+            "Qwen2_5_VLForConditionalGeneration",
+            "Qwen3ForCausalLM",
+            "Qwen3MoeForCausalLM",
+            "Qwen3VLForConditionalGeneration",
+            "TeleChat2ForCausalLM",
+            "TeleFLMForCausalLM",
+        ],
+        "0.17.0",
+    ),
+    **dict.fromkeys(
+        [
+            "ApertusForCausalLM",
+            "DeepseekForCausalLM",
+            "DeepseekV2ForCausalLM",
+            "DeepseekV32ForCausalLM",
+            "DeepseekV3ForCausalLM",
+            "GlmMoeDsaForCausalLM",
+            "KimiK25ForConditionalGeneration",
+            "MistralLarge3ForCausalLM",
+            "Step1ForCausalLM",
+        ],
+        "0.18.0",
+    ),
+    **dict.fromkeys(["PixtralForConditionalGeneration"], "0.19.0"),
+    **dict.fromkeys(["Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"], "0.19.1"),
+    **dict.fromkeys(["MiniMaxM2ForCausalLM", "Ministral3ForCausalLM", "TeleChat3ForCausalLM"], "0.20.0"),
+    **dict.fromkeys(["LagunaForCausalLM"], "0.21.0"),
+    **dict.fromkeys(["NemotronHForCausalLM", "NemotronHPuzzleForCausalLM"], "0.22.0"),
+    **dict.fromkeys(["Qwen3NextForCausalLM"], "0.24.0"),
+    **dict.fromkeys(["MiMoV2FlashForCausalLM", "MiMoV2ForCausalLM"], "0.25.0"),
+    **dict.fromkeys(["Qwen3_5ForCausalLM"], "0.27.0"),
+    **dict.fromkeys(["Plamo3ForCausalLM"], "0.29.0"),
+    **dict.fromkeys(["K2HorizonForCausalLM", "SarvamMLAForCausalLM"], "0.30.0"),
+    **dict.fromkeys(["Cohere2MoeForCausalLM"], "0.31.0"),
+    **dict.fromkeys(
+        [
+            "DeepseekV41ForCausalLM",
+            "DeepseekV4ForCausalLM",
+            "GraniteForCausalLM",
+            "GraniteSWAForCausalLM",
+            "KimiK3ForConditionalGeneration",
+            "KimiLinearForCausalLM",
+        ],
+        "0.32.0",
+    ),
 }
