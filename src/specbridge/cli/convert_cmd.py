@@ -31,82 +31,103 @@ def convert_cmd(
     shard_size: str | None,
     as_json: bool,
 ) -> int:
+    """Validate the request, plan the conversion, write it (with a progress bar on a terminal), check the
+    result for its engine, and report every change."""
     from ..checkpoint.errors import CheckpointError
-    from ..checkpoint.reader import open_checkpoint
-    from ..convert.plan import ConvertError, plan_conversion
     from ..convert.run import execute, post_check
-    from ..engines.registry import EngineSpecError
-    from ..layouts.canonical import describe
     from .commands import fail
-    from .contract import print_json
-    from .guards import refuse_non_drafter
-    from .targets import open_target_arg
-
-    if (out is None) == (not in_place):
-        return fail("give exactly one of -o DST or --in-place")
-    if to and engine:
-        return fail("give --to LAYOUT or --engine NAME==VERSION, not both (--engine already picks the layout that version loads)")
-    to, embed = (to.strip().lower() if to else None), embed.strip().lower()
-    if embed not in ("keep", "drop", "target"):
-        return fail(f"--embed must be keep, drop or target, not {embed!r}")
-    try:
-        shard = _size(shard_size) if shard_size else None
-    except ValueError as e:
-        return fail(str(e))
-    try:
-        ck = open_checkpoint(src)
-        refuse_non_drafter(ck, describe(ck))
-        tgt = open_target_arg(target) if target else None
-        tck = open_checkpoint(tgt.weights_dir) if (tgt and tgt.weights_dir) else None
-    except CheckpointError as e:
-        return fail(str(e))
-    try:
-        plan = plan_conversion(ck, to, engine, tgt, tck, embed)
-    except EngineSpecError as e:
-        return fail(str(e))
-    except ConvertError as e:
-        usage = ("unknown layout", "say what to convert", "convert writes for one")
-        return fail(str(e), 2 if any(u in str(e) for u in usage) else 1)
-    except CheckpointError as e:
-        return fail(str(e))
     from .progress import CopyProgress
 
+    to, embed, shard = validate_convert(to, out, in_place, engine, embed, shard_size)
+    ck, tgt, plan = make_plan(src, to, engine, target, embed)
     try:
         with CopyProgress(sum(t.nbytes for t in plan.tensors), f"convert → {out or src}", enabled=False if as_json else None) as bar:
             res = execute(plan, out, in_place=in_place, backup=backup, force=force, max_shard_bytes=shard, progress=bar)
     except CheckpointError as e:
         return fail(str(e), 1)
     engine_used, checks = post_check(plan, res.dst, tgt)
-    from ..checkpoint.hub import hub_sources
-
     ok = not res.problems and (checks is None or all(r.ok for r in checks))
     if as_json:
-        print_json(
-            "convert",
-            {
-                "ok": ok,
-                "src": str(src),
-                "dst": str(res.dst),
-                "from_layout": plan.drafter.layout,
-                "to_layout": plan.layout.name,
-                "engine": plan.engine,
-                "method": res.method,
-                "renamed": [list(p) for p in plan.renamed],
-                "unchanged": plan.unchanged,
-                "dropped": [list(p) for p in plan.dropped],
-                "added": [list(p) for p in plan.added],
-                "transformed": [list(p) for p in plan.transformed],
-                "config_changes": _config_changes(ck.config or {}, plan.config),
-                "notes": plan.notes,
-                "warnings": plan.warnings,
-                "verify_problems": res.problems,
-                "verified": res.verified,
-                "backup": str(res.backup) if res.backup else None,
-                "check": checks[0].to_json() if checks else None,
-                **hub_sources(ck, tgt),  # the commit converted, for a Hub source
-            },
-        )
-        return 0 if ok else 1
+        print_convert_json(src, ck, tgt, plan, res, checks, ok)
+    else:
+        print_convert(src, ck, plan, res, checks, engine_used)
+    return 0 if ok else 1
+
+
+def validate_convert(to: str | None, out: Path | None, in_place: bool, engine: str | None, embed: str, shard_size: str | None):
+    """(layout, embed mode, shard bytes) as the request means them; a contradictory or unknown one is refused."""
+    from .commands import fail
+
+    if (out is None) == (not in_place):
+        fail("give exactly one of -o DST or --in-place")
+    if to and engine:
+        fail("give --to LAYOUT or --engine NAME==VERSION, not both (--engine already picks the layout that version loads)")
+    to, embed = (to.strip().lower() if to else None), embed.strip().lower()
+    if embed not in ("keep", "drop", "target"):
+        fail(f"--embed must be keep, drop or target, not {embed!r}")
+    try:
+        return to, embed, (_size(shard_size) if shard_size else None)
+    except ValueError as e:
+        fail(str(e))
+
+
+def make_plan(src: Path, to: str | None, engine: str | None, target, embed: str):
+    """(checkpoint, target, plan): the drafter and target opened, every step decided before a byte is written."""
+    from ..checkpoint.errors import CheckpointError
+    from ..checkpoint.reader import open_checkpoint
+    from ..convert.plan import ConvertError, plan_conversion
+    from ..engines.registry import EngineSpecError
+    from ..layouts.canonical import describe
+    from .commands import fail
+    from .guards import refuse_non_drafter
+    from .targets import open_target_arg
+
+    try:
+        ck = open_checkpoint(src)
+        refuse_non_drafter(ck, describe(ck))
+        tgt = open_target_arg(target) if target else None
+        tck = open_checkpoint(tgt.weights_dir) if (tgt and tgt.weights_dir) else None
+        return ck, tgt, plan_conversion(ck, to, engine, tgt, tck, embed)
+    except ConvertError as e:
+        usage = ("unknown layout", "say what to convert", "convert writes for one")
+        fail(str(e), 2 if any(u in str(e) for u in usage) else 1)
+    except (EngineSpecError, CheckpointError) as e:
+        fail(str(e))
+
+
+def print_convert_json(src: Path, ck, tgt, plan, res, checks, ok: bool) -> None:
+    from ..checkpoint.hub import hub_sources
+    from .contract import print_json
+
+    print_json(
+        "convert",
+        {
+            "ok": ok,
+            "src": str(src),
+            "dst": str(res.dst),
+            "from_layout": plan.drafter.layout,
+            "to_layout": plan.layout.name,
+            "engine": plan.engine,
+            "method": res.method,
+            "renamed": [list(p) for p in plan.renamed],
+            "unchanged": plan.unchanged,
+            "dropped": [list(p) for p in plan.dropped],
+            "added": [list(p) for p in plan.added],
+            "transformed": [list(p) for p in plan.transformed],
+            "config_changes": _config_changes(ck.config or {}, plan.config),
+            "notes": plan.notes,
+            "warnings": plan.warnings,
+            "verify_problems": res.problems,
+            "verified": res.verified,
+            "backup": str(res.backup) if res.backup else None,
+            "check": checks[0].to_json() if checks else None,
+            **hub_sources(ck, tgt),  # the commit converted, for a Hub source
+        },
+    )
+
+
+def print_convert(src: Path, ck, plan, res, checks, engine_used) -> None:
+    """Every change, how the result was verified, and the engine check, one line each."""
     w = sys.stdout.write
     w(
         f"specbridge convert {src} → {res.dst}  (layout {plan.drafter.layout} → {plan.layout.name}"
@@ -144,7 +165,6 @@ def convert_cmd(
             w(f"  {f.code} {f.message}\n")
     elif engine_used is None:
         w(f"check: no engine loads the {plan.layout.name} layout natively; nothing to check against\n")
-    return 0 if ok else 1
 
 
 def _size(s: str) -> int:
