@@ -351,14 +351,6 @@ def test_columns_sets_the_width():
     assert max(len(line) for line in r.stdout.splitlines()) > 100
 
 
-def test_names_fold_at_dots_never_inside_a_word():
-    from specbridge.cli.report import fold_dotted
-
-    folded = fold_dotted("model.layers.0.self_attn.qkv_proj.weight", 20)
-    assert folded.replace("\n", "") == "model.layers.0.self_attn.qkv_proj.weight"
-    assert all(line.endswith(".") for line in folded.splitlines()[:-1]) and max(map(len, folded.splitlines())) <= 20
-
-
 def test_markup_in_names_does_not_break_the_summary(tmp_path):
     from conftest import mutate
 

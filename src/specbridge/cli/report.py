@@ -24,22 +24,6 @@ def make_console() -> Console:
     return Console(highlight=False, soft_wrap=False, emoji=False, width=width)
 
 
-def fold_dotted(name: str, width: int) -> str:
-    """Break a dotted name after a '.' so no line is wider than `width` (never inside a word)."""
-    if len(name) <= width:
-        return name
-    lines, cur = [], ""
-    for part in name.split("."):
-        piece = part if not cur else "." + part
-        if cur and len(cur) + len(piece) > width:
-            lines.append(cur + ".")
-            cur = part
-        else:
-            cur += piece
-    lines.append(cur)
-    return "\n".join(lines)
-
-
 def counts_line(res) -> str:
     r = res.report
     t = {s: sum(1 for x in r.tensors if x.status == s) for s in (LOADED, DROPPED)}

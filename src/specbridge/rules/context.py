@@ -18,7 +18,6 @@ from ..engines.capture import Capture, default_boundaries, engine_capture
 from ..engines.launch import Launch
 from ..engines.registry import Placement
 from ..engines.simulate import LoadReport
-from ..engines.spec import parse_version
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import EmbedStats
 
@@ -59,9 +58,6 @@ class Context:
         if self.d.fc_in and ht and self.d.fc_in % ht == 0:
             return self.d.fc_in // ht
         return None
-
-    def version_at_least(self, v: str) -> bool:
-        return parse_version(self.rep.version) >= parse_version(v)
 
     @cached_property
     def vocab(self) -> VocabMaps:
