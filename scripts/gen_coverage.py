@@ -69,9 +69,6 @@ def render() -> str:
 
 
 if __name__ == "__main__":
-    page = ROOT / "docs" / "coverage.md"
-    text = render()
-    if "--check" in sys.argv:
-        sys.exit(0 if page.exists() and page.read_text() == text else 1)
-    page.write_text(text)
-    print(f"wrote {page}")
+    from pages import write_or_check
+
+    sys.exit(write_or_check(ROOT / "docs" / "coverage.md", render(), sys.argv[1:]))

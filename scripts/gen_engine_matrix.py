@@ -187,17 +187,7 @@ def render() -> str:
     return "\n".join(out)
 
 
-def main(argv: list[str]) -> int:
-    text = render()
-    if "--check" in argv:
-        if not PAGE.is_file() or PAGE.read_text() != text:
-            print("docs/engine-matrix.md is stale: run python scripts/gen_engine_matrix.py", file=sys.stderr)
-            return 1
-        return 0
-    PAGE.write_text(text)
-    print(f"wrote {PAGE.relative_to(ROOT)}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    from pages import write_or_check
+
+    sys.exit(write_or_check(PAGE, render(), sys.argv[1:]))

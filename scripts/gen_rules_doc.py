@@ -52,13 +52,7 @@ def render() -> str:
     return "\n".join(parts) + "\n"
 
 
-def main() -> None:
-    text = render()
-    if "--check" in sys.argv:
-        sys.exit(0 if PAGE.read_text() == text else 1)
-    PAGE.write_text(text)
-    print(f"wrote {PAGE}")
-
-
 if __name__ == "__main__":
-    main()
+    from pages import write_or_check
+
+    sys.exit(write_or_check(PAGE, render(), sys.argv[1:]))
