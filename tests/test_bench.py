@@ -440,7 +440,7 @@ def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
             urls[role] = f"http://127.0.0.1:{port}"
         for s in servers:  # both start in parallel: ~1 min on 2 cores instead of 2
             s.wait_ready(timeout=300)
-        r = run_cli(
+        bench = [
             "bench",
             "--url",
             urls["spec"],
@@ -455,28 +455,9 @@ def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
             "--timeout",
             "120",
             "--no-progress",
-            "--json",
-            timeout=600,
-        )
-        table = run_cli(
-            "bench",
-            "--url",
-            urls["spec"],
-            "--baseline-url",
-            urls["baseline"],
-            "--concurrency",
-            "1,2",
-            "--max-tokens",
-            "24",
-            "--num-prompts",
-            "4",
-            "--timeout",
-            "120",
-            "--no-progress",
-            "--plot",
-            tmp_path / "bench.png",
-            timeout=600,
-        )
+        ]
+        r = run_cli(*bench, "--json", timeout=600)
+        table = run_cli(*bench, "--plot", tmp_path / "bench.png", timeout=600)
     finally:
         for s in servers:
             s.stop()

@@ -50,31 +50,7 @@ def setup(tmp_path_factory):
 
 def counting_target(path, seed):
     """test_train's counting target with 8 layers (engines' default aux layers [2, 4, 5] are distinct)."""
-    from transformers import LlamaConfig, LlamaForCausalLM
-
-    make_counting_target(path, seed=seed)  # writes the prompt files
-    torch.manual_seed(seed)
-    cfg = LlamaConfig(
-        vocab_size=512,
-        hidden_size=64,
-        intermediate_size=128,
-        num_hidden_layers=8,
-        num_attention_heads=2,
-        num_key_value_heads=2,
-        head_dim=32,
-        max_position_embeddings=256,
-        rms_norm_eps=1e-6,
-        tie_word_embeddings=False,
-        bos_token_id=1,
-        eos_token_id=2,
-    )
-    model = LlamaForCausalLM(cfg)
-    with torch.no_grad():
-        for layer in model.model.layers:
-            layer.self_attn.o_proj.weight.mul_(0.05)
-            layer.mlp.down_proj.weight.mul_(0.05)
-        model.lm_head.weight.copy_(torch.roll(model.model.embed_tokens.weight, 1, 0) * 100)
-    return model
+    return make_counting_target(path, seed=seed, num_layers=8)
 
 
 @torch.no_grad()
@@ -265,43 +241,16 @@ def test_bf16_on_cpu_and_the_fail_under_gate(setup, tmp_path):
     length into a CI verdict; the JSON says how it was run and stays strict JSON."""
     target, tgt, out, prompts = setup
     pf = _prompt_file(tmp_path, prompts[:8])
-    f32 = json.loads(run_cli("eval", out, "--target", tgt, "--prompts", pf, "--max-new-tokens", "16", "--json", timeout=600).stdout)
-    r = run_cli(
-        "eval",
-        out,
-        "--target",
-        tgt,
-        "--prompts",
-        pf,
-        "--max-new-tokens",
-        "16",
-        "--json",
-        "--dtype",
-        "bfloat16",
-        "--device",
-        "auto",
-        "--fail-under",
-        "1.0",
-        timeout=600,
-    )
-    bf16 = json.loads(r.stdout)
-    assert r.returncode == 0 and bf16["ok"] is True and bf16["dtype"] == "bfloat16" and bf16["device"] == "cpu"
+
+    def eval_json(*extra):
+        r = run_cli("eval", out, "--target", tgt, "--prompts", pf, "--max-new-tokens", "16", "--json", *extra, timeout=600)
+        return r.returncode, json.loads(r.stdout)
+
+    _, f32 = eval_json()
+    rc, bf16 = eval_json("--dtype", "bfloat16", "--device", "auto", "--fail-under", "1.0")
+    assert rc == 0 and bf16["ok"] is True and bf16["dtype"] == "bfloat16" and bf16["device"] == "cpu"
     assert bf16["schema"].startswith("specbridge.eval/") and 1.0 <= bf16["mean_accept_length"] <= 4.0
     # bf16 rounding may move a greedy near-tie of the target, so counts may differ a little, not wholesale
     assert abs(bf16["mean_accept_length"] - f32["mean_accept_length"]) < 0.25
-    gate = run_cli(
-        "eval",
-        out,
-        "--target",
-        tgt,
-        "--prompts",
-        pf,
-        "--max-new-tokens",
-        "16",
-        "--json",
-        "--fail-under",
-        str(f32["mean_accept_length"] + 0.5),
-        timeout=600,
-    )
-    obj = json.loads(gate.stdout)
-    assert gate.returncode == 1 and obj["ok"] is False and obj["fail_under"] == pytest.approx(f32["mean_accept_length"] + 0.5)
+    rc, obj = eval_json("--fail-under", str(f32["mean_accept_length"] + 0.5))
+    assert rc == 1 and obj["ok"] is False and obj["fail_under"] == pytest.approx(f32["mean_accept_length"] + 0.5)

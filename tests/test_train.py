@@ -28,7 +28,8 @@ FIXTURE = REPO / "tests/fixtures/producers/speculators-0.9.0/train-save"
 VD = 448
 
 
-def make_counting_target(path: Path, seed: int = 0):
+def make_counting_target(path: Path, seed: int = 0, num_layers: int = 4):
+    """A tiny Llama whose greedy next token of x is x+1 (confidently), saved with train/val prompt files."""
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(seed)
@@ -36,7 +37,7 @@ def make_counting_target(path: Path, seed: int = 0):
         vocab_size=512,
         hidden_size=64,
         intermediate_size=128,
-        num_hidden_layers=4,
+        num_hidden_layers=num_layers,
         num_attention_heads=2,
         num_key_value_heads=2,
         head_dim=32,
