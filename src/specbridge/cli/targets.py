@@ -3,13 +3,11 @@ config.json, a HF cache directory, a Hub id, or a known alias (`smollm2-135m`)."
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..checkpoint.aliases import KNOWN_TARGETS, alias_config_dir, is_alias, materialized_dir
+from ..checkpoint.hub import hub_ref_or_none
 from .contract import CliError
-
-HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+(@[\w./-]+)?$")
 
 
 def open_target_arg(spec: str | Path):
@@ -44,7 +42,7 @@ def servable_target(spec: str | Path):
         except CheckpointError as e:
             raise CliError(f"target {text!r} is not a model directory ({e})", 1) from None
         return str(info.path.absolute()), info
-    if HUB_ID.match(text):
+    if hub_ref_or_none(text) is not None:
         try:
             return text, open_target_arg(text)
         except CheckpointError:
