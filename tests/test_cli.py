@@ -154,7 +154,7 @@ def test_launch_with_an_alias_prints_a_servable_absolute_path_or_refuses(tmp_pat
         (["--target", "smollm2-135m", "--steps", "-1"], "--steps must be ≥ 1"),
         (["--target", "smollm2-135m", "--topk", "0"], "--topk must be ≥ 1"),
         (["--target", "smollm2-135m", "--steps", "3", "--draft-tokens", "9"], "must be steps + 1"),
-        (["--target", "smollm2-135m", "--steps", "3", "--topk", "2", "--draft-tokens", "99"], "between 2 and 11"),
+        (["--target", "smollm2-135m", "--steps", "3", "--topk", "2", "--draft-tokens", "99"], "between 2 and 7"),
     ],
 )
 def test_launch_refuses_what_cannot_start(tmp_path, args, needle):

@@ -172,8 +172,8 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
 
 def validate_draft_shape(steps: int, topk: int, draft_tokens: int | None, code: int = 2) -> None:
     """Draft depth, branching and node budget the engines accept: steps ≥ 1, topk ≥ 1; a chain (topk 1)
-    verifies exactly steps + 1 tokens; a tree picks 1..N-1 of the nodes its steps expand (topk at the
-    first step, topk² at each later one in SGLang's EAGLE tree), plus the root."""
+    verifies exactly steps + 1 tokens; a tree at most the nodes SGLang accepts (engines.launch, the same
+    bound check's C008 applies to a launch line)."""
     if steps < 1:
         fail(f"--steps must be ≥ 1 (draft depth), got {steps}", code)
     if topk < 1:
@@ -184,8 +184,8 @@ def validate_draft_shape(steps: int, topk: int, draft_tokens: int | None, code: 
         if draft_tokens != steps + 1:
             fail(f"--draft-tokens {draft_tokens} with --topk 1 must be steps + 1 = {steps + 1} (a chain has no other size)", code)
         return
-    most = 1 + topk + (steps - 1) * topk * topk
+    from ..engines.launch import max_draft_tokens
+
+    most = max_draft_tokens(steps, topk)
     if not 2 <= draft_tokens <= most:
-        fail(
-            f"--draft-tokens must be between 2 and {most} (root + the nodes {steps} steps of topk {topk} expand); got {draft_tokens}", code
-        )
+        fail(f"--draft-tokens must be between 2 and {most} (topk {topk} × steps {steps} + 1) for a tree; got {draft_tokens}", code)

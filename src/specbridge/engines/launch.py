@@ -63,6 +63,12 @@ VLLM_FLAGS = {
 INTS = {"steps", "topk", "draft_tokens", "tp", "draft_tp", "context_length"}
 
 
+def max_draft_tokens(steps: int, topk: int) -> int:
+    """The most `--speculative-num-draft-tokens` SGLang accepts for a tree of `steps` levels of `topk`
+    (topk × steps + 1 nodes, the root included); a chain verifies exactly steps + 1."""
+    return topk * steps + 1
+
+
 def _set(launch: Launch, attr: str, value: str) -> None:
     if attr in INTS:
         try:

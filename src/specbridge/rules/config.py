@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..checkpoint.target import rope_of
+from ..engines.launch import max_draft_tokens
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import Hit, rule
@@ -197,7 +198,7 @@ def launch_flags(c: Context) -> Iterator[Hit]:
                 f"topk 1 with --speculative-num-draft-tokens {L.draft_tokens}: SGLang adjusts it to num_steps + 1 = {L.steps + 1}.",
                 f"--speculative-num-draft-tokens {L.steps + 1}",
             )
-        if L.topk > 1 and L.draft_tokens is not None and L.draft_tokens > L.topk * L.steps + 1:
+        if L.topk > 1 and L.draft_tokens is not None and L.draft_tokens > max_draft_tokens(L.steps, L.topk):
             yield Hit(ERROR, f"--speculative-num-draft-tokens {L.draft_tokens} exceeds the tree's {L.topk}×{L.steps}+1 nodes.")
         if L.topk > 1 and (L.attention_backend or "").lower() == "fa3":
             yield Hit(
