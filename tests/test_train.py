@@ -191,6 +191,65 @@ def test_resume_loads_the_vocab_map_and_never_rebuilds_it(trained, tiny_target, 
     assert torch.equal(first["d2t"], second["d2t"]) and torch.equal(first["t2d"], second["t2d"])
 
 
+def test_warm_start_keeps_the_saved_drafters_function_and_vocab_map(trained, tiny_target, monkeypatch, tmp_path):
+    """--init-from trains a saved (folded) drafter further: before its first step it must score what the saved
+    drafter scored (the preconditioning scale is taken back out of fc exactly), with its own vocab map."""
+    from safetensors.torch import load_file
+
+    import specbridge.train.trainer as trainer_mod
+
+    out, first = trained
+
+    def refuse(*a, **k):
+        raise AssertionError("vocab map rebuilt on a warm start")
+
+    monkeypatch.setattr(trainer_mod, "build_vocab_map", refuse)
+    report = train(tiny_args(tiny_target, tmp_path / "warm", steps=2, init_from=str(out)), log=lambda *a: None)
+    start = report["history"][0]
+    assert start["step"] == 0
+    for j in range(3):
+        assert abs(start["val"][f"acc_{j}"] - first["final_val"][f"acc_{j}"]) < 0.03, (j, start, first["final_val"])
+    from transformers import AutoModelForCausalLM
+
+    from specbridge.train.save import load_drafter
+
+    target = AutoModelForCausalLM.from_pretrained(tiny_target).eval()
+    warm = trainer_mod.warm_started_drafter(
+        tiny_args(tiny_target, tmp_path / "w2", init_from=str(out)), first["data"], [1, 2, 3], target, lambda *a: None
+    )
+    saved = load_drafter(out, target_model=target)
+    assert not torch.allclose(warm.fc_input_scale, torch.ones_like(warm.fc_input_scale))
+    aux = torch.randn(4, 3 * 64)
+    with torch.no_grad():
+        assert torch.allclose(warm.fuse(aux), saved.fuse(aux), atol=1e-5)
+    a, b = load_file(str(out / "model.safetensors")), load_file(str(tmp_path / "warm" / "model.safetensors"))
+    assert torch.equal(a["d2t"], b["d2t"]) and torch.equal(a["t2d"], b["t2d"])
+    with pytest.raises(ValueError, match="aux layers"):
+        train(tiny_args(tiny_target, tmp_path / "bad", steps=1, init_from=str(out), aux_layers=[0, 1, 2]), log=lambda *a: None)
+
+
+def test_decoder_from_a_target_layer_acts_as_that_layer_on_the_hidden_half(tiny_target):
+    """--init-decoder-layer: q/k/v read only the fused hidden state, with the target layer's weights."""
+    from transformers import AutoModelForCausalLM
+
+    from specbridge.model.drafter import DrafterConfig, Eagle3Drafter
+    from specbridge.model.target import target_geometry
+
+    target = AutoModelForCausalLM.from_pretrained(tiny_target).eval()
+    drafter = Eagle3Drafter(DrafterConfig.from_target(target_geometry(target), VD, [1, 2, 3]))
+    drafter.init_decoder_from_target(target, 2)
+    src, dst = target.model.layers[2], drafter.layers[0]
+    e, h = torch.randn(5, 64), torch.randn(5, 64)
+    with torch.no_grad():
+        for name in ("q_proj", "k_proj", "v_proj"):
+            got = getattr(dst.self_attn, name)(torch.cat([e, h], -1))
+            assert torch.allclose(got, getattr(src.self_attn, name)(h), atol=1e-6), name
+        assert torch.equal(dst.mlp.down_proj.weight, src.mlp.down_proj.weight)
+        assert torch.equal(dst.hidden_norm.weight, src.input_layernorm.weight)
+    with pytest.raises(ValueError, match="outside"):
+        drafter.init_decoder_from_target(target, 4)
+
+
 def test_resume_without_checkpoint_fails_clearly(tiny_target, tmp_path):
     with pytest.raises(FileNotFoundError, match="no checkpoint"):
         train(tiny_args(tiny_target, tmp_path / "empty", resume=True), log=lambda *a: None)

@@ -33,7 +33,7 @@ from ..prompts import read_prompts, token_ids
 from . import capture as cap
 from . import selfdistill
 from .data import build_or_load_responses
-from .save import save_drafter
+from .save import load_drafter, save_drafter
 from .vocab import build_vocab_map, coverage
 
 
@@ -69,6 +69,8 @@ class TrainArgs:
     save_every: int = 0  # 0 -> only at the end
     eval_every: int = 0  # 0 -> only at the start and the end
     resume: bool = False
+    init_from: str | None = None  # warm start: a saved drafter's weights and vocab map (training across sittings)
+    init_decoder_layer: int | None = None  # start the draft decoder from this target layer (fresh drafters only)
     save_embeddings: bool = False
     norm_before_residual: bool = True  # speculators' default; SGLang's layer always behaves as False
     threads: int | None = 1
@@ -433,14 +435,38 @@ def new_or_resumed_drafter(args: TrainArgs, data: dict, geo: dict, aux: list[int
         drafter.load_state_dict(state["drafter"])
         log(f"resumed from {resume_from} (step {state['step']})")
         return drafter, state
+    if args.init_from:
+        return warm_started_drafter(args, data, aux, target, log), None
     counts = cap.token_counts(data["train"]["rows"], geo["vocab_size"])
     d2t, t2d = build_vocab_map(counts, min(args.draft_vocab_size, geo["vocab_size"]))
     drafter = Eagle3Drafter(DrafterConfig.from_target(geo, int(d2t.numel()), aux, norm_before_residual=args.norm_before_residual))
     drafter.set_vocab_map(d2t, t2d)
     drafter.init_from_target(target)
+    if args.init_decoder_layer is not None:
+        drafter.init_decoder_from_target(target, args.init_decoder_layer)
     if args.precondition_fc:
         drafter.fc_input_scale.copy_(aux_input_scale(data["train"]["capture_dir"]))
     return drafter, None
+
+
+@torch.no_grad()
+def warm_started_drafter(args: TrainArgs, data: dict, aux: list[int], target, log) -> Eagle3Drafter:
+    """A saved drafter (its weights and vocab map, never recomputed) to train further on new data: what a
+    later sitting does with the last one's result. Its fc is folded; with preconditioning the scale is
+    measured on the new data and taken back out of fc.weight, so the drafter computes the same function."""
+    drafter = load_drafter(args.init_from, target_model=target).train()
+    if drafter.cfg.aux_layer_ids != list(aux):
+        raise ValueError(f"--init-from {args.init_from}: aux layers {drafter.cfg.aux_layer_ids}, the data's {list(aux)}")
+    if args.init_decoder_layer is not None:
+        raise ValueError("--init-decoder-layer starts a fresh drafter; it cannot be combined with --init-from")
+    if args.norm_before_residual != drafter.cfg.norm_before_residual:
+        log(f"--init-from: keeping the drafter's norm_before_residual={drafter.cfg.norm_before_residual}")
+    if args.precondition_fc:
+        scale = aux_input_scale(data["train"]["capture_dir"])
+        drafter.fc.weight.div_(scale)
+        drafter.fc_input_scale.copy_(scale)
+    log(f"warm start from {args.init_from} (draft vocab {drafter.cfg.draft_vocab_size}, its vocab map kept)")
+    return drafter
 
 
 def setup_run(args: TrainArgs, data: dict, geo: dict, aux: list[int], target, device, rank: int, world: int, log) -> Run:
