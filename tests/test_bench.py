@@ -49,7 +49,8 @@ class _Quiet(ThreadingHTTPServer):
 
 
 class Fake:
-    """modes: ok | http500 | close_midstream | hang_completions | hang_all | garbage_metrics | huge_stream"""
+    """modes: ok | http500 | close_midstream | hang_completions | hang_all | garbage_metrics | huge_stream |
+    no_tokenize (no /tokenize endpoint) | no_template (a tokenizer without a chat template, vLLM's answer)"""
 
     def __init__(self, mode: str = "ok", tokens_per_request: int = 8):
         self.mode = mode
@@ -57,6 +58,8 @@ class Fake:
         self.lock = threading.Lock()
         self.c = dict(drafts=0, draft_tokens=0, accepted=0, p0=0, p1=0, p2=0)
         self.release = threading.Event()
+        self.tokenized: list[dict] = []  # /tokenize requests
+        self.prompts: list = []  # the "prompt" of every completion request
         fake = self
 
         class H(BaseHTTPRequestHandler):
@@ -94,6 +97,17 @@ class Fake:
             def do_POST(self):
                 n = int(self.headers.get("Content-Length", 0))
                 req = json.loads(self.rfile.read(n))
+                if self.path == "/tokenize" and fake.mode == "no_template" and "messages" in req:
+                    msg = "As of transformers v4.44, default chat template is no longer allowed, so you must provide a chat template"
+                    return self._send(400, json.dumps({"error": {"message": msg, "type": "BadRequestError"}}).encode())
+                if self.path == "/tokenize" and fake.mode not in ("hang_all", "no_tokenize"):
+                    # a stand-in tokenizer (one id per character); fake.tokenized records what was asked
+                    text = req["prompt"] if "prompt" in req else "".join(m["content"] for m in req["messages"])
+                    fake.tokenized.append(req)
+                    return self._send(200, json.dumps({"tokens": [ord(c) % 512 for c in text], "count": len(text)}).encode())
+                if self.path == "/tokenize":
+                    return self._send(404, b'{"detail": "Not Found"}')
+                fake.prompts.append(req.get("prompt"))
                 if fake.mode == "hang_all":
                     fake.release.wait(60)
                     return
@@ -253,6 +267,39 @@ def test_fake_ok_spec_and_baseline():
     j = rep.to_json()
     json.dumps(j)
     assert j["ok"] and j["servers"]["spec"]["acceptance"]["mal"] == pytest.approx(3.0)
+
+
+def test_prompts_are_sent_as_the_servers_token_ids(tmp_path):
+    """bench tokenizes each prompt with the server's /tokenize (chat: messages with the assistant header;
+    raw: the text) and sends those ids; a prompt_ids file is sent as it is, with no /tokenize call."""
+    msgs = [{"role": "system", "content": "S"}, {"role": "user", "content": "hi"}]
+    for fmt in ("chat", "raw"):
+        with Fake() as srv:
+            rep = asyncio.run(run_bench(_cfg(srv.url, prompts=["ab", msgs], prompt_format=fmt, concurrency=[1], warmup=0, num_prompts=2)))
+        assert rep.ok, rep.error
+        if fmt == "chat":
+            assert [t.get("messages") for t in srv.tokenized] == [[{"role": "user", "content": "ab"}], msgs]
+            assert all(t["add_generation_prompt"] is True and t["add_special_tokens"] is False for t in srv.tokenized)
+            assert srv.prompts == [[97, 98], [83, 104, 105]]
+        else:
+            assert [t.get("prompt") for t in srv.tokenized] == ["ab", "hi"] and srv.prompts == [[97, 98], [104, 105]]
+        assert rep.to_json()["config"]["prompt_format"] == fmt
+    ids = tmp_path / "ids.jsonl"
+    ids.write_text('{"prompt_ids": [5, 6, 7]}\n{"prompt_ids": [8]}\n')
+    with Fake() as srv:
+        r = run_cli("bench", "--url", srv.url, "--prompts", ids, "--concurrency", "1", "--num-prompts", "2", "--warmup", "0", "--json")
+    assert r.returncode == 0, r.stderr
+    assert srv.tokenized == [] and srv.prompts == [[5, 6, 7], [8]]
+
+
+def test_a_server_without_a_chat_template_or_tokenize():
+    """No chat template: raw text, as eval tokenizes for such a target (said in the note). No /tokenize: refused."""
+    with Fake("no_template") as srv:
+        rep = asyncio.run(run_bench(_cfg(srv.url, concurrency=[1], warmup=0)))
+    assert rep.ok and srv.prompts == [[97], [98], [99]] and "no chat template" in rep.server("spec").note
+    with Fake("no_tokenize") as srv:
+        rep = asyncio.run(run_bench(_cfg(srv.url, concurrency=[1], warmup=0)))
+    assert not rep.ok and "/tokenize: HTTP 404" in rep.error and "prompt_ids" in rep.error and srv.prompts == []
 
 
 def test_fake_sglang_acceptance():

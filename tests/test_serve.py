@@ -10,6 +10,7 @@ import sys
 import textwrap
 import time
 
+import pytest
 from conftest import SF_SGLANG, TINY_TARGET, run_cli
 
 FAKE = textwrap.dedent("""
@@ -97,3 +98,40 @@ def test_refuses_a_launch_check_flags(tmp_path):
         "--exit-when-ready",
     )
     assert r.returncode == 1 and "A004" in r.stderr
+
+
+def test_sigterm_stops_the_engine_too(tmp_path):
+    """The engine runs in its own process group: serve stopped by SIGTERM (kill, docker stop) stops it, as on Ctrl-C."""
+    import os
+    import signal
+    import subprocess
+
+    pidfile = tmp_path / "engine.pid"
+    script = tmp_path / "engine.py"
+    script.write_text(
+        f"import os, time\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        + FAKE.format(mode="ok").replace("import sys, time", "import sys")
+    )
+    launcher = tmp_path / "py"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    launcher.chmod(0o755)
+    cmd = [sys.executable, "-m", "specbridge", "serve", SF_SGLANG, "-e", "sglang", "--target", TINY_TARGET, "--python", launcher]
+    proc = subprocess.Popen([*map(str, cmd), "--port", "18932", "--log", str(tmp_path / "s.log")], stdout=subprocess.PIPE, text=True)
+    try:
+        for line in proc.stdout:
+            if line.startswith("ready:"):
+                break
+        engine = int(pidfile.read_text())
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(60) == 130
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                os.kill(engine, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.2)
+        else:
+            pytest.fail("the engine outlived serve")
+    finally:
+        proc.kill()

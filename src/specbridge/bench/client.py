@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import httpx
 
+from ..prompts import completion_params
 from .metrics import find_spec_details
 
 MAX_STREAM_BYTES = 16 << 20  # one streamed completion
@@ -79,6 +80,31 @@ async def get_json(client: httpx.AsyncClient, url: str, timeout: float):
         raise ServerError(f"GET {url}: not JSON: {_short(body[:200].decode('utf-8', 'replace'))!r}") from None
 
 
+async def post_json(client: httpx.AsyncClient, url: str, body: dict, timeout: float) -> tuple[int, object]:
+    """POST a JSON body with a total deadline and a bounded answer: (status, the JSON answer, or the text
+    when it is not JSON). Raises ServerError when nothing usable comes back."""
+
+    async def go():
+        async with client.stream("POST", url, json=body) as r:
+            buf = bytearray()
+            async for chunk in r.aiter_bytes():
+                buf += chunk
+                if len(buf) > MAX_BODY_BYTES:
+                    raise ServerError(f"POST {url}: body larger than {MAX_BODY_BYTES >> 20} MiB")
+            return r.status_code, bytes(buf)
+
+    try:
+        status, raw = await asyncio.wait_for(go(), timeout)
+    except ServerError:
+        raise
+    except (asyncio.TimeoutError, httpx.HTTPError, OSError) as e:
+        raise ServerError(f"POST {url}: {describe_exc(e, timeout)}") from None
+    try:
+        return status, json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return status, _short(raw[:400].decode("utf-8", "replace"))
+
+
 async def served_model(client: httpx.AsyncClient, base: str, timeout: float) -> str:
     data = await get_json(client, f"{base}/v1/models", timeout)
     try:
@@ -114,20 +140,19 @@ async def stream_completion(
     client: httpx.AsyncClient,
     base: str,
     model: str,
-    prompt: str,
+    prompt: str | list[int],
     max_tokens: int,
     timeout: float,
     extra: dict | None = None,
 ) -> RequestResult:
-    """One streamed /v1/completions request; never raises for server faults (they become .error)."""
+    """One streamed /v1/completions request (a prompt of token ids, or text), by the one stopping rule
+    (specbridge.prompts.completion_params); never raises for server faults (they become .error)."""
     body = {
         "model": model,
         "prompt": prompt,
-        "max_tokens": max_tokens,
-        "temperature": 0.0,
+        **completion_params(max_tokens),
         "stream": True,
         "stream_options": {"include_usage": True},
-        "ignore_eos": True,
         **(extra or {}),
     }
     res = RequestResult(ok=False)

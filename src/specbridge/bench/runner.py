@@ -15,6 +15,7 @@ from typing import Callable
 
 import httpx
 
+from ..prompts import DEFAULT_PROMPT_FORMAT, MAX_NEW_TOKENS, Prompt
 from .client import MAX_BODY_BYTES, RequestResult, ServerError, get_bounded, get_json, served_model, stream_completion
 from .metrics import (
     Acceptance,
@@ -25,6 +26,7 @@ from .metrics import (
     vllm_acceptance,
     vllm_counters,
 )
+from .prompts import server_token_ids
 
 ENGINES = ("auto", "vllm", "sglang", "none")
 
@@ -33,10 +35,11 @@ ENGINES = ("auto", "vllm", "sglang", "none")
 class BenchConfig:
     url: str
     baseline_url: str | None = None
-    prompts: list[str] = field(default_factory=list)
+    prompts: list[Prompt] = field(default_factory=list)  # as read (text, messages, ids); sent as the server's ids
     prompts_source: str = ""
     concurrency: list[int] = field(default_factory=lambda: [1, 4, 16])
-    max_tokens: int = 128
+    max_tokens: int = MAX_NEW_TOKENS  # the stopping rule: specbridge.prompts.completion_params
+    prompt_format: str = DEFAULT_PROMPT_FORMAT
     num_prompts: int = 16  # requests per level (at least the concurrency)
     timeout: float = 60.0  # per request, total
     warmup: int = 1
@@ -102,6 +105,7 @@ class ServerRun:
     levels: list[LevelResult] = field(default_factory=list)
     acceptance: Acceptance | None = None  # over all levels
     note: str = ""
+    prompt_ids: list[list[int]] = field(default_factory=list)  # the prompts as this server tokenized them
 
     def to_json(self) -> dict:
         return {
@@ -169,6 +173,7 @@ class BenchReport:
                 "requests_per_level": {str(k): max(c.num_prompts, k) for k in c.concurrency},
                 "timeout_s": c.timeout,
                 "prompts": c.prompts_source,
+                "prompt_format": c.prompt_format,
                 "num_distinct_prompts": len(c.prompts),
             },
             "servers": {s.role: s.to_json() for s in self.servers},
@@ -255,9 +260,9 @@ async def _level(
     n = max(cfg.num_prompts, conc)
     lv = LevelResult(concurrency=conc, requests=n)
     extra = {"return_spec_tokens_details": True} if srv.engine == "sglang" else None
-    queue: asyncio.Queue[str] = asyncio.Queue()
+    queue: asyncio.Queue[list[int]] = asyncio.Queue()
     for i in range(n):
-        queue.put_nowait(cfg.prompts[(offset + i) % len(cfg.prompts)])
+        queue.put_nowait(srv.prompt_ids[(offset + i) % len(srv.prompt_ids)])
     results: list[RequestResult] = []
     failed = asyncio.Event()
 
@@ -318,8 +323,12 @@ async def _run_server(srv: ServerRun, cfg: BenchConfig, progress) -> None:
         srv.model = wanted or await served_model(client, srv.url, probe_t)
         if srv.role == "spec":
             srv.engine, srv.note = await detect_engine(client, srv.url, probe_t, cfg.engine)
+        # only the prompts this run sends are tokenized (levels continue where the last one stopped)
+        used = min(len(cfg.prompts), max(cfg.warmup, sum(max(cfg.num_prompts, c) for c in cfg.concurrency)))
+        srv.prompt_ids, note = await server_token_ids(client, srv.url, srv.model, cfg.prompts[:used], cfg.prompt_format, probe_t)
+        srv.note = "; ".join(x for x in (srv.note, note) if x)
         for i in range(cfg.warmup):
-            r = await stream_completion(client, srv.url, srv.model, cfg.prompts[i % len(cfg.prompts)], min(cfg.max_tokens, 16), cfg.timeout)
+            r = await stream_completion(client, srv.url, srv.model, srv.prompt_ids[i % used], min(cfg.max_tokens, 16), cfg.timeout)
             if not r.ok:
                 raise Aborted(f"{srv.role} server {srv.url}: warm-up request failed: {r.error}")
         total_before = None

@@ -13,7 +13,8 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG
+from .options import FLAG, prompt_format_or_fail, shared_param
+from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 
 def _parse_levels(text: str) -> list[int]:
@@ -67,11 +68,10 @@ def bench_command(
     baseline_url: Optional[str] = typer.Option(
         None, "--baseline-url", help="the same target without speculation, for speedup and crossover"
     ),
-    prompts: Optional[Path] = typer.Option(
-        None, "--prompts", help="JSONL with a 'prompt' per line, or a text file with one prompt per line (default: the bundled set)"
-    ),
+    prompts: Optional[Path] = shared_param(PROMPTS),
+    prompt_format: str = shared_param(PROMPT_FORMAT),
     concurrency: str = typer.Option("1,4,16", "--concurrency", help="comma-separated concurrency levels"),
-    max_tokens: int = typer.Option(128, "--max-new-tokens", min=1, help="tokens generated per request (ignore_eos, greedy)"),
+    max_tokens: int = shared_param(MAX_NEW, min=1),
     num_prompts: int = typer.Option(16, "--num-prompts", min=1, help="requests per level (at least the concurrency)"),
     timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="seconds per request (whole stream) and per metrics read"),
     warmup: int = typer.Option(1, "--warmup", min=0, help="warm-up requests per server (not measured)"),
@@ -85,7 +85,8 @@ def bench_command(
     progress: bool = typer.Option(True, "--progress/--no-progress", metavar="", help="progress bar on stderr"),
 ) -> None:
     """Benchmark a serving endpoint: output tok/s, TTFT and inter-token latency percentiles per concurrency,
-    acceptance from the engine's own counters (deltas over the run), speedup vs a baseline and the crossover."""
+    acceptance from the engine's own counters (deltas over the run), speedup vs a baseline and the crossover.
+    Prompts are sent as token ids from the server's /tokenize: the same ids eval measures."""
     try:
         import httpx  # noqa: F401
     except ImportError as exc:
@@ -101,6 +102,7 @@ def bench_command(
     from ..bench.runner import ENGINES, BenchConfig, run_bench
     from .contract import print_json
 
+    prompt_format = prompt_format_or_fail(prompt_format)
     if engine not in ENGINES:
         raise typer.BadParameter(f"--engine {engine!r}: one of {', '.join(ENGINES)}")
     for u in (url, baseline_url):
@@ -118,6 +120,7 @@ def bench_command(
         prompts_source=source,
         concurrency=_parse_levels(concurrency),
         max_tokens=max_tokens,
+        prompt_format=prompt_format,
         num_prompts=num_prompts,
         timeout=timeout,
         warmup=warmup,

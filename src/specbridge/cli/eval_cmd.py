@@ -9,7 +9,8 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG
+from .options import FLAG, prompt_format_or_fail, shared_param
+from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
@@ -71,6 +72,7 @@ def eval_cmd(
     device: str = "cpu",
     dtype: str = "float32",
     fail_under: float | None = None,
+    prompt_format: str = PROMPT_FORMAT.default,
 ) -> int:
     """Validate everything, load the drafter and the target, build the drafter as the engine version would
     load it, measure, report (with the --fail-under verdict)."""
@@ -78,6 +80,7 @@ def eval_cmd(
 
     device, dtype = device.strip().lower(), dtype.strip().lower()
     validate_eval(steps, topk, draft_tokens, num_prompts, max_new, threads, device, dtype, fail_under)
+    prompt_format = prompt_format_or_fail(prompt_format)
     ck = open_drafter(draft)
     try:
         import torch
@@ -91,12 +94,14 @@ def eval_cmd(
     built.model.to(device=device, dtype=getattr(torch, dtype))  # target and drafter in the same precision, as served
     if built.refused:
         return report_refusal(built, engine_json, as_json)
-    res = measure(model, built, prompts, tok, num_prompts, steps, topk, draft_tokens, max_new, quiet=as_json)
+    res = measure(model, built, prompts, tok, num_prompts, steps, topk, draft_tokens, max_new, quiet=as_json, prompt_format=prompt_format)
     extra = {
         "steps": steps,
         "topk": topk,
         "draft_tokens": draft_tokens or (steps + 1 if topk == 1 else steps * topk + 1),
         "max_new_tokens": max_new,
+        "prompt_format": prompt_format,
+        "prompts": str(prompts) if prompts else "bundled val.jsonl",
         "aux_boundaries": built.boundaries,
         "fc_skipped": built.skip_fc,
         "notes": built.notes,
@@ -205,6 +210,7 @@ def measure(
     draft_tokens: int | None,
     max_new: int,
     quiet: bool,
+    prompt_format: str = PROMPT_FORMAT.default,
 ):
     """The prompts through the target and the drafter (a progress bar on a terminal)."""
     from rich.progress import Progress
@@ -213,7 +219,7 @@ def measure(
     from .commands import fail
 
     try:
-        ids = load_prompts(prompts, tok, num_prompts)
+        ids = load_prompts(prompts, tok, num_prompts, prompt_format)
     except (OSError, ValueError) as e:
         fail(f"prompts: {e}")
     with Progress(transient=True, disable=quiet or not sys.stderr.isatty()) as prog:
@@ -329,9 +335,10 @@ def register(app: typer.Typer) -> None:
         ),
         topk: int = typer.Option(1, "--topk", help="tree drafting when > 1"),
         draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens", help="tree node budget (SGLang --speculative-num-draft-tokens)"),
-        prompts: Optional[Path] = typer.Option(None, "--prompts", help=".jsonl ({prompt} or {messages}) or text, one per line"),
+        prompts: Optional[Path] = shared_param(PROMPTS),
+        prompt_format: str = shared_param(PROMPT_FORMAT),
         num_prompts: Optional[int] = typer.Option(None, "--num-prompts", help="use the first N prompts"),
-        max_new: int = typer.Option(64, "--max-new-tokens", help="tokens generated per request (prompt)"),
+        max_new: int = shared_param(MAX_NEW),
         as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
         plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG"),
         algorithm: str = typer.Option("EAGLE3", "--algorithm", help="the engine's speculative algorithm (EAGLE skips aux capture)"),
@@ -363,5 +370,6 @@ def register(app: typer.Typer) -> None:
                 device,
                 dtype,
                 fail_under,
+                prompt_format,
             )
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from .optspec import ARGUMENT, option
+from .optspec import ARGUMENT, Opt, option
 from .optspec import FLAG as FLAG_KIND
 
 
@@ -21,3 +21,20 @@ def typer_param(command: str, dest: str):
     if o.kind == FLAG_KIND:
         return FLAG(*o.flags, help=o.help)
     return typer.Option(o.default, *o.flags, help=o.help)
+
+
+def shared_param(o: Opt, **kw):
+    """The typer option of a row several typer commands share (optspec.PROMPTS, PROMPT_FORMAT, MAX_NEW);
+    `kw` adds typer's own checks (min=1)."""
+    return typer.Option(o.default, *o.flags, help=o.help, **kw)
+
+
+def prompt_format_or_fail(value: str) -> str:
+    """--prompt-format checked at the door (exit 2, one line)."""
+    from ..prompts import PromptError, prompt_format
+    from .commands import fail
+
+    try:
+        return prompt_format(value)
+    except PromptError as e:
+        fail(str(e))

@@ -9,6 +9,8 @@ import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..prompts import DEFAULT_PROMPT_FORMAT, MAX_NEW_TOKENS, STOPPING_RULE
+
 ARGUMENT, VALUE, PATH, FLAG, MANY = "argument", "value", "path", "flag", "many"
 
 
@@ -24,6 +26,23 @@ class Opt:
 DRAFTER = "drafter directory, .safetensors file, sharded index, pytorch_model.bin or Hub id (org/name[@revision])"
 TARGET = "target model directory, its config.json, a HF cache dir, a Hub id or an alias (smollm2-135m)"
 JSON = Opt("as_json", ("--json",), "print one JSON object (the CI contract: docs/ci.md)", False, FLAG)
+
+# The workload options eval, bench and sweep share (specbridge.prompts): one row each, so the flag, its
+# default and its help are the same on every command (options.shared_param builds the typer option).
+PROMPTS = Opt(
+    "prompts",
+    ("--prompts",),
+    ".jsonl ({prompt}, {messages} or {prompt_ids} per line) or text, one prompt per line (default: the bundled validation prompts)",
+    None,
+    PATH,
+)
+PROMPT_FORMAT = Opt(
+    "prompt_format",
+    ("--prompt-format",),
+    "chat: the target's chat template (assistant header added), raw: the text as it is; the same token ids in eval, bench and sweep",
+    DEFAULT_PROMPT_FORMAT,
+)
+MAX_NEW = Opt("max_new", ("--max-new-tokens",), f"tokens generated per prompt: {STOPPING_RULE}", MAX_NEW_TOKENS)
 
 OPTIONS: dict[str, tuple[Opt, ...]] = {
     "inspect": (Opt("path", (), DRAFTER, kind=ARGUMENT), JSON),

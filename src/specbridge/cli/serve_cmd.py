@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import signal
 import sys
 import time
 from pathlib import Path
@@ -10,7 +11,8 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG
+from .options import FLAG, prompt_format_or_fail, shared_param
+from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 
 def serve_cmd(
@@ -66,6 +68,9 @@ def serve_cmd(
     ready_url = f"http://127.0.0.1:{port}/v1/models" if name == "vllm" else f"http://127.0.0.1:{port}/health"
     print(f"$ {shlex.join(argv)}\n  log: {log}", flush=True)
     srv = ServerProcess(argv, log_path=log, stop_grace=10).start()
+    # the engine runs in its own process group: a SIGTERM to serve (kill, docker stop, a test's teardown)
+    # must stop it as Ctrl-C does, not leave it serving with no parent
+    signal.signal(signal.SIGTERM, _interrupt)
 
     def on_phase(ph, t):
         print(f"  [{t:7.1f} s] {ph}", flush=True)
@@ -87,6 +92,10 @@ def serve_cmd(
     except KeyboardInterrupt:
         srv.stop()
         return 130
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt
 
 
 def positive_ints(text: str | None, option: str) -> list[int]:
@@ -156,14 +165,17 @@ def register_sweep(app: typer.Typer) -> None:
         topk: str = typer.Option("1", "--topk", help="SGLang topk values to try"),
         draft_tokens: Optional[str] = typer.Option(None, "--draft-tokens", help="SGLang draft-token budgets to try"),
         concurrency: str = typer.Option("1,4", "--concurrency", help="comma-separated concurrency levels"),
-        max_tokens: int = typer.Option(64, "--max-new-tokens", min=1, help="tokens generated per request"),
-        num_prompts: int = typer.Option(8, "--num-prompts", min=1),
+        max_tokens: int = shared_param(MAX_NEW, min=1),
+        prompts: Optional[Path] = shared_param(PROMPTS),
+        prompt_format: str = shared_param(PROMPT_FORMAT),
+        num_prompts: int = typer.Option(8, "--num-prompts", min=1, help="requests per level (at least the concurrency)"),
         timeout: float = typer.Option(120, "--timeout", min=0.1, help="per request"),
         phase_timeout: float = typer.Option(600, "--phase-timeout", min=1),
         log_dir: Path = typer.Option(Path("specbridge-sweep"), "--log-dir"),
         as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
     ) -> None:
         """Restart the engine for each speculative setting and without speculation; report the best setting per concurrency."""
+        from ..bench.prompts import PromptError
         from ..bench.prompts import load_prompts as bench_prompts
         from ..bench.runner import BenchConfig
         from ..bench.sweep import Setting, best_per_concurrency, run_sweep
@@ -178,6 +190,11 @@ def register_sweep(app: typer.Typer) -> None:
         step_list, topk_list = positive_ints(steps, "--steps"), positive_ints(topk, "--topk")
         budget_list = positive_ints(draft_tokens, "--draft-tokens") if draft_tokens else [None]
         levels = positive_ints(concurrency, "--concurrency")
+        prompt_format = prompt_format_or_fail(prompt_format)
+        try:
+            plist, src = bench_prompts(prompts)
+        except PromptError as e:
+            raise typer.Exit(fail(f"--prompts {e}")) from None
         for k in step_list:
             for t in topk_list:
                 for d in budget_list:
@@ -196,13 +213,13 @@ def register_sweep(app: typer.Typer) -> None:
             for t in (topk_list if name == "sglang" else [1])
             for d in (budget_list if name == "sglang" else [None])
         ]
-        prompts, src = bench_prompts(None)
         cfg = BenchConfig(
             url="",
-            prompts=prompts,
+            prompts=plist,
             prompts_source=src,
             concurrency=levels,
             max_tokens=max_tokens,
+            prompt_format=prompt_format,
             num_prompts=num_prompts,
             timeout=timeout,
             engine=name,

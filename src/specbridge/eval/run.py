@@ -11,7 +11,7 @@ import torch
 
 from ..bundled import PROMPTS
 from ..model.drafter import Eagle3Drafter, KVCache
-from ..prompts import read_prompts, token_ids
+from ..prompts import DEFAULT_PROMPT_FORMAT, read_prompts, token_ids
 from ..train.capture import decoder_layers
 from .acceptance import PromptResult, Summary, chain_walk, summarise, tree_walk
 
@@ -40,7 +40,8 @@ def aux_hooks(model, boundaries, on_state):
 @torch.no_grad()
 def run_target_batch(model, prompts: list[list[int]], new_tokens: int, boundaries: set[int], pad_id: int = 0) -> list[TargetRun]:
     """Greedy generation for several prompts at once (left padding; CPUs and GPUs both run batches
-    far faster than one sequence at a time), keeping every sequence's aux states."""
+    far faster than one sequence at a time), keeping every sequence's aux states. The stopping rule
+    of specbridge.prompts (completion_params): greedy, exactly `new_tokens`, EOS ignored."""
     store: dict[int, list] = {b: [] for b in boundaries}
     handles = aux_hooks(model, boundaries, lambda b, t: store[b].append(t))
     width = max(len(p) for p in prompts)
@@ -203,7 +204,7 @@ def evaluate(
     return EvalResult(summarise(results), results, {"target": round(t_target, 3), "drafter": round(t_draft, 3)})
 
 
-def load_prompts(path: Path | None, tokenizer, limit: int | None) -> list[list[int]]:
-    """Prompts as token ids (specbridge.prompts: the same reading as train and bench); the bundled
-    validation prompts by default."""
-    return [token_ids(tokenizer, p) for p in read_prompts(path or PROMPTS / "val.jsonl", limit)]
+def load_prompts(path: Path | None, tokenizer, limit: int | None, fmt: str = DEFAULT_PROMPT_FORMAT) -> list[list[int]]:
+    """Prompts as token ids (specbridge.prompts: the same reading and the same ids as bench and sweep);
+    the bundled validation prompts by default."""
+    return [token_ids(tokenizer, p, fmt) for p in read_prompts(path or PROMPTS / "val.jsonl", limit)]
