@@ -86,8 +86,29 @@ def train_command(
         help="Capture hidden states during generation (one target pass per token) or generate, then capture.",
     ),
     prepare_only: bool = typer.Option(False, metavar="", help="Stop after generating and capturing the data (cached for a later run)."),
+    capture: str = typer.Option(
+        "transformers",
+        help="Engine generating the responses and capturing the states (one pass): 'transformers' or 'vllm' (vLLM 0.32 in its own venv, scripts/setup_vllm_cpu.sh; SPECBRIDGE_VLLM_VENV).",
+    ),
+    tp: int = typer.Option(1, help="--capture vllm: tensor-parallel size of the vLLM engine."),
+    pp: int = typer.Option(1, help="--capture vllm: pipeline-parallel size of the vLLM engine."),
 ) -> None:
     """Train an EAGLE-3 drafter: target-generated data, hidden-state capture, TTT training."""
+    if capture not in ("transformers", "vllm"):
+        raise typer.BadParameter(f"--capture {capture!r}: 'transformers' or 'vllm'")
+    if capture == "vllm":
+        from ..train.capture_vllm import VLLM_RELEASE, vllm_python, vllm_venv
+
+        if not one_pass:
+            raise typer.BadParameter("--capture vllm generates and captures in one engine pass: drop --two-pass")
+        if vllm_python() is None:  # before loading anything: one line, exit 2
+            typer.echo(
+                f"error: --capture vllm needs the vLLM {VLLM_RELEASE} venv at {vllm_venv()} (scripts/setup_vllm_cpu.sh {VLLM_RELEASE}, or set SPECBRIDGE_VLLM_VENV)",
+                err=True,
+            )
+            raise typer.Exit(2)
+    elif tp != 1 or pp != 1:
+        raise typer.BadParameter("--tp/--pp apply to --capture vllm only")
     try:
         from ..train.trainer import TrainArgs, train
     except ImportError as exc:  # torch / transformers missing
@@ -128,6 +149,9 @@ def train_command(
         prepare_only=prepare_only,
         ttt_inputs=ttt_inputs,
         precondition_fc=precondition_fc,
+        capture=capture,
+        tp=tp,
+        pp=pp,
     )
     if train_prompts:
         args.train_prompts = train_prompts

@@ -31,8 +31,8 @@ from ..model.drafter import DrafterConfig, Eagle3Drafter, count_trainable
 from ..model.target import cache_root, load_target, target_geometry
 from ..prompts import read_prompts, token_ids
 from . import capture as cap
-from . import selfdistill
-from .data import build_or_load_responses
+from . import capture_vllm, selfdistill
+from .data import build_or_load_responses, eos_and_pad
 from .save import load_drafter, save_drafter
 from .vocab import build_vocab_map, coverage
 
@@ -52,6 +52,9 @@ class TrainArgs:
     gen_workers: int | None = None  # generation processes; None -> one per core on CPU (1 thread each), 1 on GPU
     prepare_only: bool = False  # stop after the (cached) data: generate on one machine, train on another
     one_pass: bool = True  # generate and capture in the same target pass (selfdistill.py); False -> two passes
+    capture: str = "transformers"  # engine that generates + captures: "transformers" (selfdistill) or "vllm" (capture_vllm)
+    tp: int = 1  # --capture vllm: tensor_parallel_size
+    pp: int = 1  # --capture vllm: pipeline_parallel_size
     draft_vocab_size: int = 8192
     aux_layers: list[int] | None = None  # input-of-layer ids; None -> [2, N//2, N-3]
     ttt_steps: int = 3
@@ -218,6 +221,7 @@ def data_key(args: TrainArgs, target_path: Path, prompts_spec: str, num_prompts,
     blob = json.dumps(
         [str(target_path), texts if len(texts) > 1 else texts[0], num_prompts, args.max_new_tokens, args.max_length, aux, cap.FORMAT]
         + (["one-pass"] if args.one_pass else [])
+        + (["vllm"] if args.capture == "vllm" else [])
     )
     return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
@@ -248,20 +252,37 @@ def prepare_data(args: TrainArgs, target, tokenizer, target_path: Path, aux: lis
                 "source": str(prompts),
                 "max_new_tokens": args.max_new_tokens,
             }
-            manifest = selfdistill.build_capture(
-                args.target,
-                target,
-                tokenizer,
-                texts,
-                ids,
-                cdir,
-                aux,
-                args.max_new_tokens,
-                args.gen_batch_size,
-                args.gen_workers or default_gen_workers(),
-                base,
-                log=log,
-            )
+            if args.capture == "vllm":
+                eos_ids = eos_and_pad(target, tokenizer)[0]
+                manifest = capture_vllm.build_capture_vllm(
+                    target_path,
+                    texts,
+                    ids,
+                    cdir,
+                    aux,
+                    base["num_layers"],
+                    args.max_new_tokens,
+                    eos_ids,
+                    base,
+                    tp=args.tp,
+                    pp=args.pp,
+                    log=log,
+                )
+            else:
+                manifest = selfdistill.build_capture(
+                    args.target,
+                    target,
+                    tokenizer,
+                    texts,
+                    ids,
+                    cdir,
+                    aux,
+                    args.max_new_tokens,
+                    args.gen_batch_size,
+                    args.gen_workers or default_gen_workers(),
+                    base,
+                    log=log,
+                )
             rows = selfdistill.load_rows(cdir)
             out[split] = {
                 "capture_dir": cdir,
