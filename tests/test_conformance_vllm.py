@@ -4,10 +4,12 @@ For each release with a cached venv (scripts/setup_vllm_cpu.sh VERSION -> ~/.cac
 the harness src/specbridge/conformance/vllm_loader.py starts the real vLLM engine in-process on CPU (the `LLM`
 API, a tiny random Llama target, EAGLE-3 with each drafter), so vLLM's own config translation, drafter
 construction, `load_weights`, target sharing and KV-cache allocation run. Per case it records: raised or loaded,
-the parameters left unfilled (missing, after the target sharing), every parameter's shape, and the exact bytes
-of each parameter `check` calls loaded. This test compares that with `check(…, target=the tiny target)`:
+the checkpoint names copied nowhere (dropped), the parameters left unfilled (missing, after the target sharing),
+every parameter's shape, and the exact bytes of each parameter `check` calls loaded. This test compares that with
+`check(…, target=the tiny target)`:
 
   raises      vLLM raised at start-up          <->  load.errors, or an error-severity G009 (KV-cache geometry)
+  dropped     names load_weights copied nowhere <-> tensors check calls dropped or unused (when vLLM loaded)
   missing     unfilled draft parameters        <->  load.missing          (when vLLM loaded)
   shapes      vLLM's parameter shapes          <->  the table's parameter shapes (every predicted parameter)
   bytes       loaded parameters hold exactly the checkpoint's bytes (fused shards concatenated in shard order)
@@ -235,6 +237,10 @@ def differences(path: Path, got: dict, pred: dict) -> list[str]:
     for n, h in expected_sha(path, pred).items():
         if got["params"].get(n, {}).get("sha256") != h:
             out.append(f"bytes of {n} differ from the checkpoint's")
+    if "dropped" in got:  # harness records from this commit on (older JSON lacks it)
+        pred_dropped = sorted(t["name"] for t in pred["tensors"] if t["status"] in ("dropped", "unused"))
+        if sorted(got["dropped"]) != pred_dropped:
+            out.append(f"dropped: vLLM {sorted(got['dropped'])}, check {pred_dropped}")
     shared_pred = {p["name"] for p in pred["parameters"] if p["status"] == "shared-from-target"}
     shared_real = {n for n, p in got["params"].items() if p.get("final") == "shared-from-target"}
     if shared_pred != shared_real:

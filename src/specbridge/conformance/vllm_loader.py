@@ -19,12 +19,19 @@ EAGLE-3 speculative model, and reports for each, as one JSON object per drafter 
              and after engine start-up:
                final    "own" or "shared-from-target" (the same storage as the target's parameter)
   missing    parameters never filled from the checkpoint and not shared from the target
+  landed     checkpoint names whose tensor (or a view of it) was copied into the draft model by `load_weights`
+  dropped    checkpoint names `load_weights` was given and copied nowhere (skipped, or consumed on purpose)
   generate   greedy tokens from a short prompt and the spec-decode counters (drafts, accepted)
 
 How "filled" is measured: the draft model's `load_weights` is wrapped; just before it runs every parameter
 is set to a sentinel (NaN for floats, an impossible integer for ints), afterwards the elements still equal
 to the sentinel were never written by the loader. They are then restored to their initial values, so the
 engine runs exactly as it would have. This needs no knowledge of vLLM's name mapping or fused shards.
+
+How "dropped" is measured: the names and tensors `load_weights` is given are recorded, and while it runs
+`torch.Tensor.copy_` / `__setitem__` note every source whose storage is one of those tensors' (a narrowed or
+reshaped view shares it). A name none of whose storage was copied anywhere was dropped. A loader that converts
+a tensor into new storage before copying it would show as dropped: the test then disagrees, and says so.
 """
 
 from __future__ import annotations
@@ -131,6 +138,8 @@ class Probe:
         self.params: dict[str, dict] = {}
         self.inner_error: str | None = None
         self.load_s: float | None = None
+        self.given: list[str] = []  # checkpoint names load_weights was handed, in order
+        self.landed: set[str] = set()  # of those, the ones whose storage was copied somewhere
 
     @staticmethod
     def is_draft(model) -> bool:
@@ -151,12 +160,24 @@ class Probe:
                     init[n] = p.detach().clone()
                     p.fill_(float("nan") if p.is_floating_point() else INT_SENTINEL)
             t0 = time.perf_counter()
+            by_ptr: dict[int, str] = {}
+            restore = probe.watch_copies(by_ptr)
+
+            def given(ws):
+                for name, t in ws:
+                    probe.given.append(name)
+                    ptr = _storage_ptr(t)
+                    if ptr:
+                        by_ptr[ptr] = name
+                    yield name, t
+
             try:
-                return orig(weights, *a, **kw)
+                return orig(given(weights), *a, **kw)
             except BaseException as e:
                 probe.inner_error = f"{type(e).__name__}: {e}"
                 raise
             finally:
+                restore()
                 probe.load_s = time.perf_counter() - t0
                 with torch.no_grad():
                     for n, p in named:
@@ -175,6 +196,40 @@ class Probe:
                         probe.params[n] = rec
 
         model.load_weights = load_weights
+
+    def watch_copies(self, by_ptr: dict[int, str]):
+        """Note every checkpoint tensor copied anywhere while load_weights runs; returns the undo."""
+        import torch
+
+        probe, copy_, setitem = self, torch.Tensor.copy_, torch.Tensor.__setitem__
+
+        def note(src) -> None:
+            name = by_ptr.get(_storage_ptr(src)) if isinstance(src, torch.Tensor) else None
+            if name is not None:
+                probe.landed.add(name)
+
+        def watched_copy(dst, src, *a, **kw):
+            note(src)
+            return copy_(dst, src, *a, **kw)
+
+        def watched_setitem(dst, idx, value):
+            note(value)
+            return setitem(dst, idx, value)
+
+        torch.Tensor.copy_, torch.Tensor.__setitem__ = watched_copy, watched_setitem
+
+        def restore() -> None:
+            torch.Tensor.copy_, torch.Tensor.__setitem__ = copy_, setitem
+
+        return restore
+
+
+def _storage_ptr(t) -> int:
+    """The address of a tensor's storage (shared by its views), 0 when it has none."""
+    try:
+        return t.untyped_storage().data_ptr()
+    except Exception:
+        return 0
 
 
 def _unfilled_parts(model, name: str, unfilled) -> list[str]:
@@ -317,6 +372,8 @@ def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: in
         missing += [n] if parts == ["*"] else [f"{n}[{p}]" for p in parts]
     res["missing"] = sorted(missing)
     res["partial"] = sorted(n for n, r in res["params"].items() if 0.0 < r["filled"] < 1.0)
+    res["landed"] = sorted(set(probe.given) & probe.landed)
+    res["dropped"] = sorted(set(probe.given) - probe.landed)
     if llm is not None and generate:
         try:
             outs = llm.generate(["The capital of France is"], SamplingParams(max_tokens=generate, temperature=0.0, ignore_eos=True))
