@@ -15,8 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from specbridge.checkpoint.reader import open_checkpoint  # noqa: E402
-from specbridge.engines.registry import ENGINES, newest_version  # noqa: E402
-from specbridge.engines.spec import Era, parse_version  # noqa: E402
+from specbridge.engines.registry import CAPTURE, ENGINES, newest_version  # noqa: E402
+from specbridge.engines.spec import CaptureRule, Era, parse_version  # noqa: E402
 from specbridge.rules.check import check  # noqa: E402
 from specbridge.rules.findings import ERROR, WARNING  # noqa: E402
 
@@ -49,7 +49,7 @@ LAYOUTS: list[tuple[str, str, Path]] = [
 ]
 
 
-def era_range(era: Era) -> str:
+def era_range(era: Era | CaptureRule) -> str:
     if era.last == era.first:
         return era.first
     return f"{era.first}–{era.last}" if era.last else f"{era.first}+"
@@ -117,6 +117,35 @@ def outcome(path: Path, era: Era) -> str:
     return (f"**loads**, {' + '.join(bits)}" if bits else "**loads**") + tail
 
 
+def capture_rows() -> list[str]:
+    """The CAPTURE rows of each engine file: which target layers feed fc, release by release."""
+    out = [
+        "",
+        "## Aux-layer capture",
+        "",
+        "Which target layers feed the drafter's `fc` (`CAPTURE` rows in the engine files, read by `engines/capture.py`; "
+        "a boundary b is the state entering target layer b).",
+        "",
+        "| engine | releases | configured ids read from | id i means boundary | boundaries | also | targets that capture | source |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for engine, rows in CAPTURE.items():
+        for r in rows:
+            also = [x for x in (r.resets_to_default, r.first_id_note) if x]
+            if r.never_last:
+                also.append(r.never_last_note.format(n="N"))
+            support = (
+                f"{len(r.supported_since)} architectures, each from its first release"
+                if r.supported_since is not None
+                else ("the era's model_type allow-list" if r.support_model_types else "not tabled")
+            )
+            out.append(
+                f"| {engine} | {era_range(r)} | {', '.join(r.ids_from) or 'never (engine default)'} | i + {r.shift} | "
+                f"{r.boundaries} | {'; '.join(also) or '—'} | {support} | {r.cite} |"
+            )
+    return out
+
+
 def render() -> str:
     out = [
         "# Engine matrix: producer layout × engine era",
@@ -144,6 +173,7 @@ def render() -> str:
                 f"| {era.engine} | {era_range(era)} | {era.name} | `{era.decoder_prefix}*` | {era.unknown_keys} | "
                 f"{era.begins or '—'} | {verification(era)} |"
             )
+    out += capture_rows()
     out += [
         "",
         "## Conformance runs",

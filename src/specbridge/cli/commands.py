@@ -128,7 +128,7 @@ def check_cmd(
 def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft_tokens: int | None, as_json: bool) -> int:
     from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError, build_launch, parse_launch
-    from ..engines.registry import EngineSpecError, resolve
+    from ..engines.registry import LAUNCHERS, EngineSpecError, resolve
     from ..rules.check import check
     from .targets import servable_target
 
@@ -138,7 +138,7 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
         if len(places) != 1:
             return fail(f"--engine {engine} names {len(places)} engine versions; a launch command is for one")
         name = places[0].era.engine
-        if name not in ("sglang", "vllm"):
+        if name not in LAUNCHERS:  # the engines with a LAUNCH row
             return fail(f"launch prints SGLang and vLLM command lines; not {name}")
         served, tgt = servable_target(target)
         from ..checkpoint.hub import engine_model_arg

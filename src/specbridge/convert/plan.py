@@ -18,8 +18,6 @@ from ..layouts.embedding import embed_stats
 from ..layouts.table import LAYOUTS, Layout, to_layout
 from .configs import canon_config, write_config
 
-# which layout an engine version loads natively (the rows of layouts/table.py)
-ENGINE_LAYOUT = {"sglang": "sglang", "vllm": "vllm", "trtllm": "trtllm"}
 # which engine a layout is checked against after writing
 LAYOUT_ENGINE = {"speculators": "vllm", "sglang": "sglang", "vllm": "vllm", "eagle": "vllm", "trtllm": "trtllm", "nemo": None}
 
@@ -134,9 +132,9 @@ def destination(d: Drafter, to: str | None, engine: str | None) -> tuple[Layout,
         if len(places) != 1:
             raise ConvertError(None, f"--engine {engine} names {len(places)} engine versions; convert writes for one (NAME==VERSION)")
         era, version = places[0].era, places[0].version
-        layout_name = to or ENGINE_LAYOUT[era.engine]
-        if era.engine == "sglang" and d.layers_in_keys > 1:
-            layout_name = "vllm"  # SGLang >= 0.5.12 reads layers.N.*; midlayer has no index
+        layout_name = to or era.native_layout  # the era row says which layout it loads
+        if d.layers_in_keys > 1 and era.multi_layer_layout:
+            layout_name = era.multi_layer_layout
         label, era_version = f"{era.engine}=={version}", (era, version)
     elif to is None:
         raise ConvertError(None, "say what to convert to: --to LAYOUT or --engine NAME==VERSION")

@@ -1,10 +1,16 @@
-"""Read and write the engines' launch command lines (the speculative-decoding part of them)."""
+"""Read and write the engines' launch command lines (the speculative-decoding part of them).
+
+The flags, programs and command templates are each engine's `LAUNCH` row (`spec.Launcher`, in its engine file);
+this module only reads and writes command lines with them."""
 
 from __future__ import annotations
 
 import json
 import shlex
 from dataclasses import dataclass, field
+
+from .expr import evaluate
+from .registry import LAUNCHERS
 
 
 class LaunchError(ValueError):
@@ -32,34 +38,6 @@ class Launch:
     raw: str = ""
 
 
-SGLANG_FLAGS = {
-    "--model-path": "target",
-    "--model": "target",
-    "--speculative-algorithm": "algorithm",
-    "--speculative-draft-model-path": "draft",
-    "--speculative-draft-model": "draft",
-    "--speculative-num-steps": "steps",
-    "--speculative-eagle-topk": "topk",
-    "--speculative-num-draft-tokens": "draft_tokens",
-    "--speculative-token-map": "token_map",
-    "--tp": "tp",
-    "--tp-size": "tp",
-    "--tensor-parallel-size": "tp",
-    "--context-length": "context_length",
-    "--dtype": "dtype",
-    "--quantization": "quantization",
-    "--speculative-draft-model-quantization": "draft_quantization",
-    "--attention-backend": "attention_backend",
-}
-VLLM_FLAGS = {
-    "--model": "target",
-    "--tensor-parallel-size": "tp",
-    "-tp": "tp",
-    "--max-model-len": "context_length",
-    "--dtype": "dtype",
-    "--quantization": "quantization",
-    "-q": "quantization",
-}
 INTS = {"steps", "topk", "draft_tokens", "tp", "draft_tp", "context_length"}
 
 
@@ -88,20 +66,21 @@ def parse_launch(cmd: str) -> Launch:
     engine = _program(argv)
     if engine is None:
         raise LaunchError("the launch command runs neither sglang (python -m sglang.launch_server) nor vllm (vllm serve)")
-    flags = SGLANG_FLAGS if engine == "sglang" else VLLM_FLAGS
+    row = LAUNCHERS[engine]
+    flags = row.flags
     launch = Launch(engine, raw=cmd)
     i = 0
     positional: list[str] = []
     while i < len(argv):
         a = argv[i]
         key, eq, val = a.partition("=")
-        if key in flags or (engine == "vllm" and key in ("--speculative-config", "-sc", "--speculative_config")):
+        if key in flags or key in row.spec_config_flags:
             if not eq:
                 if i + 1 >= len(argv):
                     raise LaunchError(f"{key} needs a value")
                 val = argv[i + 1]
                 i += 1
-            if key in ("--speculative-config", "-sc", "--speculative_config"):
+            if key in row.spec_config_flags:
                 _vllm_spec(launch, val)
             else:
                 _set(launch, flags[key], val)
@@ -114,8 +93,8 @@ def parse_launch(cmd: str) -> Launch:
         else:
             positional.append(a)
         i += 1
-    if engine == "vllm" and launch.target is None:
-        after = positional[positional.index("serve") + 1 :] if "serve" in positional else []
+    if row.target_after and launch.target is None:
+        after = positional[positional.index(row.target_after) + 1 :] if row.target_after in positional else []
         if after:
             launch.target = after[0]
     if launch.algorithm:
@@ -125,13 +104,14 @@ def parse_launch(cmd: str) -> Launch:
 
 def _program(argv: list[str]) -> str | None:
     """Which engine the command runs: by its program or `-m` module, never by paths in its arguments."""
+    programs = {row.program: name for name, row in LAUNCHERS.items()}
     for i, a in enumerate(argv):
         base = a.rsplit("/", 1)[-1]
-        if base in ("vllm", "sglang"):
-            return base
+        if base in programs:
+            return programs[base]
         if a == "-m" and i + 1 < len(argv):
             mod = argv[i + 1]
-            return "sglang" if mod.startswith("sglang") else "vllm" if mod.startswith("vllm") else None
+            return next((name for prog, name in programs.items() if mod.startswith(prog)), None)
         if not (base.startswith("python") or "=" in a and not a.startswith("-")):
             return None  # the first real word is another program
     return None
@@ -156,29 +136,13 @@ def _vllm_spec(launch: Launch, val: str) -> None:
 def build_launch(
     engine: str, target: str, draft: str, steps: int, topk: int, draft_tokens: int | None, extra: list[str] | None = None
 ) -> str:
-    """The engine command line for an EAGLE-3 drafter (checked by `check` before it is printed)."""
-    if engine == "sglang":
-        n = draft_tokens if draft_tokens is not None else (steps + 1 if topk == 1 else steps * topk)
-        parts = [
-            "python",
-            "-m",
-            "sglang.launch_server",
-            "--model-path",
-            target,
-            "--speculative-algorithm",
-            "EAGLE3",
-            "--speculative-draft-model-path",
-            draft,
-            "--speculative-num-steps",
-            str(steps),
-            "--speculative-eagle-topk",
-            str(topk),
-            "--speculative-num-draft-tokens",
-            str(n),
-        ]
-    elif engine == "vllm":
-        spec = {"method": "eagle3", "model": draft, "num_speculative_tokens": steps}
-        parts = ["vllm", "serve", target, "--speculative-config", json.dumps(spec, separators=(",", ":"))]
-    else:
-        raise LaunchError(f"no launch command for engine {engine!r} (sglang, vllm)")
-    return shlex.join(parts + list(extra or []))
+    """The engine command line for an EAGLE-3 drafter (checked by `check` before it is printed): the engine's
+    `LAUNCH.argv` filled in."""
+    row = LAUNCHERS.get(engine)
+    if row is None:
+        raise LaunchError(f"no launch command for engine {engine!r} ({', '.join(LAUNCHERS)})")
+    if draft_tokens is None and row.draft_tokens:
+        draft_tokens = int(evaluate(row.draft_tokens, {"steps": steps, "topk": topk}))
+    spec = json.dumps({"method": "eagle3", "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
+    values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
+    return shlex.join([a.format(**values) for a in row.argv] + list(extra or []))

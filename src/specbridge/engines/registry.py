@@ -9,9 +9,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import sglang, trtllm, vllm
-from .spec import Era, in_release_range, is_prerelease, parse_version
+from .spec import CaptureRule, Era, Launcher, in_release_range, is_prerelease, parse_version
 
 ENGINES: dict[str, tuple[Era, ...]] = {"sglang": sglang.ERAS, "vllm": vllm.ERAS, "trtllm": trtllm.ERAS}
+CAPTURE: dict[str, tuple[CaptureRule, ...]] = {"sglang": sglang.CAPTURE, "vllm": vllm.CAPTURE, "trtllm": trtllm.CAPTURE}
+LAUNCHERS: dict[str, Launcher] = {"sglang": sglang.LAUNCH, "vllm": vllm.LAUNCH}  # TensorRT-LLM: no launch line modelled
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}
 
 # how a version was placed in its era
@@ -106,6 +108,23 @@ def _resolve_one(spec: str) -> list[Placement]:
     else:
         how = PINNED
     return [Placement(era, version, how, spec)]
+
+
+def _at(rows, version: str):
+    """The row whose [first, last] holds `version`; past the newest row, the newest (as `check` places newer
+    releases); before the oldest, the oldest."""
+    row = next((r for r in rows if in_release_range(version, r.first, r.last)), None)
+    if row is None:
+        row = rows[-1] if parse_version(version) >= parse_version(rows[-1].first) else rows[0]
+    return row
+
+
+def era_at(engine: str, version: str) -> Era:
+    return _at(ENGINES[engine], version)
+
+
+def capture_rule(engine: str, version: str) -> CaptureRule:
+    return _at(CAPTURE[engine], version)
 
 
 def conformance_releases(engine: str, test: str, per_era: bool | None = None) -> list[str]:

@@ -8,9 +8,12 @@ and the decoder is `midlayer.*` up to 0.5.11 and `layers.N.*` from 0.5.12.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
 from .spec import (
     Buffer,
+    CaptureRule,
     Derive,
     Dispatch,
     DraftClass,
@@ -18,6 +21,7 @@ from .spec import (
     Era,
     Field,
     IgnoreSuffix,
+    Launcher,
     Param,
     Prefix,
     PrefixUnlessParam,
@@ -280,6 +284,10 @@ ERAS = (
         name="0.4.6–0.4.8 midlayer (fc with bias)",
         first="0.4.6",
         last="0.4.8",
+        native_layout="sglang",  # convert --engine writes this layout (layouts/table.py)
+        multi_layer_layout="vllm",  # more than one layer: layers.N.* (the sglang layout holds one midlayer; before 0.5.12 L != 1 raises)
+        # llama_eagle3.py never reads norm_before_residual (residual taken before hidden_norm): read in every wheel, not run
+        variants_unconfirmed=frozenset({"norm_before_residual"}),
         versions_read=("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
         dispatch=DISPATCH_046,
         classes={
@@ -297,6 +305,9 @@ ERAS = (
         name="0.4.9–0.5.1 midlayer",
         first="0.4.9",
         last="0.5.1",
+        native_layout="sglang",
+        multi_layer_layout="vllm",
+        variants_unconfirmed=frozenset({"norm_before_residual"}),
         versions_read=("0.4.9", "0.4.9.post6", "0.4.10.post2", "0.5.1", "0.5.1.post3"),
         dispatch=MIDLAYER_DISPATCH,
         classes={"LlamaForCausalLMEagle3": _midlayer_class("0.4.9.post6", "bias", False, "0.4.9.post6")},
@@ -310,6 +321,9 @@ ERAS = (
         name="0.5.2 midlayer",
         first="0.5.2",
         last="0.5.2",
+        native_layout="sglang",
+        multi_layer_layout="vllm",
+        variants_unconfirmed=frozenset({"norm_before_residual"}),
         versions_read=("0.5.2",),
         dispatch=MIDLAYER_DISPATCH,
         classes={"LlamaForCausalLMEagle3": _midlayer_class("0.5.2", "bias", True, "0.5.2")},
@@ -322,6 +336,9 @@ ERAS = (
         name="0.5.3–0.5.11 midlayer",
         first="0.5.3",
         last="0.5.11",
+        native_layout="sglang",
+        multi_layer_layout="vllm",
+        variants_unconfirmed=frozenset({"norm_before_residual"}),
         versions_read=("0.5.3", "0.5.3.post3", "0.5.4", "0.5.4.post1", "0.5.4.post3", "0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
         dispatch=MIDLAYER_DISPATCH,
         classes={"LlamaForCausalLMEagle3": _midlayer_class("0.5.3–0.5.11", "bias", True, "0.5.3 … 0.5.11", pads=True)},
@@ -335,6 +352,9 @@ ERAS = (
         name="0.5.12–0.5.16 layers",
         first="0.5.12",
         last="0.5.16",
+        native_layout="sglang",
+        multi_layer_layout="vllm",
+        variants_unconfirmed=frozenset({"norm_before_residual"}),
         versions_read=("0.5.12", "0.5.16"),
         dispatch=LAYERS_DISPATCH,
         classes={"LlamaForCausalLMEagle3": LAYERS_CLASS, MLA: KIMI_CLASS},
@@ -348,6 +368,9 @@ ERAS = (
         name="0.5.17+ layers",
         first="0.5.17",
         last=None,
+        native_layout="sglang",
+        multi_layer_layout="vllm",
+        variants_unconfirmed=frozenset({"norm_before_residual"}),
         versions_read=("0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
         dispatch=LAYERS_DISPATCH,
         classes={"LlamaForCausalLMEagle3": LAYERS_CLASS_INPUT_NORM, MLA: KIMI_CLASS},
@@ -390,3 +413,99 @@ CAPTURE_SINCE: dict[str, str] = {
 }
 # read in the wheels: GptOss from 0.5.1, Apertus 0.5.3, BailingMoE/ExaoneMoE/Qwen3Next 0.5.9, MindSpore 0.5.10 and
 # Qwen3-VL 0.5.11 define it in their model file (the release before does not); earlier tables said 0.5.2/0.5.5/0.5.12
+
+# DeepSeek-family targets number explicit capture ids differently from 0.5.16 (sgl-project/sglang PR #25454)
+DEEPSEEK_FAMILY = frozenset(
+    {
+        "DeepseekV2ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "Glm4MoeLiteForCausalLM",
+        "KimiK25ForConditionalGeneration",
+    }
+)
+CAPTURE_CITE = "sglang/srt/models/*.py set_eagle3_layers_to_capture, per wheel 0.4.6.post5 … 0.5.23"
+_CAPTURE = CaptureRule(
+    first="0.4.6",
+    last="0.5.4",
+    # llama.py set_eagle3_layers_to_capture(layer_ids): layers_to_capture = [val + 1 for val in layer_ids], captured
+    # before layer i for i in range(N); the ids come from the draft's eagle_config only (eagle_worker*.py)
+    ids_from=("eagle_config",),
+    id_labels={"eagle_config": "eagle_config.eagle_aux_hidden_state_layer_ids", "default": "engine default [2, N//2, N-3]"},
+    shift=1,
+    boundaries="before-each-layer",
+    cite=CAPTURE_CITE,
+    unread_note="SGLang reads capture ids only from eagle_config; the top-level eagle_aux_hidden_state_layer_ids is ignored",
+    unreachable_note="boundary {n} (after the last layer) cannot be captured by SGLang's loop: it is silently missing",
+    supported_since=CAPTURE_SINCE,
+    support_ok="{arch} captures aux states since SGLang {since}",
+    support_later="{arch} gained set_eagle3_layers_to_capture only in SGLang {since}",
+    support_never="{arch} has no set_eagle3_layers_to_capture in any SGLang release we read (0.4.6–0.5.23)",
+)
+CAPTURE = (
+    _CAPTURE,
+    replace(
+        _CAPTURE,
+        first="0.5.5",
+        last="0.5.10",
+        # cuda_graph_runner.py calls set_eagle3_layers_to_capture() with no ids at CUDA-graph init (fixed by PR #22836)
+        resets_to_default="SGLang 0.5.5.post3–0.5.10 reset capture to the default layers at CUDA-graph init (no-arg call), "
+        "ignoring the draft's ids (fixed by #22836)",
+    ),
+    replace(_CAPTURE, first="0.5.11", last="0.5.15"),
+    replace(
+        _CAPTURE,
+        first="0.5.16",
+        last=None,
+        first_id_rule=DEEPSEEK_FAMILY,
+        first_id_note="DeepSeek-family target on SGLang ≥ 0.5.16: +1 only when the first id is 1 (#25454)",
+    ),
+)
+
+LAUNCH = Launcher(
+    engine="sglang",
+    program="sglang",
+    flags={
+        "--model-path": "target",
+        "--model": "target",
+        "--speculative-algorithm": "algorithm",
+        "--speculative-draft-model-path": "draft",
+        "--speculative-draft-model": "draft",
+        "--speculative-num-steps": "steps",
+        "--speculative-eagle-topk": "topk",
+        "--speculative-num-draft-tokens": "draft_tokens",
+        "--speculative-token-map": "token_map",
+        "--tp": "tp",
+        "--tp-size": "tp",
+        "--tensor-parallel-size": "tp",
+        "--context-length": "context_length",
+        "--dtype": "dtype",
+        "--quantization": "quantization",
+        "--speculative-draft-model-quantization": "draft_quantization",
+        "--attention-backend": "attention_backend",
+    },
+    argv=(
+        "python",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        "{target}",
+        "--speculative-algorithm",
+        "EAGLE3",
+        "--speculative-draft-model-path",
+        "{draft}",
+        "--speculative-num-steps",
+        "{steps}",
+        "--speculative-eagle-topk",
+        "{topk}",
+        "--speculative-num-draft-tokens",
+        "{draft_tokens}",
+    ),
+    cite="sglang/srt/server_args.py (flags; _handle_speculative_decoding: topk 1 sets num_draft_tokens = num_steps + 1)",
+    draft_tokens="steps + 1 if topk == 1 else steps * topk",
+    copies_quantization=True,  # server_args.py: speculative_draft_model_quantization defaults to --quantization
+    topk1_draft_tokens="steps + 1",
+    tree_bound=True,
+    fa3_topk1_only=True,  # sgl-project/sglang issue #5491
+    eagle_skips_fc=True,  # llama_eagle3.py forward: fc only when the hidden width differs from the draft's
+)

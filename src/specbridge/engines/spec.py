@@ -247,6 +247,62 @@ class Read:
 
 
 @dataclass(frozen=True)
+class CaptureRule:
+    """How one release range of an engine picks the target layers whose hidden states feed the drafter's `fc`.
+
+    A boundary b is the residual stream entering target layer b (engines/capture.py). Capture rows carry their own
+    `first`/`last`: capture changed on releases that are not loader-era boundaries (SGLang's 0.5.5–0.5.10 reset,
+    vLLM's 0.32 eagle_config fallback). Message fields are templates ({arch} {since} {version} {n} {allow}
+    {model_type} {chosen} {collapsed})."""
+
+    first: str
+    last: str | None
+    ids_from: tuple[str, ...]  # where configured ids are read, first present wins: "top-level" / "eagle_config"; () = never
+    id_labels: dict[str, str]  # how each source, and "default" (the engine's [2, N//2, N-3]), is named in the report
+    shift: int  # a configured id i means boundary i + shift (output-of-layer ids: 1)
+    boundaries: str  # "before-each-layer" (captured before layer i, i < N) | "sorted-set" | "as-given"
+    cite: str
+    unread_note: str = ""  # said when ids exist only where this release does not read them
+    resets_to_default: str = ""  # said when configured ids are replaced by the default at start-up
+    first_id_rule: frozenset[str] = frozenset()  # target archs whose ids shift only when the first id is 1
+    first_id_note: str = ""
+    never_last: frozenset[str] = frozenset()  # target archs whose boundary N is never captured
+    never_last_note: str = ""
+    unreachable_note: str = ""  # "before-each-layer": said when an id points past the last layer
+    collapse_note: str = ""  # "sorted-set": said when repeated ids collapse
+    # which targets capture at all: arch -> first release (None: the era's capture_model_types, else not tabled)
+    supported_since: dict[str, str] | None = None
+    support_ok: str = ""
+    support_later: str = ""
+    support_never: str = ""
+    support_model_types: str = ""  # the era's model_type allow-list decides
+    support_unknown: str = ""  # neither is tabled
+
+
+@dataclass(frozen=True)
+class Launcher:
+    """How an engine is started with an EAGLE-3 drafter, and the checks its own argument parsing makes.
+
+    `argv` is the command `specbridge launch` prints ({target} {draft} {steps} {topk} {draft_tokens} {spec});
+    `draft_tokens` the default --speculative-num-draft-tokens as an expression of steps and topk."""
+
+    engine: str
+    program: str  # program name / `-m` module prefix that runs this engine
+    flags: dict[str, str]  # command-line flag -> Launch attribute
+    argv: tuple[str, ...]
+    cite: str
+    spec_config_flags: tuple[str, ...] = ()  # flags whose value is a JSON speculative config
+    target_after: str = ""  # the target is the positional word after this one ("serve")
+    draft_tokens: str = ""
+    copies_quantization: bool = False  # the target's --quantization reaches the draft unless it has its own
+    topk1_draft_tokens: str = ""  # with topk 1 the engine adjusts num-draft-tokens to this expression
+    tree_bound: bool = False  # num-draft-tokens above the tree's topk × steps + 1 nodes is refused
+    fa3_topk1_only: bool = False  # --attention-backend fa3 takes only topk 1 for EAGLE
+    requires_steps: str = ""  # the error when a speculative config has no num_speculative_tokens
+    eagle_skips_fc: bool = False  # algorithm EAGLE on an EAGLE-3 drafter: fc skipped when widths match
+
+
+@dataclass(frozen=True)
 class DraftClass:
     """An engine's EAGLE-3 drafter class in one version range."""
 
@@ -325,6 +381,13 @@ class Era:
     # vLLM before 0.17: EAGLE-3 targets are allowed by a substring of their model_type (config/speculative.py
     # eagle3_target_supported); None = no such list (from 0.17 the model runner asks the class: SupportsEagle3)
     capture_model_types: tuple[str, ...] | None = None
+    # the layout `convert --engine` writes for this era, and for a drafter with more than one decoder layer
+    # (the midlayer.* layouts hold one)
+    native_layout: str = ""
+    multi_layer_layout: str = ""
+    # variant flags the class does not read whose cost was never measured on this engine: C011 warns instead of
+    # failing (SGLang's llama_eagle3 ignores norm_before_residual; the order it runs was read, not run)
+    variants_unconfirmed: frozenset[str] = frozenset()
 
     @property
     def min_version(self) -> str:

@@ -8,7 +8,7 @@ was not read (unknown-name handling), the table says "assumed".
 from __future__ import annotations
 
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, llama_decoder
-from .spec import Derive, Dispatch, DraftClass, Drop, Era, Field, Param, Prefix, Read, RenameRegex
+from .spec import CaptureRule, Derive, Dispatch, DraftClass, Drop, Era, Field, Param, Prefix, Read, RenameRegex
 
 F = "tensorrt_llm/_torch/models/modeling_speculative.py @ 00679c66"
 
@@ -54,6 +54,7 @@ ERAS = (
         name="PyTorch backend Eagle3ForCausalLM",
         first="1.0.0",
         last=None,
+        native_layout="trtllm",  # convert --engine writes this layout (layouts/table.py)
         versions_read=("1.2",),
         dispatch=Dispatch(
             "trtllm",
@@ -83,5 +84,21 @@ ERAS = (
         # as before the era rows carried them: the class reads all four (norm_before_residual's layer order not verified)
         variants=frozenset({"norm_before_fc", "fc_norm", "norm_output", "norm_before_residual"}),
         notes=("only single-layer drafters are modelled here (multi-layer uses midlayer.N.*)",),
+    ),
+)
+
+CAPTURE = (
+    CaptureRule(
+        first="1.0.0",
+        last=None,
+        # assumed, not verified: the draft config's eagle_config ids are what the launch's eagle3_layers_to_capture
+        # (llm_args.py, from 1.1.0) is set from; the engine default is {1, N//2-1, N-4} (output-of-layer ids, the
+        # eagle3_layers_to_capture description in a later llm_args.py)
+        ids_from=("eagle_config",),
+        id_labels={"eagle_config": "eagle_config ids (assumed)", "default": "engine default (1, N//2-1, N-4) output-of-layer"},
+        shift=1,
+        boundaries="as-given",
+        cite=f"{F} (capture at the end of each layer)",
+        support_unknown="TensorRT-LLM target capture support is not tabled here",
     ),
 )

@@ -9,8 +9,26 @@ lm_head gets a `model.` prefix, and speculators configs are translated.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
-from .spec import Derive, Dispatch, DraftClass, Drop, Era, Field, IgnoreSuffix, Param, Prefix, Raise, Rename, RenameTo, Run
+from .spec import (
+    CaptureRule,
+    Derive,
+    Dispatch,
+    DraftClass,
+    Drop,
+    Era,
+    Field,
+    IgnoreSuffix,
+    Launcher,
+    Param,
+    Prefix,
+    Raise,
+    Rename,
+    RenameTo,
+    Run,
+)
 
 F = "vllm/model_executor/models/llama_eagle3.py"
 PROP = "vllm/v1/spec_decode/llm_base_proposer.py (_maybe_share_embeddings/_maybe_share_lm_head)"
@@ -320,6 +338,7 @@ ERAS = (
         name="0.8.5 first EAGLE-3",
         first="0.8.5",
         last="0.8.5",
+        native_layout="vllm",  # convert --engine writes this layout (layouts/table.py)
         versions_read=("0.8.5",),
         dispatch=_dispatch(False, {}, "vllm/config.py @ 0.8.5: EAGLE-3 only for Llama targets; no speculators configs"),
         classes={"Eagle3LlamaForCausalLM": V085_CLASS},
@@ -333,6 +352,7 @@ ERAS = (
         name="0.9.0–0.10.0 target-embedding era",
         first="0.9.0",
         last="0.10.0",
+        native_layout="vllm",
         versions_read=("0.9.0.1", "0.9.1", "0.9.2", "0.10.0"),
         # no vllm/transformers_utils/configs/speculators/ in the 0.9.0.1 … 0.10.0 wheels: speculators configs from 0.10.1
         dispatch=_dispatch(False, {}, "vllm 0.9.0.1 … 0.10.0 wheels: no speculators config support (configs/speculators/ first in 0.10.1)"),
@@ -347,6 +367,7 @@ ERAS = (
         name="0.10.1–0.10.2 norm_before_residual",
         first="0.10.1",
         last="0.10.2",
+        native_layout="vllm",
         versions_read=("0.10.1", "0.10.1.1", "0.10.2"),
         dispatch=_dispatch(
             True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.10.2 (always Eagle3LlamaForCausalLM; aux ids not copied)"
@@ -363,6 +384,7 @@ ERAS = (
         name="0.11.0 params_dict loader, one layer",
         first="0.11.0",
         last="0.11.0",
+        native_layout="vllm",
         versions_read=("0.11.0",),
         dispatch=SPEC_DISPATCH,
         classes={"Eagle3LlamaForCausalLM": V110_CLASS},
@@ -375,6 +397,7 @@ ERAS = (
         name="0.11.1–0.15 params_dict loader",
         first="0.11.1",
         last="0.15",
+        native_layout="vllm",
         versions_read=("0.11.1", "0.11.2", "0.12.0", "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1"),
         dispatch=SPEC_DISPATCH,
         classes={"Eagle3LlamaForCausalLM": V14_CLASS},
@@ -388,6 +411,7 @@ ERAS = (
         name="0.16 params_dict loader + qkv bias",
         first="0.16.0",
         last="0.16",
+        native_layout="vllm",
         versions_read=("0.16.0",),
         dispatch=SPEC_DISPATCH,
         classes={"Eagle3LlamaForCausalLM": V16_CLASS},
@@ -401,6 +425,7 @@ ERAS = (
         name="0.17 params_dict loader, class-based capture",
         first="0.17.0",
         last="0.17",
+        native_layout="vllm",
         versions_read=("0.17.0", "0.17.1"),
         dispatch=SPEC_DISPATCH,
         classes={"Eagle3LlamaForCausalLM": V16_CLASS},
@@ -413,6 +438,7 @@ ERAS = (
         name="0.18–0.21 params_dict loader + input_norm",
         first="0.18.0",
         last="0.21",
+        native_layout="vllm",
         versions_read=("0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.21.0"),
         dispatch=SPEC_DISPATCH,
         classes={"Eagle3LlamaForCausalLM": V18_CLASS},
@@ -424,6 +450,7 @@ ERAS = (
         name="0.22–0.24 params_dict loader + fc_norm",
         first="0.22.0",
         last="0.24",
+        native_layout="vllm",
         versions_read=("0.22.0", "0.22.1", "0.23.0", "0.24.0"),
         dispatch=SPEC_DISPATCH,
         classes={"Eagle3LlamaForCausalLM": V22_CLASS},
@@ -436,6 +463,7 @@ ERAS = (
         name="0.25–0.29 AutoWeightsLoader",
         first="0.25.0",
         last="0.29",
+        native_layout="vllm",
         versions_read=("0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0", "0.29.0"),
         dispatch=SPEC_DISPATCH,
         classes={"Eagle3LlamaForCausalLM": V25_CLASS},
@@ -454,6 +482,7 @@ ERAS = (
         name="0.30+ d2t only for a reduced vocabulary",
         first="0.30.0",
         last=None,
+        native_layout="vllm",
         versions_read=("0.30.0", "0.31.0", "0.32.0", "0.33.0"),
         dispatch=V32_DISPATCH,
         classes={"Eagle3LlamaForCausalLM": V32_CLASS},
@@ -539,4 +568,87 @@ SUPPORTS_EAGLE3_SINCE: dict[str, str] = {
         ],
         "0.32.0",
     ),
+    # 0.33 adds GraniteMoe* (interfaces read in the 0.33.0 source, not run)
+    **dict.fromkeys(["GraniteMoeForCausalLM", "GraniteMoeSharedForCausalLM"], "0.33.0"),
 }
+
+# targets whose last boundary (the final pre-norm state) is never captured: DeepSeek-family models collect aux
+# states inside their own layer loop (vllm-project/vllm #46788); every SupportsEagle3 class of that family in 0.32
+DEEPSEEK_FAMILY = frozenset(
+    {
+        "DeepseekForCausalLM",
+        "DeepseekV2ForCausalLM",
+        "DeepseekV32ForCausalLM",
+        "DeepseekV3ForCausalLM",
+        "DeepseekV41ForCausalLM",
+        "DeepseekV4ForCausalLM",
+        "GlmMoeDsaForCausalLM",
+        "K2HorizonForCausalLM",
+        "KimiK25ForConditionalGeneration",
+        "KimiK3ForConditionalGeneration",
+        "KimiLinearForCausalLM",
+        "SarvamMLAForCausalLM",
+    }
+)
+DEFAULT_IDS = "engine default (2, N//2, N-3)"
+_CAPTURE = CaptureRule(
+    first="0.8.5",
+    last="0.10.2",
+    # v1/worker/gpu_model_runner.py before 0.11: the runner asks the model for its default aux layers only
+    ids_from=(),
+    id_labels={"default": DEFAULT_IDS + ": this version ignores configured ids"},
+    shift=0,
+    boundaries="sorted-set",
+    cite="vllm/model_executor/models/interfaces.py, v1/worker/gpu_model_runner.py",
+    never_last=DEEPSEEK_FAMILY,
+    never_last_note="boundary {n} is never captured on DeepSeek-family targets in vLLM (#46788)",
+    collapse_note="vLLM stores the ids as a sorted set: {chosen} collapses to {collapsed}",
+    support_model_types="vLLM {version} allows EAGLE-3 targets whose model_type contains one of {allow} (got {model_type!r})",
+)
+_SINCE = dict(
+    supported_since=SUPPORTS_EAGLE3_SINCE,
+    support_ok="{arch} implements SupportsEagle3 in vLLM {version} (since {since})",
+    support_later="{arch} does not implement SupportsEagle3 in vLLM {version} (only from {since}): RuntimeError at load",
+    support_never="{arch} does not implement SupportsEagle3 in vLLM {version}: RuntimeError at load",
+)
+_TOP_ONLY = dict(
+    # _get_eagle3_aux_layers_from_config (0.11+): the draft config's top-level eagle_aux_hidden_state_layer_ids
+    ids_from=("top-level",),
+    id_labels={"top-level": "top-level ids", "default": DEFAULT_IDS},
+    unread_note="vLLM {version} reads only the top-level eagle_aux_hidden_state_layer_ids; eagle_config ids are ignored",
+)
+CAPTURE = (
+    _CAPTURE,
+    replace(_CAPTURE, first="0.11.0", last="0.16", **_TOP_ONLY),
+    # 0.17: eagle3_target_supported is gone; the runner asks supports_eagle3(model)
+    replace(_CAPTURE, first="0.17.0", last="0.31", **_TOP_ONLY, **_SINCE),
+    replace(
+        _CAPTURE,
+        first="0.32.0",
+        last=None,
+        # 0.32 (vllm-project/vllm PR #43671): eagle_config.eagle_aux_hidden_state_layer_ids when no top-level list
+        ids_from=("top-level", "eagle_config"),
+        id_labels={"top-level": "top-level ids", "eagle_config": "eagle_config ids", "default": DEFAULT_IDS},
+        **_SINCE,
+    ),
+)
+
+LAUNCH = Launcher(
+    engine="vllm",
+    program="vllm",
+    flags={
+        "--model": "target",
+        "--tensor-parallel-size": "tp",
+        "-tp": "tp",
+        "--max-model-len": "context_length",
+        "--dtype": "dtype",
+        "--quantization": "quantization",
+        "-q": "quantization",
+    },
+    argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+    cite="vllm/engine/arg_utils.py (flags, --speculative-config JSON), vllm/config/speculative.py",
+    spec_config_flags=("--speculative-config", "-sc", "--speculative_config"),
+    target_after="serve",
+    requires_steps="vLLM needs num_speculative_tokens in --speculative-config ('A speculative model was provided, but "
+    "num_speculative_tokens was not provided').",
+)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from ..engines.registry import LAUNCHERS
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import Hit, rule
@@ -131,7 +132,7 @@ def launched_without_eagle3(c: Context) -> Iterator[Hit]:
     algo = L.algorithm if L else None
     if not algo or algo == "EAGLE3" or not (c.k and c.k >= 2):
         return
-    if L.engine == "sglang" and algo == "EAGLE":
+    if LAUNCHERS[L.engine].eagle_skips_fc and algo == "EAGLE":
         what = (
             f"SGLang never captures aux states, feeds fc's place a single {c.ht}-wide hidden state, and — because that width "
             f"equals the draft hidden size — skips the fusion fc [{d.hidden_size}, {d.fc_in}] silently (shape check in "

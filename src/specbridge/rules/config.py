@@ -7,7 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..checkpoint.target import rope_of
+from ..engines.expr import evaluate
 from ..engines.launch import max_draft_tokens
+from ..engines.registry import LAUNCHERS
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import Hit, rule
@@ -99,7 +101,8 @@ def quantized_target(c: Context) -> Iterator[Hit]:
     """
     q, L = _quantization(c), c.launch
     if q and "quantization_config" not in c.ckpt.config:
-        sev = ERROR if (L and L.engine == "sglang" and L.quantization and not L.draft_quantization) else WARNING
+        copies = L is not None and LAUNCHERS[L.engine].copies_quantization
+        sev = ERROR if (copies and L.quantization and not L.draft_quantization) else WARNING
         yield Hit(
             sev,
             f"the target is quantized ({q.get('quant_method', '?')}) and the drafter is not: SGLang copies --quantization "
@@ -191,26 +194,26 @@ def launch_flags(c: Context) -> Iterator[Hit]:
     L = c.launch
     if L is None:
         return
-    if L.engine == "sglang" and L.topk is not None and L.steps is not None:
-        if L.topk == 1 and L.draft_tokens is not None and L.draft_tokens != L.steps + 1:
-            yield Hit(
-                WARNING,
-                f"topk 1 with --speculative-num-draft-tokens {L.draft_tokens}: SGLang adjusts it to num_steps + 1 = {L.steps + 1}.",
-                f"--speculative-num-draft-tokens {L.steps + 1}",
-            )
-        if L.topk > 1 and L.draft_tokens is not None and L.draft_tokens > max_draft_tokens(L.steps, L.topk):
+    row = LAUNCHERS[L.engine]  # the checks this engine's argument parsing makes (its LAUNCH row)
+    if L.topk is not None and L.steps is not None:
+        if row.topk1_draft_tokens and L.topk == 1 and L.draft_tokens is not None:
+            want = evaluate(row.topk1_draft_tokens, {"steps": L.steps, "topk": L.topk})
+            if L.draft_tokens != want:
+                yield Hit(
+                    WARNING,
+                    f"topk 1 with --speculative-num-draft-tokens {L.draft_tokens}: SGLang adjusts it to num_steps + 1 = {want}.",
+                    f"--speculative-num-draft-tokens {want}",
+                )
+        if row.tree_bound and L.topk > 1 and L.draft_tokens is not None and L.draft_tokens > max_draft_tokens(L.steps, L.topk):
             yield Hit(ERROR, f"--speculative-num-draft-tokens {L.draft_tokens} exceeds the tree's {L.topk}×{L.steps}+1 nodes.")
-        if L.topk > 1 and (L.attention_backend or "").lower() == "fa3":
+        if row.fa3_topk1_only and L.topk > 1 and (L.attention_backend or "").lower() == "fa3":
             yield Hit(
                 ERROR,
                 "--attention-backend fa3 supports only --speculative-eagle-topk 1 for EAGLE (sglang #5491).",
                 "use topk 1 or another backend",
             )
-    if L.engine == "vllm" and L.algorithm and not L.steps and "speculators_config" not in c.ckpt.config and "n_predict" not in c.d.cfg:
-        yield Hit(
-            ERROR,
-            "vLLM needs num_speculative_tokens in --speculative-config ('A speculative model was provided, but num_speculative_tokens was not provided').",
-        )
+    if row.requires_steps and L.algorithm and not L.steps and "speculators_config" not in c.ckpt.config and "n_predict" not in c.d.cfg:
+        yield Hit(ERROR, row.requires_steps)
 
 
 @rule(
@@ -294,7 +297,7 @@ def unread_variant(c: Context) -> Iterator[Hit]:
     if known is None:
         return
     for f in sorted(variant_flags_on(c) - known):
-        sglang_nbr = f == "norm_before_residual" and c.rep.engine == "sglang"
+        sglang_nbr = f in c.rep.era.variants_unconfirmed  # SGLang's norm_before_residual: read, never measured
         yield Hit(
             WARNING if sglang_nbr else ERROR,
             f"the drafter uses {f} = true but {c.eng}'s EAGLE-3 class does not read it: the drafter runs as a different network than it was trained as"
