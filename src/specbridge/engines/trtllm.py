@@ -1,8 +1,9 @@
 """TensorRT-LLM (PyTorch backend): how it builds and loads an EAGLE-3 drafter.
 
-Read at NVIDIA/TensorRT-LLM@00679c66 `tensorrt_llm/_torch/models/modeling_speculative.py`
-(and NVIDIA/Model-Optimizer@a2fbac7b `modelopt/torch/export/plugins/hf_spec_export.py`, its producer). Less is verified here than for SGLang/vLLM: where the source
-was not read (unknown-name handling), the table says "assumed".
+Never run. Read at NVIDIA/TensorRT-LLM@00679c66 and @b35ac1b6 (1.2.0rc2) `tensorrt_llm/_torch/models/modeling_speculative.py`,
+the launch-side config (`llmapi/llm_args.py`) at tags 1.0.0, 1.1.0 and 1.2.0rc2.post1 (the era's `reads`), and
+NVIDIA/Model-Optimizer@a2fbac7b `modelopt/torch/export/plugins/hf_spec_export.py` (its producer). Less is verified here
+than for SGLang/vLLM: where the source was not read (unknown-name handling), the table says "assumed".
 """
 
 from __future__ import annotations
@@ -64,11 +65,38 @@ ERAS = (
             "the draft config is read as a flat HF config (assumed: speculators configs are not translated)",
         ),
         classes={"Eagle3ForCausalLM": EAGLE3_CLASS},
-        begins="assumed: read at one commit (00679c66), never run; which release tags the commits below belong to was not "
-        "established (no TensorRT-LLM wheel on PyPI, the repository too large to fetch here)",
+        begins="assumed: never run (no TensorRT-LLM wheel installs here: PyPI holds stub sdists only). The loader "
+        "(modeling_speculative.py) was read at two commits: b35ac1b6, whose tensorrt_llm/version.py says 1.2.0rc2, and "
+        "00679c66 (release not established). At three release tags (1.0.0, 1.1.0, 1.2.0rc2.post1) only the launch-side "
+        "EAGLE-3 config (llmapi/llm_args.py, as rendered in the project's versioned docs) could be read: the index holds "
+        "no modeling_speculative.py at a tag commit (v1.2.0rc2 = 31116825, v1.1.0rc4 = 62b564ac per "
+        "triton-inference-server/tensorrtllm_backend PRs #819 and #796) and the repository (2.5 GB) is over the 500 MiB "
+        "snapshot limit, so what each tag's loader does is inferred from the commits on either side",
         reads=(
             Read(
-                release="commit b35ac1b6 (older)",
+                release="1.0.0 (tag)",
+                file="tensorrt_llm/llmapi/llm_args.py (NVIDIA/TensorRT-LLM gh-pages 1.0.0/_modules/…/llm_args.html @ 090dc649)",
+                shows="EagleDecodingConfig has eagle3_one_model (default True) and no eagle3_layers_to_capture / "
+                "num_capture_layers: the number of captured target layers is not configurable (three). Unverified: the "
+                "1.0.0 loader itself (an older stored modeling_speculative.py, commit not recorded, builds fc as "
+                "Linear(hidden_size_in * 3) always, one midlayer, d2t int64)",
+            ),
+            Read(
+                release="1.1.0 (tag)",
+                file="tensorrt_llm/llmapi/llm_args.py (gh-pages 1.1.0/_modules/…/llm_args.html @ 8660c119)",
+                shows="adds eagle3_layers_to_capture: Optional[Set[int]]; num_capture_layers = its length, else 3. fc's input "
+                "width (target_hidden_size × num_capture_layers) is set by the launch's speculative config, not by the "
+                "draft's config.json: a drafter trained on k ≠ 3 aux states needs eagle3_layers_to_capture at launch. "
+                "Unverified: whether the draft's eagle_config ids are read at all (this table assumes they are)",
+            ),
+            Read(
+                release="1.2.0rc2.post1 (tag)",
+                file="tensorrt_llm/llmapi/llm_args.py (gh-pages 1.2.0rc2.post1/_modules/…/llm_args.html @ b735cce5)",
+                shows="the same capture settings (eagle3_layers_to_capture, num_capture_layers else 3); EagleDecodingConfig now "
+                "asserts max_draft_len is given and adds static/dynamic draft trees",
+            ),
+            Read(
+                release="commit b35ac1b6 (version.py: 1.2.0rc2)",
                 file="tensorrt_llm/_torch/models/modeling_speculative.py",
                 shows="Eagle3DraftModel: fc only when num_capture_layers > 1 (bias=config.bias), midlayer a ModuleList "
                 "(midlayer.N.*) when num_hidden_layers > 1, d2t int32 only when draft_vocab_size != vocab_size, "
@@ -76,7 +104,7 @@ ERAS = (
                 "checkpoint has one; no input_norm / fc_norm / norm_output yet",
             ),
             Read(
-                release="commit 00679c66",
+                release="commit 00679c66 (release not established)",
                 file="tensorrt_llm/_torch/models/modeling_speculative.py",
                 shows="the rows of this table; post-norm and per-aux fc_norm came with NVIDIA/TensorRT-LLM PR #14988 (merged 2026-06-05)",
             ),
