@@ -428,8 +428,8 @@ CAPTURE_CITE = "sglang/srt/models/*.py set_eagle3_layers_to_capture, per wheel 0
 _CAPTURE = CaptureRule(
     first="0.4.6",
     last="0.5.4",
-    # llama.py set_eagle3_layers_to_capture(layer_ids): layers_to_capture = [val + 1 for val in layer_ids], captured
-    # before layer i for i in range(N); the ids come from the draft's eagle_config only (eagle_worker*.py)
+    # set_eagle3_layers_to_capture(layer_ids) stores val + 1 for each id and captures before layer i for i in range(N);
+    # the ids come from the draft's eagle_config only (read in the wheels)
     ids_from=("eagle_config",),
     id_labels={"eagle_config": "eagle_config.eagle_aux_hidden_state_layer_ids", "default": "engine default [2, N//2, N-3]"},
     shift=1,
@@ -448,7 +448,7 @@ CAPTURE = (
         _CAPTURE,
         first="0.5.5",
         last="0.5.10",
-        # cuda_graph_runner.py calls set_eagle3_layers_to_capture() with no ids at CUDA-graph init (fixed by PR #22836)
+        # a no-arg set_eagle3_layers_to_capture() at CUDA-graph init replaces the draft's ids (fixed by #22836)
         resets_to_default="SGLang 0.5.5.post3–0.5.10 reset capture to the default layers at CUDA-graph init (no-arg call), "
         "ignoring the draft's ids (fixed by #22836)",
     ),

@@ -594,7 +594,7 @@ DEFAULT_IDS = "engine default (2, N//2, N-3)"
 _CAPTURE = CaptureRule(
     first="0.8.5",
     last="0.10.2",
-    # v1/worker/gpu_model_runner.py before 0.11: the runner asks the model for its default aux layers only
+    # before 0.11 the model runner uses the model's default aux layers: configured ids are ignored (wheels read)
     ids_from=(),
     id_labels={"default": DEFAULT_IDS + ": this version ignores configured ids"},
     shift=0,
@@ -626,7 +626,7 @@ CAPTURE = (
         _CAPTURE,
         first="0.32.0",
         last=None,
-        # 0.32 (vllm-project/vllm PR #43671): eagle_config.eagle_aux_hidden_state_layer_ids when no top-level list
+        # 0.32 wheel: eagle_config.eagle_aux_hidden_state_layer_ids when there is no top-level list
         ids_from=("top-level", "eagle_config"),
         id_labels={"top-level": "top-level ids", "eagle_config": "eagle_config ids", "default": DEFAULT_IDS},
         **_SINCE,
