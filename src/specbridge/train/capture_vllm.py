@@ -83,7 +83,7 @@ def vllm_aux_layer_ids(aux_layer_ids: list[int], num_layers: int) -> tuple[list[
     return theirs, [theirs.index(i) for i in ours], theirs.index(num_layers)
 
 
-def vllm_env(threads: int | None = None) -> dict:
+def vllm_env(world: int = 1) -> dict:
     env = dict(os.environ)
     env.pop("VIRTUAL_ENV", None)
     env.update(
@@ -94,8 +94,11 @@ def vllm_env(threads: int | None = None) -> dict:
         TRANSFORMERS_OFFLINE="1",
     )
     env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB; holds the target's KV and the captured states
-    if threads:
-        env["OMP_NUM_THREADS"] = str(threads)
+    if world > 1 and "VLLM_CPU_OMP_THREADS_BIND" not in env:
+        # vLLM CPU's "auto" binding wants a NUMA node per rank (vllm/utils/ompmultiprocessing.py asserts it);
+        # on a one-node machine the ranks share the cores instead, unpinned, the cores split between them
+        env["VLLM_CPU_OMP_THREADS_BIND"] = "nobind"
+        env.setdefault("OMP_NUM_THREADS", str(max(1, len(os.sched_getaffinity(0)) // world)))
     return env
 
 
@@ -151,7 +154,7 @@ def build_capture_vllm(
         job_file.write_text(json.dumps(job))
         log(f"generate+capture {len(prompts)} prompts with vLLM {VLLM_RELEASE} ({py}), tp={tp} pp={pp}, {dtype}")
         t0 = time.time()
-        r = subprocess.run([str(py), "-m", WORKER, str(job_file)], env=vllm_env(), stdout=sys.stderr, stderr=sys.stderr)
+        r = subprocess.run([str(py), "-m", WORKER, str(job_file)], env=vllm_env(tp * pp), stdout=sys.stderr, stderr=sys.stderr)
         if r.returncode != 0 or not (out_dir / "manifest.json").exists():
             raise RuntimeError(f"the vLLM capture process failed (exit {r.returncode}); its log is above")
     manifest = cap.load_manifest(out_dir)
