@@ -514,6 +514,8 @@ def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
     j = json.loads(r.stdout)
     spec, base = j["servers"]["spec"], j["servers"]["baseline"]
     assert spec["engine"] == "vllm" and base["model"] == "target"
+    # the tiny target's tokenizer has no chat template: vLLM's /tokenize says so, and bench tokenizes raw text, as eval does
+    assert "no chat template" in spec["note"] and "no chat template" in base["note"]
     a = spec["acceptance"]
     assert a["source"] == "vllm /metrics"
     assert a["drafts"] > 0 and a["draft_tokens"] == k * a["drafts"] and a["k"] == k
