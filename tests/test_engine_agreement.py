@@ -46,6 +46,7 @@ def test_vllm_mean_accept_length_matches_eval(tmp_path):
     from specbridge.eval.load import build_drafter
     from specbridge.eval.run import evaluate, load_prompts
     from specbridge.model.target import load_target
+    from specbridge.prompts import completion_params
 
     torch.set_num_threads(1)
     try:
@@ -74,7 +75,7 @@ def test_vllm_mean_accept_length_matches_eval(tmp_path):
         for ids in prompts:
             r = _post(
                 f"http://127.0.0.1:{port}/v1/completions",
-                {"model": "smollm2", "prompt": ids, "max_tokens": NEW, "temperature": 0, "ignore_eos": True},
+                {"model": "smollm2", "prompt": ids, **completion_params(NEW)},  # the stopping rule bench sends
             )
             outs.append(r["choices"][0]["text"])
         after = vllm_counters(_get(f"http://127.0.0.1:{port}/metrics"))
