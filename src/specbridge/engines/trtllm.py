@@ -76,7 +76,7 @@ EAGLE3_CLASS_12 = DraftClass(
     file=F12,
     fields=_FIELDS,
     derive=_DERIVE,
-    params=_params(norms=True),
+    params=_params(norms=False),
     loader=_loader(F12, rename_layers=False),
     unknown="skip",
     unknown_message="assumed skipped (TensorRT-LLM's handling of unknown names was not verified)",
@@ -162,8 +162,8 @@ ERAS = (
                 "asserts max_draft_len is given and adds static/dynamic draft trees",
             ),
         ),
-        # as before the era rows carried them: the class reads all four (norm_before_residual's layer order not verified)
-        variants=frozenset({"norm_before_fc", "fc_norm", "norm_output", "norm_before_residual"}),
+        # read at 1.2.0rc2: the class reads none of the variant flags (a drafter trained with one runs as another network)
+        variants=frozenset(),
         notes=("only single-layer drafters are modelled here (multi-layer uses midlayer.N.*)",),
     ),
     Era(
