@@ -3,14 +3,16 @@
 Never run (no TensorRT-LLM wheel installs here). Two eras, split where the read source parts:
 
 - 1.0 – 1.2: `tensorrt_llm/_torch/models/modeling_speculative.py` read at NVIDIA/TensorRT-LLM@b35ac1b6, whose
-  `tensorrt_llm/version.py` says 1.2.0rc2; the launch-side config (`llmapi/llm_args.py`) at tags 1.0.0, 1.1.0 and
-  1.2.0rc2.post1. `load_weights` renames nothing but the `model.` prefix: a `layers.0.*` checkpoint matches no
-  parameter.
-- 1.3 on (approximate): read at NVIDIA/TensorRT-LLM@00679c66 (release not established), which renames `layers.0.*`
-  to `midlayer.*` first.
+  `tensorrt_llm/version.py` says 1.2.0rc2; the module-walking weight loader (`_torch/models/modeling_utils.py`) read
+  at NVIDIA/TensorRT-LLM@000a01de, whose `version.py` and `examples/constraints.txt` say 1.0.0rc4; the launch-side
+  config (`llmapi/llm_args.py`) at tags 1.0.0, 1.1.0 and 1.2.0rc2.post1. `load_weights` renames nothing but the
+  `model.` prefix: a `layers.0.*` checkpoint matches no parameter.
+- 1.3 on (approximate): read at NVIDIA/TensorRT-LLM@00679c66 (release not established) and at two fork copies of
+  the same file (ltalal/TensorRT-LLM@40731343, QiJune/TensorRT-LLM@6174b2c9, releases not established), which first
+  rename `layers.N.*` to `midlayer[.N].*` and build `input_norm` for `norm_before_fc`.
 
 NVIDIA/Model-Optimizer@a2fbac7b `modelopt/torch/export/plugins/hf_spec_export.py` is the producer. Where the source
-was not read (unknown-name handling), the rows say "assumed".
+was not read, the rows say "assumed".
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .spec import CaptureRule, Derive, Dispatch, DraftClass, Drop, Era, Field, P
 
 F = "tensorrt_llm/_torch/models/modeling_speculative.py @ 00679c66"
 F12 = "tensorrt_llm/_torch/models/modeling_speculative.py @ b35ac1b6 (1.2.0rc2)"
+U10 = "tensorrt_llm/_torch/models/modeling_utils.py @ 000a01de (1.0.0rc4)"
 
 _FIELDS = LLAMA_FIELDS + (
     Field("Vd_raw", ("draft_vocab_size",), None),
@@ -79,7 +82,8 @@ EAGLE3_CLASS_12 = DraftClass(
     params=_params(norms=False),
     loader=_loader(F12, rename_layers=False),
     unknown="skip",
-    unknown_message="assumed skipped (TensorRT-LLM's handling of unknown names was not verified)",
+    unknown_message="skipped silently: the loader walks the model's modules and reads only the names under each one's "
+    "prefix, so a name under no module is never read (modeling_utils.py read at 1.0.0rc4; not run)",
     share_embed="'target'",
     share_head="'target' if not has_head else 'own'",
     share_cite=F12,
@@ -97,7 +101,7 @@ EAGLE3_CLASS = DraftClass(
     params=_params(norms=True),
     loader=_loader(F, rename_layers=True),
     unknown="skip",
-    unknown_message="assumed skipped (TensorRT-LLM's handling of unknown names was not verified)",
+    unknown_message="assumed skipped (TensorRT-LLM's handling of unknown names was not verified after 1.0.0rc4)",
     share_embed="'target'",
     share_head="'target' if not has_head else 'own'",
     share_cite=F,
@@ -124,9 +128,21 @@ ERAS = (
         classes={"Eagle3ForCausalLM": EAGLE3_CLASS_12},
         begins="assumed: never run (no TensorRT-LLM wheel installs here: PyPI holds stub sdists only), and the first "
         "release with EAGLE-3 on the PyTorch backend modelled. Loader source pinned to a release by the version.py "
-        "stored at the same commit: modeling_speculative.py at b35ac1b6 (1.2.0rc2); the 1.0.0, 1.1.0 and 1.2.0 final loaders were not read (the index holds no copy at their tag "
+        "stored at the same commit: modeling_speculative.py at b35ac1b6 (1.2.0rc2) and modeling_utils.py at 000a01de "
+        "(1.0.0rc4); the 1.0.0, 1.1.0 and 1.2.0 final loaders were not read (the index holds no copy at their tag "
         "commits and the repository is over the snapshot limit); 1.0 and 1.1 are predicted as 1.2.0rc2",
         reads=(
+            Read(
+                release="1.0.0rc4 (commit 000a01de: its version.py and examples/constraints.txt say 1.0.0rc4)",
+                file="tensorrt_llm/_torch/models/modeling_utils.py (_load_weights_impl, _load_weights_impl_v2)",
+                shows="the loader walks the model's modules; each module with parameters takes the checkpoint names under "
+                "its own dotted name (filter_weights: a plain prefix test, the prefix stripped); a name under no module is "
+                "never looked at, so unknown names are skipped silently; a module without its own load_weights indexes "
+                "those names by parameter name (a missing one is a KeyError) on the plain path, or hands them to the "
+                "weight mapper's handle_manual_copy on the mapper path (not read at this commit); skip_modules (lm_head "
+                "here) is left alone. Unverified: what Linear/Embedding.load_weights do with an empty dict; the table "
+                "keeps reporting unfilled parameters as missing, not as a raise",
+            ),
             Read(
                 release="1.0.0 (tag)",
                 file="tensorrt_llm/llmapi/llm_args.py (NVIDIA/TensorRT-LLM gh-pages 1.0.0/_modules/…/llm_args.html @ 090dc649)",
@@ -142,6 +158,12 @@ ERAS = (
                 "width (target_hidden_size × num_capture_layers) is set by the launch's speculative config, not by the "
                 "draft's config.json: a drafter trained on k ≠ 3 aux states needs eagle3_layers_to_capture at launch. "
                 "Unverified: whether the draft's eagle_config ids are read at all (this table assumes they are)",
+            ),
+            Read(
+                release="1.1 (release notes)",
+                file="docs/source/release-notes.md (NVIDIA/TensorRT-LLM @ 001eaece)",
+                shows="the 1.1 notes list 'multi-layer Eagle support' (at b35ac1b6 midlayer is a list for num_hidden_layers > 1); "
+                "only single-layer drafters are modelled here",
             ),
             Read(
                 release="1.2.0rc2 (commit b35ac1b6: its version.py says 1.2.0rc2)",
@@ -160,6 +182,11 @@ ERAS = (
                 file="tensorrt_llm/llmapi/llm_args.py (gh-pages 1.2.0rc2.post1/_modules/…/llm_args.html @ b735cce5)",
                 shows="the same capture settings (eagle3_layers_to_capture, num_capture_layers else 3); EagleDecodingConfig now "
                 "asserts max_draft_len is given and adds static/dynamic draft trees",
+            ),
+            Read(
+                release="fork DylanChen-NV/TensorRT-LLM @ 91489706 (release not established)",
+                file="tensorrt_llm/_torch/models/modeling_speculative.py",
+                shows="Eagle3DraftModel and Eagle3ForCausalLM as at b35ac1b6 (no layers.N rename, no input_norm)",
             ),
         ),
         # read at 1.2.0rc2: the class reads none of the variant flags (a drafter trained with one runs as another network)
@@ -181,6 +208,20 @@ ERAS = (
         "(the 1.2.0 and 1.2.1 loaders were not read; they are predicted with the 1.2.0rc2 era): 1.3 is a placeholder, "
         "no 1.3 source was read. Never run",
         reads=(
+            Read(
+                release="fork ltalal/TensorRT-LLM @ 40731343 (release not established)",
+                file="tensorrt_llm/_torch/models/modeling_speculative.py",
+                shows="load_weights first renames layers.0.* to midlayer.* (single-layer drafters) or layers.N.* to "
+                "midlayer.N.*, then prefixes model. as before; input_norm (width target_hidden_size × num_capture_layers) "
+                "when eagle_config.norm_before_fc; a missing draft_vocab_size defaults to vocab_size with a warning "
+                "(as NVIDIA/TensorRT-LLM PR #10124 describes); MLA drafters; no fc_norm yet, so the rename predates PR #14988",
+            ),
+            Read(
+                release="fork QiJune/TensorRT-LLM @ 6174b2c9 (release not established)",
+                file="tensorrt_llm/_torch/models/modeling_speculative.py",
+                shows="the same Eagle3DraftModel as ltalal @ 40731343 (input_norm, int32 d2t only for a reduced vocabulary, "
+                "embed_tokens only when target_hidden_size differs)",
+            ),
             Read(
                 release="commit 00679c66 (release not established)",
                 file="tensorrt_llm/_torch/models/modeling_speculative.py",
