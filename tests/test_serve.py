@@ -135,3 +135,11 @@ def test_sigterm_stops_the_engine_too(tmp_path):
             pytest.fail("the engine outlived serve")
     finally:
         proc.kill()
+
+
+def test_dtype_is_handed_to_the_engine(tmp_path):
+    """--dtype (eval's values) goes on the engine's command line; anything else is refused at the door."""
+    r = _serve(tmp_path, "ok", "--exit-when-ready", "--phase-timeout", "20", "--dtype", "Float32")
+    assert r.returncode == 0 and "--dtype float32" in r.stdout, r.stdout + r.stderr
+    r = _serve(tmp_path, "ok", "--exit-when-ready", "--dtype", "float8")
+    assert r.returncode == 2 and "--dtype must be one of float32, bfloat16, float16" in r.stderr

