@@ -84,6 +84,16 @@ def test_tokenize_requests_follow_the_format():
     assert len(read_prompts(HOLDOUT)) == 16
 
 
+def test_bench_stays_light():
+    """bench and sweep tokenize through the server: their modules import neither torch nor transformers."""
+    code = (
+        "import sys; import specbridge.cli.bench_cmd, specbridge.cli.serve_cmd, specbridge.bench.runner, specbridge.bench.sweep; "
+        "print(sorted(m for m in ('torch', 'transformers') if m in sys.modules))"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
+
+
 def test_holdout_prompts_are_not_the_bundled_ones():
     from specbridge.bundled import PROMPTS
     from specbridge.prompts import read_prompts, text_of
