@@ -94,6 +94,7 @@ def vllm_env(world: int = 1) -> dict:
         TRANSFORMERS_OFFLINE="1",
     )
     env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB; holds the target's KV and the captured states
+    env.setdefault("VLLM_LOGGING_LEVEL", "WARNING")  # the engine's INFO lines drown the progress bar
     if world > 1 and "VLLM_CPU_OMP_THREADS_BIND" not in env:
         # vLLM CPU's "auto" binding wants a NUMA node per rank (vllm/utils/ompmultiprocessing.py asserts it);
         # on a one-node machine the ranks share the cores instead, unpinned, the cores split between them
