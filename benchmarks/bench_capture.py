@@ -86,6 +86,7 @@ def main() -> dict:
         t0 = time.time()
         m = capture_vllm.build_capture_vllm(path, prompts, ids, Path(tmp) / "vllm", aux, n, args.new_tokens, eos, base, tp=args.tp)
         wall = time.time() - t0
+        capture_vllm.close_engine()
         rows["vllm"] = {
             "setup": f"vLLM {capture_vllm.VLLM_RELEASE} CPU, tp={args.tp}, float32",
             "wall_s": wall,

@@ -86,6 +86,7 @@ def both_paths(tmp_path_factory):
     vman = capture_vllm.build_capture_vllm(
         path, prompts, ids, root / "vllm", AUX, 30, NEW_TOKENS, eos, base, float32_states_dir=root / "fp32"
     )
+    capture_vllm.close_engine()
     hf_rows = []
     for p in ids:  # one prompt per batch: no padding on the transformers side either
         hf_rows += selfdistill.generate_capture_batch(model, [p], AUX, NEW_TOKENS, eos, pad)

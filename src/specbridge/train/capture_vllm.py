@@ -45,8 +45,10 @@ slot, so the cache ends up holding the accepted tokens' states.
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -132,40 +134,100 @@ def build_capture_vllm(
         )
     vllm_ids, columns, final_column = vllm_aux_layer_ids(aux_layer_ids, num_layers)
     out_dir.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="specbridge-vllm-", dir=out_dir.parent) as tmp:
-        job = {
-            "target_path": str(target_path),
-            "prompts": prompts,
-            "prompt_ids": prompt_ids,
-            "out": str(out_dir),
-            "states_dir": str(Path(tmp) / "states"),
-            "aux_layer_ids": list(aux_layer_ids),
-            "vllm_aux_layer_ids": vllm_ids,
-            "columns": columns,
-            "final_column": final_column,
-            "max_new_tokens": max_new_tokens,
-            "eos_ids": sorted(eos_ids),
-            "manifest_base": manifest_base,
-            "tp": tp,
-            "pp": pp,
-            "dtype": dtype,
-            "float32_states_dir": str(float32_states_dir) if float32_states_dir else None,
-        }
-        job_file = Path(tmp) / "job.json"
-        job_file.write_text(json.dumps(job))
-        log(f"generate+capture {len(prompts)} prompts with vLLM {VLLM_RELEASE} ({py}), tp={tp} pp={pp}, {dtype}")
-        t0 = time.time()
-        r = subprocess.run([str(py), "-m", WORKER, str(job_file)], env=vllm_env(tp * pp), stdout=sys.stderr, stderr=sys.stderr)
-        if r.returncode != 0 or not (out_dir / "manifest.json").exists():
-            raise RuntimeError(f"the vLLM capture process failed (exit {r.returncode}); its log is above")
+    needed = max(len(p) for p in prompt_ids) + max_new_tokens + 8
+    max_len = 2048
+    while max_len < needed:
+        max_len *= 2
+    engine = _engine_for(py, (str(target_path), tuple(vllm_ids), tp, pp, dtype, max_len), out_dir.parent, log)
+    job = {
+        "target_path": str(target_path),
+        "prompts": prompts,
+        "prompt_ids": prompt_ids,
+        "out": str(out_dir),
+        "states_dir": str(engine.workdir / "states"),
+        "aux_layer_ids": list(aux_layer_ids),
+        "vllm_aux_layer_ids": vllm_ids,
+        "columns": columns,
+        "final_column": final_column,
+        "max_new_tokens": max_new_tokens,
+        "max_model_len": max_len,
+        "eos_ids": sorted(eos_ids),
+        "manifest_base": manifest_base,
+        "tp": tp,
+        "pp": pp,
+        "dtype": dtype,
+        "float32_states_dir": str(float32_states_dir) if float32_states_dir else None,
+    }
+    log(f"generate+capture {len(prompts)} prompts with vLLM {VLLM_RELEASE} ({py}), tp={tp} pp={pp}, {dtype}")
+    t0 = time.time()
+    engine.run(job)
+    if not (out_dir / "manifest.json").exists():
+        raise RuntimeError("the vLLM capture process wrote no capture; its log is above")
     manifest = cap.load_manifest(out_dir)
     wall = time.time() - t0
     log(
         f"vLLM generated+captured {manifest['num_loss_tokens']} response tokens ({manifest['num_tokens']} in all, "
-        f"{manifest['num_seqs']} seqs) in {wall:.0f}s incl. engine start ({manifest['capture_seconds']}s generating)"
+        f"{manifest['num_seqs']} seqs) in {wall:.0f}s ({manifest['capture_seconds']}s generating; the rest is the engine start, once per run)"
     )
     return manifest
 
 
 class VllmMissing(RuntimeError):
     """The vLLM venv is absent: `specbridge train --capture vllm` exits 2 with this one line."""
+
+
+class _Engine:
+    """One vLLM worker process (`vllm_capture_worker --serve`), kept for the next prompt list (train, then
+    validation) so a run starts the engine once: a job file's path goes down its stdin, the worker
+    answers with `<job>.done`. It exits when its stdin closes (close(), or this process ending)."""
+
+    def __init__(self, py: Path, key: tuple, parent: Path, world: int):
+        self.key = key
+        self.workdir = Path(tempfile.mkdtemp(prefix="specbridge-vllm-", dir=parent))
+        self.proc = subprocess.Popen(
+            [str(py), "-m", WORKER, "--serve"], stdin=subprocess.PIPE, stdout=sys.stderr, stderr=sys.stderr, env=vllm_env(world), text=True
+        )
+        self.jobs = 0
+
+    def run(self, job: dict) -> None:
+        self.jobs += 1
+        job_file = self.workdir / f"job-{self.jobs}.json"
+        done = job_file.with_suffix(".done")
+        job_file.write_text(json.dumps(job))
+        self.proc.stdin.write(f"{job_file}\n")
+        self.proc.stdin.flush()
+        while not done.exists():
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the vLLM capture process exited ({self.proc.returncode}); its log is above")
+            time.sleep(0.5)
+        answer = json.loads(done.read_text())
+        if answer.get("error"):
+            raise RuntimeError(f"the vLLM capture process failed: {answer['error']}")
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=120)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+_ENGINE: list[_Engine] = []
+
+
+def _engine_for(py: Path, key: tuple, parent: Path, log) -> _Engine:
+    if _ENGINE and (_ENGINE[0].key != key or _ENGINE[0].proc.poll() is not None):
+        close_engine()
+    if not _ENGINE:
+        _ENGINE.append(_Engine(py, key, parent, key[2] * key[3]))
+        atexit.register(close_engine)
+    return _ENGINE[0]
+
+
+def close_engine() -> None:
+    """Stop the kept vLLM engine, if any (prepare_data calls it once the captures are made)."""
+    while _ENGINE:
+        _ENGINE.pop().close()

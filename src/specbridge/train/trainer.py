@@ -312,6 +312,7 @@ def prepare_data(args: TrainArgs, target, tokenizer, target_path: Path, aux: lis
             "generate_s": round(gen_s, 1),
             "capture_s": round(time.time() - t0, 1),
         }
+    capture_vllm.close_engine()  # --capture vllm keeps one engine for both splits; training needs its memory
     return out
 
 

@@ -1,6 +1,8 @@
 """vLLM side of `--capture vllm` (run by capture_vllm.build_capture_vllm with the vLLM venv's python).
 
-    <vllm-venv>/bin/python vllm_capture_worker.py JOB.json      (PYTHONPATH = specbridge's src)
+    <vllm-venv>/bin/python -m specbridge.train.vllm_capture_worker --serve   (PYTHONPATH = specbridge's src)
+
+reads job-file paths on stdin, one per line, and runs them all on one engine (train, then validation).
 
 Greedy-generates every prompt with vLLM's `extract_hidden_states` speculative method and a
 SpecbridgeHiddenStatesConnector (vllm_connector.py), which saves each finished request's aux states
@@ -46,12 +48,11 @@ def make_llm(job: dict):
     from vllm import LLM
 
     target = job["target_path"]
-    longest = max(len(p) for p in job["prompt_ids"]) + job["max_new_tokens"] + 8
     return LLM(
         model=target,
         dtype=job["dtype"],
         seed=0,
-        max_model_len=max(longest, 256),
+        max_model_len=job["max_model_len"],  # the driver restarts the engine when a job needs more
         tensor_parallel_size=job["tp"],
         pipeline_parallel_size=job["pp"],
         enable_prefix_caching=False,  # a cached prefix is not recomputed: its states would never be captured
@@ -86,18 +87,38 @@ def wait_for(paths: list[str], llm, timeout: float = 120.0) -> None:
         time.sleep(0.2)
 
 
-def main(job_file: str) -> int:
+def serve() -> int:
+    """Jobs by path on stdin, one per line, all on one engine (made for the first); `<job>.done` answers."""
+    import traceback
+
+    llm = None
+    for line in sys.stdin:
+        job_file = Path(line.strip())
+        job = json.loads(job_file.read_text())
+        try:
+            if llm is None:
+                llm = make_llm(job)
+            capture(llm, job)
+            answer = {"ok": True}
+        except Exception as exc:  # reported to the train process, which raises it
+            traceback.print_exc()
+            answer = {"error": f"{type(exc).__name__}: {exc}"}
+        job_file.with_suffix(".done").write_text(json.dumps(answer))
+        if "error" in answer:
+            return 1
+    return 0
+
+
+def capture(llm, job: dict) -> None:
     import torch
     from vllm import SamplingParams
 
     from specbridge.train import capture as cap
     from specbridge.train.selfdistill import RESPONSES
 
-    job = json.loads(Path(job_file).read_text())
     out = Path(job["out"])
     target_path = Path(job["target_path"])
     norm_w, eps = final_norm(target_path)
-    llm = make_llm(job)
     params = SamplingParams(
         temperature=0.0,
         max_tokens=job["max_new_tokens"],
@@ -180,8 +201,9 @@ def main(job_file: str) -> int:
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     os.replace(tmp, out)
     print(f"vLLM capture: {response_tokens} response tokens for {len(lengths)} prompts in {gen_s:.1f}s", file=sys.stderr)
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1]))
+    if sys.argv[1:] != ["--serve"]:
+        sys.exit("usage: python -m specbridge.train.vllm_capture_worker --serve   (job file paths on stdin)")
+    sys.exit(serve())
