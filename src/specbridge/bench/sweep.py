@@ -134,3 +134,60 @@ def best_per_concurrency(results: list[SweepResult]) -> list[dict]:
             }
         )
     return rows
+
+
+def sweep_table(results: list[SweepResult]) -> list[dict]:
+    """One row per setting × concurrency: output tok/s, the engine's accept length, speedup over no speculation
+    at the same concurrency (what a user reads to pick a setting)."""
+    base = results[0].tok_s
+    rows = []
+    for r in results:
+        for c in sorted(set(r.tok_s) | set(base)):
+            t, b = r.tok_s.get(c), base.get(c)
+            rows.append(
+                {
+                    "setting": r.setting.label,
+                    "steps": r.setting.steps,
+                    "concurrency": c,
+                    "tok_s": t,
+                    "mal": r.mal,
+                    "speedup": (t / b) if t and b else None,
+                    "error": r.error,
+                }
+            )
+    return rows
+
+
+def format_table(rows: list[dict]) -> str:
+    """The sweep as a markdown table (stdout and docs read the same text)."""
+    out = ["| setting | concurrency | tok/s | accept length | speedup |", "| --- | --- | --- | --- | --- |"]
+    for r in rows:
+        tok = f"{r['tok_s']:.1f}" if r["tok_s"] else ("error" if r["error"] else "–")
+        mal = f"{r['mal']:.2f}" if r["mal"] else "–"
+        sp = f"{r['speedup']:.2f}×" if r["speedup"] else "–"
+        out.append(f"| {r['setting']} | {r['concurrency']} | {tok} | {mal} | {sp} |")
+    return "\n".join(out)
+
+
+def plot_sweep(rows: list[dict], path: Path, title: str = "") -> None:
+    """Speedup over no speculation against draft steps, one line per concurrency."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from ..display import plot_safe
+
+    fig, ax = plt.subplots(figsize=(5.5, 3.5))
+    for c in sorted({r["concurrency"] for r in rows}):
+        pts = sorted((r["steps"], r["speedup"]) for r in rows if r["concurrency"] == c and r["steps"] and r["speedup"])
+        if pts:
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"concurrency {c}")
+    ax.axhline(1.0, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("draft steps")
+    ax.set_ylabel("speedup over no speculation")
+    ax.legend()
+    if title:
+        ax.set_title(plot_safe(title), fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)

@@ -189,13 +189,14 @@ def register_sweep(app: typer.Typer) -> None:
         timeout: float = typer.Option(120, "--timeout", min=0.1, help="per request"),
         phase_timeout: float = typer.Option(600, "--phase-timeout", min=1),
         log_dir: Path = typer.Option(Path("specbridge-sweep"), "--log-dir"),
+        plot: Optional[Path] = typer.Option(None, "--plot", help="write speedup against draft steps, per concurrency (PNG)"),
         as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
     ) -> None:
         """Restart the engine for each speculative setting and without speculation; report the best setting per concurrency."""
         from ..bench.prompts import PromptError
         from ..bench.prompts import load_prompts as bench_prompts
         from ..bench.runner import BenchConfig
-        from ..bench.sweep import Setting, best_per_concurrency, run_sweep
+        from ..bench.sweep import Setting, best_per_concurrency, format_table, plot_sweep, run_sweep, sweep_table
         from ..checkpoint.errors import CheckpointError
         from ..checkpoint.reader import open_checkpoint
         from ..engines.registry import EngineSpecError, engine_name
@@ -246,7 +247,10 @@ def register_sweep(app: typer.Typer) -> None:
         say = (lambda *a: None) if as_json else print
         results = run_sweep(name, python, target, str(path), settings, cfg, log_dir, phase_timeout, say=say)
         rows = best_per_concurrency(results)
+        table = sweep_table(results)
         failed = [r for r in results if r.error]
+        if plot:
+            plot_sweep(table, plot, f"{path} on {target} ({name})")
         if as_json:
             print_json(
                 "sweep",
@@ -256,10 +260,12 @@ def register_sweep(app: typer.Typer) -> None:
                         {"setting": r.setting.label, "tok_s": r.tok_s, "mal": r.mal, "error": r.error, "start_s": r.start_s}
                         for r in results
                     ],
+                    "table": table,
                     "best": rows,
                 },
             )
         else:
+            print(format_table(table))
             for r in rows:
                 sp = f"{r['speedup']:.2f}×" if r.get("speedup") else "–"
                 print(f"concurrency {r['concurrency']}: best {r['best']} (fastest speculative: {r.get('best_speculative')}, speedup {sp})")
