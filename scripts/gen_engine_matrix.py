@@ -59,12 +59,6 @@ def _rel(v: str) -> tuple:
     return parse_version(v.split(" ")[0])
 
 
-def placeholders(era: Era) -> list[str]:
-    """Releases in `versions_read` that the era's `begins` calls a placeholder (no source of them was read: the era
-    was read at commits whose release is not established, and needs some release to be placed at)."""
-    return [v for v in era.versions_read if f"{v} is a placeholder" in era.begins]
-
-
 def verification(era: Era) -> str:
     """How the cells of this era are known: run (release, date), read (tag, file), inferred for the rest."""
     parts = []
@@ -74,7 +68,7 @@ def verification(era: Era) -> str:
             by_date.setdefault(r.date, []).append(f"{r.release} ({r.agreed}/{r.cases})")
         parts.append("**run** " + "; ".join(f"{', '.join(rs)} on {d}" for d, rs in by_date.items()))
     run_rel = {r.release for r in era.runs}
-    held = placeholders(era)
+    held = era.placeholders
     read = [v for v in era.versions_read if v not in run_rel and v not in held]
     if read:
         files = sorted({c.file.split(" @ ")[0] for c in era.classes.values()})
@@ -98,7 +92,7 @@ def level(era: Era) -> str:
         for r in sorted(era.runs, key=lambda r: _rel(r.release)):
             by_date.setdefault(r.date, []).append(r.release)
         return "run " + "; ".join(f"{', '.join(rs)} ({d})" for d, rs in by_date.items())
-    read = [v for v in era.versions_read if v not in placeholders(era)]
+    read = [v for v in era.versions_read if v not in era.placeholders]
     files = sorted({c.file.split(" @ ")[0].rsplit("/", 1)[-1] for c in era.classes.values()})
     if read:
         return f"read {', '.join(read)} ({', '.join(files)})"

@@ -14,7 +14,8 @@ def engines_rows() -> list[dict]:
             "era": era.name,
             "first": era.min_version,
             "last": era.max_version,
-            "releases_read": list(era.versions_read),
+            "releases_read": [v for v in era.versions_read if v not in era.placeholders],
+            "placed_at": list(era.placeholders),  # releases the era is placed at without any of their source read
             "classes": sorted(era.classes),
         }
         for eras in ENGINES.values()
@@ -40,7 +41,8 @@ def engines_cmd(as_json: bool) -> int:
         t.add_column(col)
     for r in rows:
         span = f"{r['first']} – {r['last'] or 'newer'}"
-        t.add_row(r["engine"], escape(r["era"]), span, ", ".join(r["releases_read"]))
+        read = r["releases_read"] + [f"{v} (placeholder: no source of it read)" for v in r["placed_at"]]
+        t.add_row(r["engine"], escape(r["era"]), span, ", ".join(read))
     c.print(t)
     for name in ENGINES:
         first, newest = modelled_range(name)

@@ -390,6 +390,12 @@ class Era:
     variants_unconfirmed: frozenset[str] = frozenset()
 
     @property
+    def placeholders(self) -> tuple[str, ...]:
+        """Releases in `versions_read` that `begins` calls a placeholder: no source of them was read (the era was
+        read at commits whose release is not established) and the era needs some release to be placed at."""
+        return tuple(v for v in self.versions_read if f"{v} is a placeholder" in self.begins)
+
+    @property
     def min_version(self) -> str:
         return self.first
 
