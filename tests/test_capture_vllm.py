@@ -68,6 +68,25 @@ def test_missing_vllm_venv_is_one_line_exit_2(tmp_path):
     assert len(lines) == 1 and "vLLM" in lines[0] and "no-venv" in lines[0], r.stderr
 
 
+def test_vllm_env_splits_the_cores_between_unpinned_ranks(monkeypatch):
+    # vLLM CPU's "auto" binding asserts a NUMA node per rank (vllm/utils/ompmultiprocessing.py, 0.32.0)
+    monkeypatch.delenv("VLLM_CPU_OMP_THREADS_BIND", raising=False)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    one, three = capture_vllm.vllm_env(1), capture_vllm.vllm_env(3)
+    assert "VLLM_CPU_OMP_THREADS_BIND" not in one and three["VLLM_CPU_OMP_THREADS_BIND"] == "nobind"
+    assert three["OMP_NUM_THREADS"] == str(max(1, len(os.sched_getaffinity(0)) // 3))
+    assert str(REPO / "src") in three["PYTHONPATH"].split(os.pathsep) and "VIRTUAL_ENV" not in three
+    monkeypatch.setenv("VLLM_CPU_OMP_THREADS_BIND", "0|1|0")
+    assert capture_vllm.vllm_env(3)["VLLM_CPU_OMP_THREADS_BIND"] == "0|1|0"  # the user's binding wins
+
+
+def test_tp_without_vllm_capture_is_refused(tmp_path):
+    from conftest import run_cli
+
+    r = run_cli("train", "--out", tmp_path / "d", "--tp", "2", "--prepare-only", timeout=300)
+    assert r.returncode == 2 and "--capture vllm only" in r.stderr, r.stderr[-2000:]
+
+
 @pytest.fixture(scope="module")
 def both_paths(tmp_path_factory):
     from specbridge.model.target import load_target
@@ -147,6 +166,16 @@ def test_vllm_capture_matches_transformers(both_paths):
             a, b = vs[key][loss].float(), hf[key][loss].float()
             assert a.shape == b.shape and a.shape[-1] == width
             assert ((a - b).abs() <= 2**-7 * b.abs() + 1e-3 * b.abs().max()).all(), key
+    # what the trainer reads: the collated batches of the two captures agree wherever it trains
+    from specbridge.train.trainer import collate
+
+    bv, bh = collate(vseqs, torch.device("cpu")), collate(hf_rows, torch.device("cpu"))
+    mask = bh["target_mask"]
+    assert bv["target_mask"].equal(mask) and bv["input_ids"].equal(bh["input_ids"]) and int(mask.sum()) > 0
+    assert bv["target_next"][mask].equal(bh["target_next"][mask])
+    for key in ("aux_hidden", "target_final"):
+        a, b = bv[key][mask], bh[key][mask]
+        assert ((a - b).abs() <= 2**-7 * b.abs() + 1e-3 * b.abs().max()).all(), key
     print("\nvLLM vs transformers, float32, max over prompts: max abs err | rel to the layer's max | max per-position rel L2")
     for name, (err, rel, pos) in report.items():
         print(f"  {name:<14} {err:10.3g} {rel:10.3g} {pos:10.3g}")
