@@ -183,11 +183,12 @@ def plot_sweep(rows: list[dict], path: Path, title: str = "") -> None:
         pts = sorted((r["steps"], r["speedup"]) for r in rows if r["concurrency"] == c and r["steps"] and r["speedup"])
         if pts:
             ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"concurrency {c}")
+    ax.set_xticks(sorted({r["steps"] for r in rows if r["steps"]}))
     ax.axhline(1.0, color="grey", lw=0.8, ls="--")
     ax.set_xlabel("draft steps")
     ax.set_ylabel("speedup over no speculation")
     ax.legend()
     if title:
-        ax.set_title(plot_safe(title), fontsize=9)
+        ax.set_title(plot_safe(title), fontsize=9, wrap=True)
     fig.tight_layout()
     fig.savefig(path, dpi=100)

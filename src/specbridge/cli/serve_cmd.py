@@ -250,7 +250,7 @@ def register_sweep(app: typer.Typer) -> None:
         table = sweep_table(results)
         failed = [r for r in results if r.error]
         if plot:
-            plot_sweep(table, plot, f"{path} on {target} ({name})")
+            plot_sweep(table, plot, f"{Path(path).name} on {Path(target).name} ({name})")
         if as_json:
             print_json(
                 "sweep",
