@@ -50,16 +50,16 @@ def describe_exc(e: BaseException, timeout: float) -> str:
     return f"{type(e).__name__}: {_short(str(e))}"
 
 
-async def get_bounded(client: httpx.AsyncClient, url: str, timeout: float, limit: int = MAX_BODY_BYTES) -> tuple[int, bytes]:
-    """GET with a total deadline and a cap on the body size. Raises ServerError."""
+async def _bounded(client: httpx.AsyncClient, method: str, url: str, timeout: float, limit: int, **kw) -> tuple[int, bytes]:
+    """One request with a total deadline and a cap on the body size: (status, body). Raises ServerError."""
 
     async def go():
-        async with client.stream("GET", url) as r:
+        async with client.stream(method, url, **kw) as r:
             buf = bytearray()
             async for chunk in r.aiter_bytes():
                 buf += chunk
                 if len(buf) > limit:
-                    raise ServerError(f"GET {url}: body larger than {limit >> 20} MiB")
+                    raise ServerError(f"{method} {url}: body larger than {limit >> 20} MiB")
             return r.status_code, bytes(buf)
 
     try:
@@ -67,7 +67,12 @@ async def get_bounded(client: httpx.AsyncClient, url: str, timeout: float, limit
     except ServerError:
         raise
     except (asyncio.TimeoutError, httpx.HTTPError, OSError) as e:
-        raise ServerError(f"GET {url}: {describe_exc(e, timeout)}") from None
+        raise ServerError(f"{method} {url}: {describe_exc(e, timeout)}") from None
+
+
+async def get_bounded(client: httpx.AsyncClient, url: str, timeout: float, limit: int = MAX_BODY_BYTES) -> tuple[int, bytes]:
+    """GET with a total deadline and a cap on the body size. Raises ServerError."""
+    return await _bounded(client, "GET", url, timeout, limit)
 
 
 async def get_json(client: httpx.AsyncClient, url: str, timeout: float):
@@ -83,22 +88,7 @@ async def get_json(client: httpx.AsyncClient, url: str, timeout: float):
 async def post_json(client: httpx.AsyncClient, url: str, body: dict, timeout: float) -> tuple[int, object]:
     """POST a JSON body with a total deadline and a bounded answer: (status, the JSON answer, or the text
     when it is not JSON). Raises ServerError when nothing usable comes back."""
-
-    async def go():
-        async with client.stream("POST", url, json=body) as r:
-            buf = bytearray()
-            async for chunk in r.aiter_bytes():
-                buf += chunk
-                if len(buf) > MAX_BODY_BYTES:
-                    raise ServerError(f"POST {url}: body larger than {MAX_BODY_BYTES >> 20} MiB")
-            return r.status_code, bytes(buf)
-
-    try:
-        status, raw = await asyncio.wait_for(go(), timeout)
-    except ServerError:
-        raise
-    except (asyncio.TimeoutError, httpx.HTTPError, OSError) as e:
-        raise ServerError(f"POST {url}: {describe_exc(e, timeout)}") from None
+    status, raw = await _bounded(client, "POST", url, timeout, MAX_BODY_BYTES, json=body)
     try:
         return status, json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError):

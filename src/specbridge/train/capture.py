@@ -128,6 +128,23 @@ def write_shard(out_dir: Path, index: int, seqs: list[dict]) -> dict:
     }
 
 
+def one_pass_manifest(shards: list[dict], response_tokens: int, seconds: float, base: dict, **extra) -> dict:
+    """The manifest of a capture made in the generation pass itself (selfdistill's workers, vLLM's engine): the
+    counts come from the shards written, the rest from the caller's base and extra fields."""
+    lengths = [n for s in shards for n in s["seq_lengths"]]
+    return {
+        "format": FORMAT,
+        **base,
+        "num_seqs": len(lengths),
+        "num_tokens": sum(lengths),
+        "num_loss_tokens": response_tokens,
+        "capture_seconds": round(seconds, 1),
+        "generated_and_captured_in_one_pass": True,
+        **extra,
+        "shards": shards,
+    }
+
+
 def capture_to_disk(
     model,
     rows: list[dict],

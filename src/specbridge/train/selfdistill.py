@@ -204,17 +204,7 @@ def merge_parts(parts: list[Path], out_dir: Path, manifest_base: dict, seconds: 
             shards.append({**s, "file": name})
         lines += (part_dir / RESPONSES).read_text().splitlines(keepends=True)
     (tmp / RESPONSES).write_text("".join(lines))
-    lengths = [n for s in shards for n in s["seq_lengths"]]
-    manifest = {
-        "format": cap.FORMAT,
-        **manifest_base,
-        "num_seqs": len(lengths),
-        "num_tokens": sum(lengths),
-        "num_loss_tokens": response_tokens,
-        "capture_seconds": round(seconds, 1),
-        "generated_and_captured_in_one_pass": True,
-        "shards": shards,
-    }
+    manifest = cap.one_pass_manifest(shards, response_tokens, seconds, manifest_base)
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     os.replace(tmp, out_dir)
     for part_dir in parts:

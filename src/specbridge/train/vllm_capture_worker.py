@@ -182,25 +182,20 @@ def capture(llm, job: dict) -> None:
     if pending:
         shards.append(cap.write_shard(tmp, len(shards), pending))
     (tmp / RESPONSES).write_text("".join(line + "\n" for line in lines))
-    lengths = [n for s in shards for n in s["seq_lengths"]]
     import vllm
 
-    manifest = {
-        "format": cap.FORMAT,
-        **job["manifest_base"],
-        "num_seqs": len(lengths),
-        "num_tokens": sum(lengths),
-        "num_loss_tokens": response_tokens,
-        "capture_seconds": round(gen_s, 1),
-        "generated_and_captured_in_one_pass": True,
-        "capture_engine": f"vllm {vllm.__version__} extract_hidden_states, {job['dtype']}, tp={job['tp']} pp={job['pp']}",
-        "vllm_aux_layer_ids": job["vllm_aux_layer_ids"],
-        "final_hidden_from": "vLLM aux id N (final pre-norm) through the target's final RMSNorm, float32",
-        "shards": shards,
-    }
+    manifest = cap.one_pass_manifest(
+        shards,
+        response_tokens,
+        gen_s,
+        job["manifest_base"],
+        capture_engine=f"vllm {vllm.__version__} extract_hidden_states, {job['dtype']}, tp={job['tp']} pp={job['pp']}",
+        vllm_aux_layer_ids=job["vllm_aux_layer_ids"],
+        final_hidden_from="vLLM aux id N (final pre-norm) through the target's final RMSNorm, float32",
+    )
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     os.replace(tmp, out)
-    print(f"vLLM capture: {response_tokens} response tokens for {len(lengths)} prompts in {gen_s:.1f}s", file=sys.stderr)
+    print(f"vLLM capture: {response_tokens} response tokens for {manifest['num_seqs']} prompts in {gen_s:.1f}s", file=sys.stderr)
 
 
 if __name__ == "__main__":
