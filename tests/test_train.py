@@ -228,28 +228,6 @@ def test_warm_start_keeps_the_saved_drafters_function_and_vocab_map(trained, tin
         train(tiny_args(tiny_target, tmp_path / "bad", steps=1, init_from=str(out), aux_layers=[0, 1, 2]), log=lambda *a: None)
 
 
-def test_decoder_from_a_target_layer_acts_as_that_layer_on_the_hidden_half(tiny_target):
-    """--init-decoder-layer: q/k/v read only the fused hidden state, with the target layer's weights."""
-    from transformers import AutoModelForCausalLM
-
-    from specbridge.model.drafter import DrafterConfig, Eagle3Drafter
-    from specbridge.model.target import target_geometry
-
-    target = AutoModelForCausalLM.from_pretrained(tiny_target).eval()
-    drafter = Eagle3Drafter(DrafterConfig.from_target(target_geometry(target), VD, [1, 2, 3]))
-    drafter.init_decoder_from_target(target, 2)
-    src, dst = target.model.layers[2], drafter.layers[0]
-    e, h = torch.randn(5, 64), torch.randn(5, 64)
-    with torch.no_grad():
-        for name in ("q_proj", "k_proj", "v_proj"):
-            got = getattr(dst.self_attn, name)(torch.cat([e, h], -1))
-            assert torch.allclose(got, getattr(src.self_attn, name)(h), atol=1e-6), name
-        assert torch.equal(dst.mlp.down_proj.weight, src.mlp.down_proj.weight)
-        assert torch.equal(dst.hidden_norm.weight, src.input_layernorm.weight)
-    with pytest.raises(ValueError, match="outside"):
-        drafter.init_decoder_from_target(target, 4)
-
-
 def test_resume_without_checkpoint_fails_clearly(tiny_target, tmp_path):
     with pytest.raises(FileNotFoundError, match="no checkpoint"):
         train(tiny_args(tiny_target, tmp_path / "empty", resume=True), log=lambda *a: None)

@@ -51,9 +51,6 @@ def train_command(
     init_from: Optional[str] = typer.Option(
         None, help="Warm start: train a saved speculators-layout drafter further (its weights and vocab map), e.g. on new data."
     ),
-    init_decoder_layer: Optional[int] = typer.Option(
-        None, help="Start a fresh drafter's decoder from this target decoder layer (q/k/v on the hidden half, MLP, o_proj, norms)."
-    ),
     save_embeddings: bool = typer.Option(
         False, metavar="", help="Also save embed_tokens.weight [V, H] (large; servers share the target's)."
     ),
@@ -138,7 +135,6 @@ def train_command(
         save_every=save_every,
         resume=resume,
         init_from=init_from,
-        init_decoder_layer=init_decoder_layer,
         save_embeddings=save_embeddings,
         threads=threads,
         norm_before_residual=norm_before_residual,

@@ -351,34 +351,6 @@ class Eagle3Drafter(nn.Module):
         if final_norm is not None and getattr(final_norm, "weight", None) is not None:
             self.norm.weight.copy_(final_norm.weight)
 
-    @torch.no_grad()
-    def init_decoder_from_target(self, target_model, layer: int) -> None:
-        """Start the draft decoder from target decoder layer `layer` where shapes allow: the MLP, o_proj and
-        the norms as they are; q/k/v read the hidden half of their 2H input with the target's weights and the
-        embedding half at zero, so the layer first acts as that target layer on the fused state."""
-        src = decoder_layer_of(target_model, layer)
-        dst = self.layers[0]
-        h = self.cfg.hidden_size
-        for name in ("q_proj", "k_proj", "v_proj"):
-            w = getattr(src.self_attn, name).weight
-            d = getattr(dst.self_attn, name).weight
-            if w.shape != (d.shape[0], h):
-                raise ValueError(f"target layer {layer} {name} is {tuple(w.shape)}, the drafter's hidden half {(d.shape[0], h)}")
-            d.zero_()
-            d[:, h:].copy_(w)
-        dst.self_attn.o_proj.weight.copy_(src.self_attn.o_proj.weight)
-        for name in ("gate_proj", "up_proj", "down_proj"):
-            getattr(dst.mlp, name).weight.copy_(getattr(src.mlp, name).weight)
-        dst.hidden_norm.weight.copy_(src.input_layernorm.weight)
-        dst.post_attention_layernorm.weight.copy_(src.post_attention_layernorm.weight)
-
-
-def decoder_layer_of(target_model, layer: int) -> nn.Module:
-    layers = getattr(target_model, "model", target_model).layers
-    if not 0 <= layer < len(layers):
-        raise ValueError(f"target decoder layer {layer} outside [0, {len(layers) - 1}]")
-    return layers[layer]
-
 
 def count_trainable(model: nn.Module) -> int:
     return sum(p.numel() for p in model.parameters() if p.requires_grad)

@@ -73,7 +73,6 @@ class TrainArgs:
     eval_every: int = 0  # 0 -> only at the start and the end
     resume: bool = False
     init_from: str | None = None  # warm start: a saved drafter's weights and vocab map (training across sittings)
-    init_decoder_layer: int | None = None  # start the draft decoder from this target layer (fresh drafters only)
     save_embeddings: bool = False
     norm_before_residual: bool = True  # speculators' default; SGLang's layer always behaves as False
     threads: int | None = 1
@@ -464,8 +463,6 @@ def new_or_resumed_drafter(args: TrainArgs, data: dict, geo: dict, aux: list[int
     drafter = Eagle3Drafter(DrafterConfig.from_target(geo, int(d2t.numel()), aux, norm_before_residual=args.norm_before_residual))
     drafter.set_vocab_map(d2t, t2d)
     drafter.init_from_target(target)
-    if args.init_decoder_layer is not None:
-        drafter.init_decoder_from_target(target, args.init_decoder_layer)
     if args.precondition_fc:
         drafter.fc_input_scale.copy_(aux_input_scale(data["train"]["capture_dir"]))
     return drafter, None
@@ -479,8 +476,6 @@ def warm_started_drafter(args: TrainArgs, data: dict, aux: list[int], target, lo
     drafter = load_drafter(args.init_from, target_model=target).train()
     if drafter.cfg.aux_layer_ids != list(aux):
         raise ValueError(f"--init-from {args.init_from}: aux layers {drafter.cfg.aux_layer_ids}, the data's {list(aux)}")
-    if args.init_decoder_layer is not None:
-        raise ValueError("--init-decoder-layer starts a fresh drafter; it cannot be combined with --init-from")
     if args.norm_before_residual != drafter.cfg.norm_before_residual:
         log(f"--init-from: keeping the drafter's norm_before_residual={drafter.cfg.norm_before_residual}")
     if args.precondition_fc:
