@@ -9,10 +9,9 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG, prompt_format_or_fail, shared_param
+from .options import FLAG, dtype_or_fail, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
-DTYPES = ("float32", "bfloat16", "float16")
 DEVICES = ("auto", "cpu", "cuda")
 
 
@@ -37,8 +36,7 @@ def validate_eval(
         fail(f"--num-prompts must be ≥ 1, got {num_prompts}")
     if threads < 1:
         fail(f"--threads must be ≥ 1, got {threads}")
-    if dtype not in DTYPES:
-        fail(f"--dtype must be one of {', '.join(DTYPES)}, not {dtype!r}")
+    dtype_or_fail(dtype)
     if device not in DEVICES:
         fail(f"--device must be one of {', '.join(DEVICES)}, not {device!r}")
     if fail_under is not None and not 1.0 <= fail_under <= steps + 1:

@@ -29,6 +29,20 @@ def shared_param(o: Opt, **kw):
     return typer.Option(o.default, *o.flags, help=o.help, **kw)
 
 
+DTYPES = ("float32", "bfloat16", "float16")  # eval's and serve's --dtype
+
+
+def dtype_or_fail(value: str) -> str:
+    """--dtype checked at the door, case-insensitive (exit 2, one line): eval's precision, and serve's for the
+    engine, so that serve can run what eval predicts."""
+    from .commands import fail
+
+    dtype = value.strip().lower()
+    if dtype not in DTYPES:
+        fail(f"--dtype must be one of {', '.join(DTYPES)}, not {dtype!r}")
+    return dtype
+
+
 def prompt_format_or_fail(value: str) -> str:
     """--prompt-format checked at the door (exit 2, one line)."""
     from ..prompts import PromptError, prompt_format

@@ -11,7 +11,7 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG, prompt_format_or_fail, shared_param
+from .options import FLAG, dtype_or_fail, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 
@@ -44,11 +44,7 @@ def serve_cmd(
 
     validate_draft_shape(steps, topk, draft_tokens)
     if dtype is not None:
-        from .eval_cmd import DTYPES
-
-        dtype = dtype.strip().lower()
-        if dtype not in DTYPES:
-            return fail(f"--dtype must be one of {', '.join(DTYPES)}, not {dtype!r}")
+        dtype = dtype_or_fail(dtype)
         if command:
             return fail("--dtype with --command: put the engine's --dtype in the command")
         extra = ["--dtype", dtype, *extra]
