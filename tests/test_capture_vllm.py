@@ -102,10 +102,10 @@ def both_paths(tmp_path_factory):
     prompts = read_prompts(REPO / "src" / "specbridge" / "data" / "prompts" / "val.jsonl", NUM_PROMPTS)
     ids = [token_ids(tok, p) for p in prompts]
     base = {"target": "smollm2-135m", "target_path": str(path), "aux_layer_ids": AUX}
-    vman = capture_vllm.build_capture_vllm(
-        path, prompts, ids, root / "vllm", AUX, 30, NEW_TOKENS, eos, base, float32_states_dir=root / "fp32"
-    )
-    capture_vllm.close_engine()
+    with capture_vllm.CaptureEngines() as engines:
+        vman = capture_vllm.build_capture_vllm(
+            path, prompts, ids, root / "vllm", AUX, 30, NEW_TOKENS, eos, base, engines, float32_states_dir=root / "fp32"
+        )
     hf_rows = []
     for p in ids:  # one prompt per batch: no padding on the transformers side either
         hf_rows += selfdistill.generate_capture_batch(model, [p], AUX, NEW_TOKENS, eos, pad)

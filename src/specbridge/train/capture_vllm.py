@@ -2,7 +2,7 @@
 
 vLLM stays out of the main environment: this module (main side, no vLLM import) starts
 `vllm_capture_worker --serve` (python -m) with the vLLM venv's python (PYTHONPATH = specbridge's src),
-keeps it for the run (one engine start for the train and validation splits) and hands it job files;
+keeps it for the run (CaptureEngines: one engine start for the train and validation splits) and hands it job files;
 for each it writes the capture directory in exactly the "specbridge-capture/1" format (capture.py) plus
 responses.jsonl, like selfdistill.build_capture does. The trainer reads it unchanged.
 
@@ -46,7 +46,6 @@ slot, so the cache ends up holding the accepted tokens' states.
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import shutil
@@ -116,13 +115,15 @@ def build_capture_vllm(
     max_new_tokens: int,
     eos_ids: set[int],
     manifest_base: dict,
+    engines: CaptureEngines,
     tp: int = 1,
     pp: int = 1,
     dtype: str = "float32",
     float32_states_dir: Path | None = None,
     log=print,
 ) -> dict:
-    """Cached: responses + capture for a prompt list, generated and captured by vLLM in one pass."""
+    """Cached: responses + capture for a prompt list, generated and captured by vLLM in one pass, on the
+    engine `engines` keeps (the caller's `with CaptureEngines() as engines:` stops it)."""
     from . import capture as cap
 
     out_dir = Path(out_dir)
@@ -139,7 +140,7 @@ def build_capture_vllm(
     max_len = 2048
     while max_len < needed:
         max_len *= 2
-    engine = _engine_for(py, (str(target_path), tuple(vllm_ids), tp, pp, dtype, max_len), out_dir.parent, log)
+    engine = engines.get(py, (str(target_path), tuple(vllm_ids), tp, pp, dtype, max_len), out_dir.parent)
     job = {
         "target_path": str(target_path),
         "prompts": prompts,
@@ -216,19 +217,28 @@ class _Engine:
         shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-_ENGINE: list[_Engine] = []
+class CaptureEngines:
+    """The vLLM engine a run keeps for its successive prompt lists (train, then validation), so it starts
+    once; a list with other engine settings restarts it. Stopped when the `with` block ends: training
+    needs its memory, and an error must not leave it running."""
 
+    def __init__(self):
+        self.engine: _Engine | None = None
 
-def _engine_for(py: Path, key: tuple, parent: Path, log) -> _Engine:
-    if _ENGINE and (_ENGINE[0].key != key or _ENGINE[0].proc.poll() is not None):
-        close_engine()
-    if not _ENGINE:
-        _ENGINE.append(_Engine(py, key, parent, key[2] * key[3]))
-        atexit.register(close_engine)
-    return _ENGINE[0]
+    def __enter__(self) -> CaptureEngines:
+        return self
 
+    def __exit__(self, *exc) -> None:
+        self.close()
 
-def close_engine() -> None:
-    """Stop the kept vLLM engine, if any (prepare_data calls it once the captures are made)."""
-    while _ENGINE:
-        _ENGINE.pop().close()
+    def get(self, py: Path, key: tuple, parent: Path) -> _Engine:
+        if self.engine is not None and (self.engine.key != key or self.engine.proc.poll() is not None):
+            self.close()
+        if self.engine is None:
+            self.engine = _Engine(py, key, parent, world=key[2] * key[3])
+        return self.engine
+
+    def close(self) -> None:
+        if self.engine is not None:
+            self.engine.close()
+            self.engine = None

@@ -235,83 +235,85 @@ def prepare_data(args: TrainArgs, target, tokenizer, target_path: Path, aux: lis
     """Responses + captures for train and val (each cached on disk). Returns paths and counts."""
     data_dir = Path(args.data_dir) if args.data_dir else cache_root() / "data"
     out = {}
-    for split, prompts, num in (("train", args.train_prompts, args.num_prompts), ("val", args.val_prompts, args.num_val_prompts)):
-        t0 = time.time()
-        if args.one_pass:
-            texts = [p for f in prompt_files(prompts) for p in read_prompts(f)][: num or None]
-            ids = [token_ids(tokenizer, p) for p in texts]
-            cdir = data_dir / f"gencap-{split}-{data_key(args, target_path, prompts, num, aux)}"
-            base = {
-                "target": args.target,
-                "target_path": str(target_path),
-                "aux_layer_ids": list(aux),
-                "num_layers": target_geometry(target)["num_layers"],
-                "hidden_size": target.config.hidden_size,
-                "vocab_size": target.config.vocab_size,
-                "source": str(prompts),
-                "max_new_tokens": args.max_new_tokens,
-            }
-            if args.capture == "vllm":
-                eos_ids = eos_and_pad(target, tokenizer)[0]
-                manifest = capture_vllm.build_capture_vllm(
-                    target_path,
-                    texts,
-                    ids,
-                    cdir,
-                    aux,
-                    base["num_layers"],
-                    args.max_new_tokens,
-                    eos_ids,
-                    base,
-                    tp=args.tp,
-                    pp=args.pp,
-                    log=log,
-                )
-            else:
-                manifest = selfdistill.build_capture(
-                    args.target,
-                    target,
-                    tokenizer,
-                    texts,
-                    ids,
-                    cdir,
-                    aux,
-                    args.max_new_tokens,
-                    args.gen_batch_size,
-                    args.gen_workers or default_gen_workers(),
-                    base,
-                    log=log,
-                )
-            rows = selfdistill.load_rows(cdir)
+    # --capture vllm keeps one engine for both splits; it stops when the block ends (training needs its memory)
+    with capture_vllm.CaptureEngines() as engines:
+        for split, prompts, num in (("train", args.train_prompts, args.num_prompts), ("val", args.val_prompts, args.num_val_prompts)):
+            t0 = time.time()
+            if args.one_pass:
+                texts = [p for f in prompt_files(prompts) for p in read_prompts(f)][: num or None]
+                ids = [token_ids(tokenizer, p) for p in texts]
+                cdir = data_dir / f"gencap-{split}-{data_key(args, target_path, prompts, num, aux)}"
+                base = {
+                    "target": args.target,
+                    "target_path": str(target_path),
+                    "aux_layer_ids": list(aux),
+                    "num_layers": target_geometry(target)["num_layers"],
+                    "hidden_size": target.config.hidden_size,
+                    "vocab_size": target.config.vocab_size,
+                    "source": str(prompts),
+                    "max_new_tokens": args.max_new_tokens,
+                }
+                if args.capture == "vllm":
+                    eos_ids = eos_and_pad(target, tokenizer)[0]
+                    manifest = capture_vllm.build_capture_vllm(
+                        target_path,
+                        texts,
+                        ids,
+                        cdir,
+                        aux,
+                        base["num_layers"],
+                        args.max_new_tokens,
+                        eos_ids,
+                        base,
+                        engines,
+                        tp=args.tp,
+                        pp=args.pp,
+                        log=log,
+                    )
+                else:
+                    manifest = selfdistill.build_capture(
+                        args.target,
+                        target,
+                        tokenizer,
+                        texts,
+                        ids,
+                        cdir,
+                        aux,
+                        args.max_new_tokens,
+                        args.gen_batch_size,
+                        args.gen_workers or default_gen_workers(),
+                        base,
+                        log=log,
+                    )
+                rows = selfdistill.load_rows(cdir)
+                out[split] = {
+                    "capture_dir": cdir,
+                    "rows": rows,
+                    "manifest": manifest,
+                    "generate_s": None,
+                    "capture_s": round(time.time() - t0, 1),
+                    "one_pass": True,
+                }
+                continue
+            files = prompt_files(prompts)
+            if len(files) != 1:
+                raise ValueError("the two-pass data path takes one prompts file; use one_pass for several")
+            rows = build_or_load_responses(
+                target, tokenizer, target_path, files[0], data_dir, num, args.max_new_tokens, args.gen_batch_size, log=log
+            )
+            gen_s = time.time() - t0
+            t0 = time.time()
+            cdir = data_dir / f"capture-{split}-{data_key(args, target_path, prompts, num, aux)}"
+            manifest = cap.capture_to_disk(
+                target, rows, cdir, aux, args.target, str(target_path), max_length=args.max_length, source=str(prompts), log=log
+            )
             out[split] = {
                 "capture_dir": cdir,
                 "rows": rows,
                 "manifest": manifest,
-                "generate_s": None,
+                "generate_s": round(gen_s, 1),
                 "capture_s": round(time.time() - t0, 1),
-                "one_pass": True,
             }
-            continue
-        files = prompt_files(prompts)
-        if len(files) != 1:
-            raise ValueError("the two-pass data path takes one prompts file; use one_pass for several")
-        rows = build_or_load_responses(
-            target, tokenizer, target_path, files[0], data_dir, num, args.max_new_tokens, args.gen_batch_size, log=log
-        )
-        gen_s = time.time() - t0
-        t0 = time.time()
-        cdir = data_dir / f"capture-{split}-{data_key(args, target_path, prompts, num, aux)}"
-        manifest = cap.capture_to_disk(
-            target, rows, cdir, aux, args.target, str(target_path), max_length=args.max_length, source=str(prompts), log=log
-        )
-        out[split] = {
-            "capture_dir": cdir,
-            "rows": rows,
-            "manifest": manifest,
-            "generate_s": round(gen_s, 1),
-            "capture_s": round(time.time() - t0, 1),
-        }
-    capture_vllm.close_engine()  # --capture vllm keeps one engine for both splits; training needs its memory
     return out
 
 
