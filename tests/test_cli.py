@@ -89,6 +89,11 @@ def test_engines_lists_every_era_with_its_range():
     assert obj["engines"]["sglang"]["first"] == "0.4.6" and obj["engines"]["vllm"]["newest"] == "0.33.0"
     text = run_cli("engines").stdout
     assert "0.5.3 – 0.5.11" in text and "R001" in text
+    # a release an era is only placed at (no source of it read) is listed as such, never as a release read
+    trt = [e for e in obj["eras"] if e["engine"] == "trtllm" and e["first"] == "1.3.0"]
+    assert len(trt) == 1 and trt[0]["placed_at"] == ["1.3"] and "1.3" not in trt[0]["releases_read"]
+    assert "(placeholder" in text
+    assert all(set(era.placeholders) <= set(era.versions_read) for eras in ENGINES.values() for era in eras)
 
 
 # --- every request answered or refused --------------------------------------------------------------

@@ -388,12 +388,9 @@ class Era:
     # variant flags the class does not read whose cost was never measured on this engine: C011 warns instead of
     # failing (SGLang's llama_eagle3 ignores norm_before_residual; the order it runs was read, not run)
     variants_unconfirmed: frozenset[str] = frozenset()
-
-    @property
-    def placeholders(self) -> tuple[str, ...]:
-        """Releases in `versions_read` that `begins` calls a placeholder: no source of them was read (the era was
-        read at commits whose release is not established) and the era needs some release to be placed at."""
-        return tuple(v for v in self.versions_read if f"{v} is a placeholder" in self.begins)
+    # releases of `versions_read` the era is only placed at: none of their source was read (the era was read at
+    # commits whose release is not established); `specbridge engines` and the matrix page print them as such
+    placeholders: tuple[str, ...] = ()
 
     @property
     def min_version(self) -> str:

@@ -199,8 +199,9 @@ ERAS = (
         first="1.3.0",
         last=None,
         native_layout="trtllm",  # convert --engine writes this layout (layouts/table.py)
-        # placeholder: no 1.3 source was read; the commits read (below) are after 1.2.0rc2, their releases not established
         versions_read=("1.3",),
+        # no 1.3 source was read; the commits read (below) are after 1.2.0rc2, their releases not established
+        placeholders=("1.3",),
         dispatch=_DISPATCH,
         classes={"Eagle3ForCausalLM": EAGLE3_CLASS},
         begins="approximate: after 1.2.0rc2 (b35ac1b6 has no layers.N rename) and at or before commit 00679c66 (after "
