@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from specbridge.checkpoint.reader import open_checkpoint  # noqa: E402
-from specbridge.engines.registry import CAPTURE, ENGINES, newest_version  # noqa: E402
+from specbridge.engines.registry import CAPTURE, ENGINES, FAMILY_RANGES, newest_version  # noqa: E402
 from specbridge.engines.spec import CaptureRule, Era, parse_version  # noqa: E402
+from specbridge.families.table import BY_NAME, FAMILIES  # noqa: E402
 from specbridge.rules.check import check  # noqa: E402
 from specbridge.rules.findings import ERROR, WARNING  # noqa: E402
 
@@ -152,6 +153,42 @@ def capture_rows() -> list[str]:
     return out
 
 
+def family_rows() -> list[str]:
+    """The drafter families: which specbridge reads, and per engine the release ranges that build each."""
+    out = [
+        "",
+        "## Drafter families",
+        "",
+        "A checkpoint is read as the family its evidence shows (`src/specbridge/families/`), or refused with exit 2 and "
+        "what was seen. Families specbridge does not model are refused, never checked as EAGLE-3.",
+        "",
+        "| family | vLLM method | read by check | architectures (vLLM registry) |",
+        "| --- | --- | --- | --- |",
+    ]
+    for f in FAMILIES:
+        archs = ", ".join(f"`{a}`" for a in f.architectures) or "—"
+        out.append(f"| {f.title} | `{f.method}` | {'yes' if f.modelled else 'refused (exit 2)'} | {archs} |")
+    out += [
+        "",
+        "Per engine, the release ranges that build a family other than EAGLE-3 (an engine not listed has no rows: "
+        "`check` refuses it for that family):",
+        "",
+        "| engine | family | releases | classes | range begins because | how known |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for rows in FAMILY_RANGES.values():
+        for row in rows:
+            classes = ", ".join(f"`{c}`" for c in row.classes) or f"not modelled: {row.unmodelled}"
+            if row.unmodelled_archs:
+                classes += "; not modelled: " + ", ".join(f"`{a}` ({w})" for a, w in row.unmodelled_archs.items())
+            runs = ", ".join(f"run {r.release} ({r.agreed}/{r.cases}, {r.date})" for r in row.runs)
+            known = "; ".join(x for x in (runs, f"read {', '.join(row.versions_read)}" if row.versions_read else "") if x)
+            out.append(
+                f"| {row.engine} | {BY_NAME[row.family].title} | {era_range(row)} | {classes} | {row.begins} | {known or 'inferred'} |"
+            )
+    return out
+
+
 def render() -> str:
     out = [
         "# Engine matrix: producer layout × engine era",
@@ -180,6 +217,7 @@ def render() -> str:
                 f"{era.begins or '—'} | {verification(era)} |"
             )
     out += capture_rows()
+    out += family_rows()
     out += [
         "",
         "## Conformance runs",
@@ -194,14 +232,20 @@ def render() -> str:
         for era in eras:
             for r in sorted(era.runs, key=lambda r: (_rel(r.release), r.test)):
                 out.append(f"| {era.engine} | {r.release} | {era_range(era)} | `{r.test}` | {r.cases} | {r.agreed}/{r.cases} | {r.date} |")
+    for rows in FAMILY_RANGES.values():
+        for row in rows:
+            for r in sorted(row.runs, key=lambda r: (_rel(r.release), r.test)):
+                out.append(
+                    f"| {row.engine} | {r.release} | {row.family} {era_range(row)} | `{r.test}` | {r.cases} | {r.agreed}/{r.cases} | {r.date} |"
+                )
     totals = {}
-    for eras in ENGINES.values():
-        for era in eras:
-            for r in era.runs:
-                t = totals.setdefault((era.engine, r.test), [0, 0, 0])
-                t[0] += 1
-                t[1] += r.agreed
-                t[2] += r.cases
+    every = [era for eras in ENGINES.values() for era in eras] + [row for rows in FAMILY_RANGES.values() for row in rows]
+    for era in every:
+        for r in era.runs:
+            t = totals.setdefault((era.engine, r.test), [0, 0, 0])
+            t[0] += 1
+            t[1] += r.agreed
+            t[2] += r.cases
     out += [""] + [f"- {e} `{test}`: {n} releases, {a}/{c} cases agree" for (e, test), (n, a, c) in totals.items()]
     out += [
         "",

@@ -38,15 +38,42 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
     except CheckpointError as e:
         return fail(str(e))
     d = describe(ckpt)
-    refuse_non_drafter(ckpt, d)
+    fam = refuse_non_drafter(ckpt, d, read_here=("eagle3", "dflash"), what="inspect")
+    if fam.family.name != "eagle3":
+        from ..families.dflash import geometry
+
+        return _inspect_family(ckpt, fam, geometry(ckpt), as_json)
     if as_json:
         from .jsonout import inspect_json
 
-        print_json("inspect", inspect_json(ckpt, d))
+        print_json("inspect", {**inspect_json(ckpt, d), "family": fam.to_json()})
     else:
         from . import render
 
-        render.print_inspect(ckpt, d)
+        render.print_inspect(ckpt, d, fam)
+    return 0
+
+
+def _inspect_family(ckpt, fam, geometry: dict, as_json: bool) -> int:
+    """inspect for a family other than EAGLE-3: the family, its evidence, its own geometry, every tensor."""
+    tensors = [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes} for t in ckpt.tensors.values()]
+    if as_json:
+        from ..checkpoint.hub import hub_sources
+
+        body = {"path": str(ckpt.root), "storage": ckpt.storage, "files": [str(f) for f in ckpt.weight_files], "family": fam.to_json()}
+        body |= {"geometry": geometry, "tensors": tensors, "totals": {"tensors": len(tensors), "bytes": ckpt.total_bytes}}
+        print_json("inspect", {**body, "metadata": ckpt.metadata, **hub_sources(ckpt)})
+        return 0
+    print(f"{ckpt.root}  ({ckpt.storage}, {len(ckpt.weight_files)} file(s))")
+    print(f"family: {fam.family.title}")
+    for e in fam.evidence:
+        print(f"  evidence: {e}")
+    print("geometry:")
+    for k, v in geometry.items():
+        print(f"  {k}: {v}")
+    print(f"tensors ({len(tensors)}):")
+    for t in tensors:
+        print(f"  {t['name']} {t['dtype']} {t['shape']}")
     return 0
 
 
@@ -94,18 +121,26 @@ def check_cmd(
     from ..engines.launch import LaunchError
     from ..engines.registry import EngineSpecError
     from ..layouts.canonical import describe
-    from ..rules.check import check
+    from ..rules.check import check, check_family
     from .guards import refuse_non_drafter
 
     failing_codes, ignored_codes = split_codes(fail_on), split_codes(ignore)
     try:
         specs, tgt, lau = resolve_inputs(engines, target, launch)
         ckpt = open_checkpoint(path)
-        refuse_non_drafter(ckpt, describe(ckpt))
+        fam = refuse_non_drafter(ckpt, describe(ckpt), read_here=("eagle3", "dflash"), what="check")
         par = open_checkpoint(parent) if parent else None
-        results = check(ckpt, specs, str(path), target=tgt, launch=lau, parent=par)
+        skipped: list[str] = []
+        if fam.family.name == "eagle3":
+            results = check(ckpt, specs, str(path), target=tgt, launch=lau, parent=par)
+        else:
+            if lau is not None or par is not None:
+                return fail(f"--launch and --parent read EAGLE-3 drafters only so far; this is a {fam.family.title} drafter")
+            results, skipped = check_family(ckpt, specs, fam.family, str(path), target=tgt)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
+    for line in skipped:
+        sys.stderr.write(f"note: {line}\n")
     failing = gate(results, failing_codes, ignored_codes)
     ok = not failing
     if as_json:
@@ -114,6 +149,7 @@ def check_cmd(
             body = {**results[0].to_json(), "ok": ok, "engine_ok": results[0].ok, "gate": policy}
         else:
             body = {"ok": ok, "gate": policy, "results": [r.to_json() for r in results]}
+        body |= {"family": fam.to_json(), "not_checked": skipped}
         from ..checkpoint.hub import hub_sources
 
         body.update(hub_sources(ckpt, tgt))  # the commits read, for Hub ids only
@@ -147,6 +183,10 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
         cmd = build_launch(name, served, drafter, steps, topk, draft_tokens)
         lau = parse_launch(cmd)
         ckpt = open_checkpoint(path)
+        from ..layouts.canonical import describe
+        from .guards import refuse_non_drafter
+
+        refuse_non_drafter(ckpt, describe(ckpt), what="launch")
         [res] = check(ckpt, engine, drafter, target=tgt, launch=lau)
     except (CheckpointError, EngineSpecError, LaunchError) as e:
         return fail(str(e))

@@ -84,7 +84,7 @@ def make_plan(src: Path, to: str | None, engine: str | None, target, embed: str)
 
     try:
         ck = open_checkpoint(src)
-        refuse_non_drafter(ck, describe(ck))
+        refuse_non_drafter(ck, describe(ck), what="convert")
         tgt = open_target_arg(target) if target else None
         tck = open_checkpoint(tgt.weights_dir) if (tgt and tgt.weights_dir) else None
         return ck, tgt, plan_conversion(ck, to, engine, tgt, tck, embed)

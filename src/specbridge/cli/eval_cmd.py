@@ -124,7 +124,7 @@ def open_drafter(draft: Path):
         ck = open_checkpoint(draft)
     except CheckpointError as e:
         fail(str(e))
-    refuse_non_drafter(ck, describe(ck))
+    refuse_non_drafter(ck, describe(ck), what="eval")
     return ck
 
 

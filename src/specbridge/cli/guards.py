@@ -27,10 +27,31 @@ def full_lm_reason(ckpt, d) -> str | None:
     )
 
 
-def refuse_non_drafter(ckpt, d) -> None:
+def refuse_non_drafter(ckpt, d, read_here: tuple[str, ...] = ("eagle3",), what: str = "this command"):
+    """The checkpoint's drafter family (families/detect.py), or a one-line refusal (exit 2) saying what was seen:
+    a full model, no known family, evidence that fits two families, a family specbridge does not model, or one
+    `what` does not read (`read_here`). A checkpoint is never read as a family its evidence does not show."""
     why = full_lm_reason(ckpt, d)
     if why:
         raise CliError(f"{ckpt.root}: looks like {why}; pass a drafter here (and a target as --target)")
+    from ..families.detect import detect_family
+
+    v = detect_family(ckpt.config, {n: t.shape for n, t in ckpt.tensors.items()}, str(ckpt.root))
+    ev = "; ".join(v.evidence)
+    if v.candidates:
+        raise CliError(f"{ckpt.root}: the evidence fits {' and '.join(v.candidates)} equally ({ev}); not read as either")
+    if v.family is None:
+        raise CliError(f"{ckpt.root}: fits no drafter family specbridge knows (saw {v.seen}); nothing was checked")
+    if v.family.name == "causal_lm":
+        raise CliError(f"{ckpt.root}: looks like a {v.family.title} ({ev}), not a drafter; pass a drafter here (and a target as --target)")
+    if not v.family.modelled:
+        raise CliError(
+            f"{ckpt.root}: a {v.family.title} drafter ({ev}); specbridge does not model {v.family.title} loading yet, "
+            "so nothing was checked (it reads EAGLE-3 and DFlash drafters)"
+        )
+    if v.family.name not in read_here:
+        raise CliError(f"{ckpt.root}: a {v.family.title} drafter ({ev}); {what} reads EAGLE-3 drafters only so far")
+    return v
 
 
 def refuse_drafter_as_target(info) -> None:

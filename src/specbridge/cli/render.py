@@ -53,8 +53,10 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def print_inspect(ckpt: Checkpoint, d: Drafter) -> None:
+def print_inspect(ckpt: Checkpoint, d: Drafter, fam=None) -> None:
     console.print(f"[bold]{esc(ckpt.root)}[/]  ({esc(ckpt.storage)}, {len(ckpt.weight_files)} file(s))")
+    if fam is not None:
+        console.print(f"family: [bold]{esc(fam.family.title)}[/] ({esc('; '.join(fam.evidence))})")
     console.print(f"layout: [bold]{esc(d.layout)}[/]  architecture: {esc(d.architecture)}")
     for e in d.evidence:
         console.print(f"  evidence: {esc(e)}")

@@ -342,7 +342,9 @@ def run(root: Path, config_json: str | None = None) -> dict:
         )
         mod_name = _find_module(arch) or _find_module(FALLBACK)
     mod = importlib.import_module(mod_name)
-    by_name = {c.__name__: c for c in getattr(mod, "EntryClass", [])}
+    entry = getattr(mod, "EntryClass", [])
+    # SGLang's registry takes one class or a list (0.5.11's dflash.py exports a bare class)
+    by_name = {c.__name__: c for c in (entry if isinstance(entry, (list, tuple)) else [entry])}
     cls = by_name.get(arch) or by_name[FALLBACK]
     out["class"] = cls.__name__
     out["module"] = mod.__name__

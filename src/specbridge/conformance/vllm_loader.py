@@ -105,20 +105,22 @@ def make_tokenizer(out: str, vocab_size: int) -> None:
     fast.save_pretrained(out)
 
 
-def make_target(out: str, config_path: str, seed: int = 0, zero_norm: bool = False) -> dict:
+def make_target(out: str, config_path: str, seed: int = 0, zero_norm: bool = False, arch: str = "llama") -> dict:
+    """`arch` llama: the producer fixtures' Llama target; qwen3: the same geometry as a Qwen3 model (DFlash's)."""
     import torch
-    from transformers import LlamaConfig, LlamaForCausalLM
+    from transformers import LlamaConfig, LlamaForCausalLM, Qwen3Config, Qwen3ForCausalLM
 
     with open(config_path) as f:
         cfg = json.load(f)
-    for k in ("architectures", "transformers_version"):
+    for k in ("architectures", "transformers_version", "model_type"):
         cfg.pop(k, None)
     torch.manual_seed(seed)
-    model = LlamaForCausalLM(LlamaConfig(**cfg))
+    config_cls, model_cls = (Qwen3Config, Qwen3ForCausalLM) if arch == "qwen3" else (LlamaConfig, LlamaForCausalLM)
+    model = model_cls(config_cls(**cfg))
     if zero_norm:  # every logit 0 -> greedy output is always token 0 (a deterministic acceptance fixture)
         with torch.no_grad():
             model.model.norm.weight.zero_()
-    model.config.architectures = ["LlamaForCausalLM"]
+    model.config.architectures = [model_cls.__name__]
     os.makedirs(out, exist_ok=True)
     model.save_pretrained(out)
     make_tokenizer(out, cfg["vocab_size"])
@@ -144,7 +146,7 @@ class Probe:
     @staticmethod
     def is_draft(model) -> bool:
         name = type(model).__name__
-        return "Eagle" in name or "eagle" in type(model).__module__
+        return "Eagle" in name or "eagle" in type(model).__module__ or "DFlash" in name
 
     def wrap(self, model) -> None:
         import torch
@@ -328,7 +330,7 @@ def _cleanup(llm) -> None:
     gc.collect()
 
 
-def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: int) -> dict:
+def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: int, method: str = "eagle3") -> dict:
     from vllm import LLM, SamplingParams
 
     probe = Probe()
@@ -346,7 +348,7 @@ def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: in
             enforce_eager=True,
             disable_log_stats=False,
             seed=0,
-            speculative_config={"method": "eagle3", "model": drafter, "num_speculative_tokens": k},
+            speculative_config={"method": method, "model": drafter, "num_speculative_tokens": k},
         )
     except BaseException as e:  # noqa: BLE001 — the point is to record what vLLM raises
         if isinstance(e, KeyboardInterrupt):
@@ -404,16 +406,18 @@ def main(argv=None) -> int:
     mt.add_argument("--config", required=True, help="target config.json (the tests pass tests/fixtures/producers/tiny-target-llama-4l)")
     mt.add_argument("--seed", type=int, default=0)
     mt.add_argument("--zero-norm", action="store_true")
+    mt.add_argument("--arch", choices=("llama", "qwen3"), default="llama")
     ld = sub.add_parser("load")
     ld.add_argument("drafters", nargs="+")
     ld.add_argument("--target", required=True)
     ld.add_argument("--k", type=int, default=3)
     ld.add_argument("--generate", type=int, default=8)
     ld.add_argument("--max-model-len", type=int, default=128)
+    ld.add_argument("--method", default="eagle3", help="vLLM's speculative method (eagle3, dflash)")
     args = ap.parse_args(argv)
 
     if args.cmd == "make-target":
-        print(json.dumps(make_target(args.out, args.config, args.seed, args.zero_norm)))
+        print(json.dumps(make_target(args.out, args.config, args.seed, args.zero_norm, args.arch)))
         return 0
 
     os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
@@ -424,7 +428,7 @@ def main(argv=None) -> int:
     # results go to fd 3 if given, else stdout; vLLM's logs stay on stderr
     results = []
     for d in args.drafters:
-        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len))
+        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method))
         sys.stderr.write(f"[vllm_loader] {d}: {'raised ' + results[-1]['raised'][:200] if results[-1]['raised'] else 'loaded'}\n")
     sys.stdout.write("\n@@SPECBRIDGE-RESULT@@" + json.dumps(results) + "\n")
     sys.stdout.flush()

@@ -33,7 +33,12 @@ QKV_IN = "2*H if i == 0 else H"
 
 
 def llama_decoder(
-    prefix: str, per_layer: bool, hidden_norm_when: str = "i == 0", o_bias_when: str = "False", qkv_bias_when: str = "False"
+    prefix: str,
+    per_layer: bool,
+    hidden_norm_when: str = "i == 0",
+    o_bias_when: str = "False",
+    qkv_bias_when: str = "False",
+    qkv_in: str = QKV_IN,
 ) -> tuple[Param, ...]:
     """The EAGLE-3 decoder layer as the engines fuse it (qkv_proj, gate_up_proj).
 
@@ -42,7 +47,7 @@ def llama_decoder(
     return (
         Param(
             prefix + "self_attn.qkv_proj.weight",
-            shards=(("q", ("nh*hd", QKV_IN)), ("k", ("nkv*hd", QKV_IN)), ("v", ("nkv*hd", QKV_IN))),
+            shards=(("q", ("nh*hd", qkv_in)), ("k", ("nkv*hd", qkv_in)), ("v", ("nkv*hd", qkv_in))),
             per_layer=per_layer,
             role="decoder",
             tp_dim=0,

@@ -9,11 +9,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import sglang, trtllm, vllm
-from .spec import CaptureRule, Era, Launcher, in_release_range, is_prerelease, parse_version
+from .spec import CaptureRule, Era, FamilyRange, Launcher, in_release_range, is_prerelease, parse_version
 
 ENGINES: dict[str, tuple[Era, ...]] = {"sglang": sglang.ERAS, "vllm": vllm.ERAS, "trtllm": trtllm.ERAS}
 CAPTURE: dict[str, tuple[CaptureRule, ...]] = {"sglang": sglang.CAPTURE, "vllm": vllm.CAPTURE, "trtllm": trtllm.CAPTURE}
 LAUNCHERS: dict[str, Launcher] = {"sglang": sglang.LAUNCH, "vllm": vllm.LAUNCH}  # TensorRT-LLM: no launch line modelled
+# drafter families other than EAGLE-3, per engine: the release ranges that build them (an engine absent here, or
+# with no rows, has no modelled class for any of them)
+FAMILY_RANGES: dict[str, tuple[FamilyRange, ...]] = {"sglang": sglang.FAMILY_RANGES, "vllm": vllm.FAMILY_RANGES}
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}
 
 # how a version was placed in its era
@@ -143,3 +146,51 @@ def conformance_releases(engine: str, test: str, per_era: bool | None = None) ->
             rel = [max(rel, key=parse_version)]
         out += [r for r in rel if r not in out]
     return out
+
+
+class FamilyPlace(NamedTuple):
+    """One engine version to answer for a drafter of a family other than EAGLE-3: the row that covers it (None:
+    the release has no class for the family), and the first release that has one."""
+
+    place: Placement
+    row: FamilyRange | None
+    first: str | None
+
+
+class NotModelled(EngineSpecError):
+    """The engine (or this release of it) builds the family, but specbridge has no rows for its loader."""
+
+
+def family_places(specs: str | list[str], family: str, title: str) -> tuple[list[FamilyPlace], list[str]]:
+    """The engine versions to answer for a `family` drafter, and a line for each engine skipped because no
+    row models the family there. `all` and a bare engine name mean the family's own modelled ranges (one
+    answer per range, at its newest release read); a pinned version is answered by the range holding it."""
+    out: list[FamilyPlace] = []
+    skipped: list[str] = []
+    for spec in split_specs(specs):
+        names = list(ENGINES) if spec.strip().lower() == "all" else [engine_name(spec)]
+        pinned = "==" in spec
+        for name in names:
+            rows = [r for r in FAMILY_RANGES.get(name, ()) if r.family == family]
+            modelled = [r for r in rows if r.classes]
+            if not modelled:
+                why = f"specbridge does not model {title} drafters on {name} yet: nothing was checked there"
+                if len(names) == 1:
+                    raise NotModelled(why)
+                skipped.append(why)
+                continue
+            first = rows[0].first
+            if not pinned:
+                skipped += [f"{name} {r.first}–{r.last or ''}: {r.unmodelled}" for r in rows if r.unmodelled and len(names) > 1]
+                for r in modelled:
+                    v = newest_version(r)
+                    out.append(FamilyPlace(Placement(era_at(name, v), v, ALL if len(names) > 1 else NEWEST, spec), r, first))
+                continue
+            for p in _resolve_one(spec):
+                row = next((r for r in rows if in_release_range(p.version, r.first, r.last)), None)
+                if row is None and parse_version(p.version) > parse_version(rows[-1].first):
+                    row = rows[-1]
+                if row is not None and row.unmodelled:
+                    raise NotModelled(f"{name} {p.version}: {row.unmodelled}; nothing was checked")
+                out.append(FamilyPlace(p, row, first))
+    return out, skipped

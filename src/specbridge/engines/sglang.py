@@ -19,6 +19,7 @@ from .spec import (
     DraftClass,
     Drop,
     Era,
+    FamilyRange,
     Field,
     IgnoreSuffix,
     Launcher,
@@ -259,7 +260,14 @@ _EAGLE3 = {"LlamaForCausalLMEagle3": "LlamaForCausalLMEagle3"}
 
 def _dispatch(registry: dict[str, str], unknown: str, plain: str) -> Dispatch:
     return Dispatch(
-        "sglang", registry, "LlamaForCausalLMEagle3", cite=_DISPATCH_CITE, unknown_message=unknown, plain_classes=PLAIN, plain_message=plain
+        "sglang",
+        registry,
+        "LlamaForCausalLMEagle3",
+        cite=_DISPATCH_CITE,
+        unknown_message=unknown,
+        plain_classes=PLAIN,
+        plain_message=plain,
+        speculators_refusal=unknown + " (SGLang has no speculators-config support)",
     )
 
 
@@ -508,4 +516,163 @@ LAUNCH = Launcher(
     tree_bound=True,
     fa3_topk1_only=True,  # sgl-project/sglang issue #5491
     eagle_skips_fc=True,  # llama_eagle3.py forward: fc only when the hidden width differs from the draft's
+)
+
+
+# --- DFlash: sglang/srt/models/dflash.py (DFlashDraftModel), read in the 0.5.11 … 0.5.23 wheels ---------------------
+DFM = "sglang/srt/models/dflash.py"
+DFU = "sglang/srt/speculative/dflash_utils.py"
+DFLASH_FIELDS = (
+    Field("H", ("hidden_size",), 4096),
+    Field("L", ("num_hidden_layers",), 1),
+    Field("nh", ("num_attention_heads",), 32),
+    Field("nkv_raw", ("num_key_value_heads",), None),
+    Field("hd_raw", ("head_dim",), None),
+    Field("I", ("intermediate_size",), 0),
+    Field("attention_bias", ("attention_bias",), False, kind="bool"),
+    Field("n_ids", ("len:dflash_config.target_layer_ids", "len:target_layer_ids"), None),
+    Field("max_id", ("max:dflash_config.target_layer_ids", "max:target_layer_ids"), None),
+    Field("ntl", ("dflash_config.num_target_layers", "num_target_layers"), None),
+)
+DFLASH_DERIVE = (
+    Derive("nkv", "nkv_raw if nkv_raw is not None else nh"),
+    Derive("hd", "hd_raw if hd_raw is not None else H // nh"),
+    # fc reads one target state per id; without ids SGLang spreads one per draft layer over the target
+    Derive("K", "n_ids if n_ids is not None else L"),
+)
+NO_MLP = Raise("I == 0", "ValueError: Invalid intermediate_size=0 for DFlash MLP.", f"{DFM} (DFlashMLP; every release read)")
+# without target_layer_ids the drafter spreads one id per draft layer over num_target_layers (else its own layer
+# count), which needs at least 4 layers when it has more than one (build_target_layer_ids)
+NO_IDS_FEW_LAYERS = Raise(
+    "n_ids is None and L > 1 and (ntl if ntl is not None else L) < 4",
+    "ValueError: DFlash layer selection requires num_target_layers >= 4 (no target_layer_ids: one id per draft layer is "
+    "spread over num_target_layers, else the draft's own layer count; give target_layer_ids or num_target_layers)",
+    f"{DFU} build_target_layer_ids (0.5.11 :162-199; every release read)",
+)
+
+
+def _ids_out_of_range(when: str, bound: str, cite: str) -> Raise:
+    return Raise(
+        when,
+        f"ValueError: DFLASH target_layer_ids contains an out-of-range layer id (checked against {bound} while the drafter is "
+        "built; give num_target_layers, the target's layer count, in dflash_config)",
+        cite,
+    )
+
+
+def _sglang_dflash_class(versions: str, ids_check: Raise, renames: tuple = (), side_files: tuple[str, ...] = ()) -> DraftClass:
+    """SGLang's DFlashDraftModel: no embedding, head or vocab map of its own (the worker uses the target's), Qwen3
+    layers reading the hidden size, fc [H, K·H] over the target states; unknown names are skipped silently."""
+    by_design = "SGLang's DFlash drafter has no {0}: the worker uses the target's (dflash.py module docstring)"
+    return DraftClass(
+        name="DFlashDraftModel",
+        file=f"{DFM} @ {versions}",
+        fields=DFLASH_FIELDS,
+        derive=DFLASH_DERIVE,
+        params=llama_decoder(
+            "layers.{i}.",
+            per_layer=True,
+            hidden_norm_when="False",
+            o_bias_when="attention_bias",
+            qkv_bias_when="attention_bias",
+            qkv_in="H",
+        )
+        + (
+            Param("layers.{i}.self_attn.q_norm.weight", ("hd",), per_layer=True, role="decoder"),
+            Param("layers.{i}.self_attn.k_norm.weight", ("hd",), per_layer=True, role="decoder"),
+            Param("norm.weight", ("H",), role="norm"),
+            Param("fc.weight", ("H", "K*H"), role="fc"),
+            Param("hidden_norm.weight", ("H",), role="fc"),
+        ),
+        loader=(
+            Drop("embed_tokens", why=by_design.format("embedding"), cite=f"{DFM} load_weights (unresolved names skipped)"),
+            Drop("lm_head", why=by_design.format("head"), cite=f"{DFM} load_weights (unresolved names skipped)"),
+            Drop("d2t", why="no vocab map: the target's head scores the full vocabulary", cite=f"{DFM} load_weights"),
+            Drop("t2d", why="no vocab map: the target's head scores the full vocabulary", cite=f"{DFM} load_weights"),
+            RenameRegex(pattern=r"^model\.", new="", cite=f"{DFM} load_weights (resolve_param_name strips a leading model.)"),
+            *renames,
+            *STACK_LLAMA,
+        ),
+        unknown="skip",
+        unknown_message="{name}: no DFlashDraftModel parameter; skipped silently (sglang/srt/models/dflash.py load_weights: "
+        "'Ignore unexpected weights')",
+        missing="silent",
+        raises=(NO_MLP, NO_IDS_FEW_LAYERS, ids_check),
+        side_files=side_files,
+    )
+
+
+ENCODER_RENAMES = (
+    Rename(old="encoder.fc.", new="fc.", cite=f"{DFM} @ 0.5.19 load_weights (vendor aliases)"),
+    Rename(old="encoder.output_norm_enc.", new="hidden_norm.", cite=f"{DFM} @ 0.5.19 load_weights (vendor aliases)"),
+)
+# group A builds fc from num_target_layers, else the DRAFT layer count, and validates the ids against it
+IDS_A = _ids_out_of_range(
+    "max_id is not None and max_id >= (ntl if ntl is not None else L)",
+    "num_target_layers, else the draft's layer count",
+    f"{DFM} @ 0.5.11 :277-285, {DFU} :306",
+)
+# group B: against num_target_layers, else max(ids) + 1 (never out of range)
+IDS_B = _ids_out_of_range("max_id is not None and ntl is not None and max_id >= ntl", "num_target_layers", f"{DFM} @ 0.5.19 :612-620")
+_SG_DF = {"DFlashDraftModel": "DFlashDraftModel"}
+_SG_MUSE = {"MuseGlimmerAssistantModel": "DFlashDraftModel"}  # an empty subclass (alias) from 0.5.19
+_SG_LAGUNA = {"DFlashLagunaForCausalLM": "dflash.py DFlashLagunaForCausalLM (g_proj gating, aux_hidden_norms)"}
+
+
+def _sglang_dflash_dispatch(registry: dict[str, str]) -> Dispatch:
+    return Dispatch(
+        "sglang",
+        registry,
+        "DFlashDraftModel",
+        cite=f"{DFM} EntryClass (SGLang dispatches on architectures[0]; nothing rewrites it for DFLASH)",
+        unknown_message="ValueError: {arch!r} is no DFlash class of this SGLang (sglang/srt/models/dflash.py EntryClass)",
+    )
+
+
+def _dflash_runs(*releases: str) -> tuple[Run, ...]:
+    t = "tests/test_conformance_sglang_dflash.py"
+    return tuple(Run(release=r, date="2026-12-01", test=t, cases=19, agreed=19) for r in releases)
+
+
+FAMILY_RANGES = (
+    FamilyRange(
+        engine="sglang",
+        family="dflash",
+        first="0.5.11",
+        last="0.5.16",
+        dispatch=_sglang_dflash_dispatch(_SG_DF),
+        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.11 … 0.5.16", IDS_A)},
+        begins=f"{DFM} (DFlashDraftModel) and the DFLASH algorithm first ship in the 0.5.11 wheel, absent from 0.5.10",
+        versions_read=("0.5.11", "0.5.12", "0.5.16"),
+        unmodelled_archs=_SG_LAGUNA,
+        runs=_dflash_runs("0.5.11", "0.5.12", "0.5.16"),
+    ),
+    FamilyRange(
+        engine="sglang",
+        family="dflash",
+        first="0.5.17",
+        last="0.5.19",
+        dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE}),
+        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.19", IDS_B, ENCODER_RENAMES)},
+        begins="approximate (0.5.17 and 0.5.18 not read; 0.5.16 read as the range before, 0.5.19 as this one): fc is sized from "
+        "num_target_layers else max(target_layer_ids) + 1, not the draft's layer count; the encoder.fc / encoder.output_norm_enc "
+        "aliases and MuseGlimmerAssistantModel arrive",
+        versions_read=("0.5.19",),
+        unmodelled_archs=_SG_LAGUNA,
+        runs=_dflash_runs("0.5.19"),
+    ),
+    FamilyRange(
+        engine="sglang",
+        family="dflash",
+        first="0.5.20",
+        last=None,
+        dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE}),
+        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.20 … 0.5.23", IDS_B, ENCODER_RENAMES, ("mask_embedding.pt",))},
+        begins="sglang/srt/speculative/dflash_worker_v2.py _maybe_merge_trained_mask_embedding reads mask_embedding.pt from the "
+        "draft's local directory (a Hub id is never resolved) into the target's mask row: first in the 0.5.20 wheel, absent "
+        "from 0.5.19 (sgl-project/sglang #27924)",
+        versions_read=("0.5.20", "0.5.21", "0.5.22", "0.5.23"),
+        unmodelled_archs=_SG_LAGUNA,
+        runs=_dflash_runs("0.5.20", "0.5.21", "0.5.22", "0.5.23"),
+    ),
 )

@@ -11,7 +11,7 @@ from typing import NamedTuple
 from ..checkpoint.reader import Checkpoint
 from ..layouts.canonical import flat_config
 from .expr import ExprError, evaluate
-from .spec import DraftClass, Era, Param, Step
+from .spec import DraftClass, Era, FamilyRange, Param, Step
 
 
 class _Word(str, Enum):
@@ -111,9 +111,9 @@ class LoadReport:
 
 
 def _lookup(cfg: dict, path: str):
-    """Key path lookup; returns (present, value). `len:` takes the length of a list."""
-    want_len = path.startswith("len:")
-    if want_len:
+    """Key path lookup; returns (present, value). `len:` takes the length of a list, `max:` its largest int."""
+    want_len, want_max = path.startswith("len:"), path.startswith("max:")
+    if want_len or want_max:
         path = path[4:]
     cur = cfg
     for part in path.split("."):
@@ -125,6 +125,9 @@ def _lookup(cfg: dict, path: str):
             return False, None
     if want_len:
         return (True, len(cur)) if isinstance(cur, list) else (False, None)
+    if want_max:
+        ints = [v for v in cur if type(v) is int] if isinstance(cur, list) else []
+        return (True, max(ints)) if ints and len(ints) == len(cur) else (False, None)
     return True, cur
 
 
@@ -264,14 +267,16 @@ class Dispatched(NamedTuple):
     assumptions: list[str]
 
 
-def dispatch(config: dict, era: Era) -> Dispatched:
-    """Which class this engine version builds for `config`, and the config view it reads.
+def dispatch(config: dict, era: Era, family: FamilyRange | None = None) -> Dispatched:
+    """Which class this engine version builds for `config`, and the config view it reads: the era's EAGLE-3
+    dispatch, or the family row's (`family`) for a drafter of another family.
 
-    When the engine cannot dispatch, we still simulate with its EAGLE-3 class over our flat view
+    When the engine cannot dispatch, we still simulate with the family's main class over our flat view
     of the config, so the next problem shows in the same run (and say so)."""
-    d = era.dispatch
+    d = family.dispatch if family else era.dispatch
+    classes = family.classes if family else era.classes
     assumptions: list[str] = []
-    fallback = era.classes[d.fallback]
+    fallback = classes[d.fallback]
     is_spec = "speculators_config" in config or "transformer_layer_config" in config
     archs = config.get("architectures") if isinstance(config.get("architectures"), list) else []
     arch = archs[0] if archs and isinstance(archs[0], str) else None
@@ -282,12 +287,8 @@ def dispatch(config: dict, era: Era) -> Dispatched:
                 f"{era.engine} {era.name} cannot read a speculators-format config "
                 f"(architectures={archs}, speculators_config): it dispatches on architectures[0] and knows no {arch!r}"
             )
-            if d.style == "sglang":
-                msg = (
-                    d.unknown_message.format(archs=archs, arch=arch)
-                    if d.unknown_message
-                    else f"ValueError: Model architectures {archs} are not supported"
-                ) + " (SGLang has no speculators-config support)"
+            if d.speculators_refusal:
+                msg = d.speculators_refusal.format(archs=archs, arch=arch)
             assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
             view = {k: v for k, v in flat_config(config).items() if not (k == "target_hidden_size" and v is None)}
             return Dispatched(fallback, False, msg, view, "flattened (assumed)", assumptions)
@@ -310,16 +311,17 @@ def dispatch(config: dict, era: Era) -> Dispatched:
             assumptions.append(f"simulated with {fallback.name}")
             return Dispatched(fallback, False, msg, view, "speculators → flat (translated)", assumptions)
         cls_name = d.registry.get(target_arch, target_arch)
-        if cls_name not in era.classes:
+        if cls_name not in classes:
             assumptions.append(f"{target_arch} is not modelled; simulated with {fallback.name}")
             return Dispatched(fallback, True, None, view, "speculators → flat (translated)", assumptions)
-        return Dispatched(era.classes[cls_name], True, None, view, "speculators → flat (translated)", assumptions)
+        return Dispatched(classes[cls_name], True, None, view, "speculators → flat (translated)", assumptions)
 
-    if d.style == "trtllm":
-        return Dispatched(era.classes[d.registry["*"]], True, None, dict(config), "config.json as written", assumptions)
-    if d.style == "vllm" and arch and not (arch.startswith("Eagle3") or arch.endswith("Eagle3")):
-        rewritten = "Eagle3" + arch
-        assumptions.append(f"vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle3")
+    if "*" in d.registry:  # the engine builds one class whatever the architecture says
+        return Dispatched(classes[d.registry["*"]], True, None, dict(config), "config.json as written", assumptions)
+    p = d.rewrite_prefix
+    if p and arch and not (arch.startswith(p) or arch.endswith(p)):
+        rewritten = p + arch
+        assumptions.append(d.rewrite_note.format(arch=arch, rewritten=rewritten))
         arch = rewritten
     cls_name = d.registry.get(arch or "")
     if cls_name is None:
@@ -328,16 +330,17 @@ def dispatch(config: dict, era: Era) -> Dispatched:
             msg = d.plain_message.format(arch=arch)
         elif d.unknown_message:
             msg = d.unknown_message.format(archs=archs, arch=arch)
-        assumptions.append(f"simulated with {fallback.name} (the engine's EAGLE-3 drafter class)")
+        assumptions.append(f"simulated with {fallback.name} (the engine's {'EAGLE-3' if family is None else family.family} drafter class)")
         return Dispatched(fallback, False, msg, dict(config), "config.json as written", assumptions)
-    return Dispatched(era.classes[cls_name], True, None, dict(config), "config.json as written", assumptions)
+    return Dispatched(classes[cls_name], True, None, dict(config), "config.json as written", assumptions)
 
 
-def simulate(ckpt: Checkpoint, era: Era, version: str) -> LoadReport:
+def simulate(ckpt: Checkpoint, era: Era, version: str, family: FamilyRange | None = None) -> LoadReport:
     """The engine version's load of this checkpoint: dispatch, then the config namespace the class is
-    built from, then every checkpoint tensor's fate, then every parameter's fill."""
+    built from, then every checkpoint tensor's fate, then every parameter's fill. `family`: the engine's row
+    for a drafter family other than EAGLE-3 that covers this version."""
     config = ckpt.config or {}
-    dis = dispatch(config, era)
+    dis = dispatch(config, era, family)
     ns, errors = namespace(dis, ckpt)
     params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
     fates, filled, mismatched = tensor_fates(ckpt, dis.cls, params, ns, errors)
@@ -367,6 +370,9 @@ def namespace(dis: Dispatched, ckpt: Checkpoint) -> tuple[dict, list[str]]:
         "has_embed": any(n.endswith("embed_tokens.weight") for n in names),
         "has_head": any(n.endswith("lm_head.weight") for n in names),
         "has_d2t": any("d2t" in n for n in names),
+        "has_mask_hidden": any("mask_hidden" in n for n in names),
+        # a side file beside the weights the engine reads by name (DFlash's mask embedding)
+        "has_mask_file": ckpt.root.is_dir() and (ckpt.root / "mask_embedding.pt").is_file(),
     }
     ns, errors = _resolve_fields(dis.cls, dis.view, has)
     if dis.message:
@@ -453,6 +459,8 @@ def param_fills(cls: DraftClass, params: dict, filled: dict, fates: list[TensorF
         got = filled[name]
         share_expr = cls.share_embed if p.share == "embed" else cls.share_head if p.share == "head" else None
         share = evaluate(share_expr, local) if share_expr else "own"
+        if p.side_file and not got:
+            got = {None: p.side_file}
         missing_shards = [s for s, _ in p.shards if s not in got] if p.shards else ([] if got else ["*"])
         if share == "target":
             status, note = P_SHARED, f"replaced by the target's after loading ({cls.share_cite})"

@@ -61,6 +61,9 @@ class Param:
     # when nothing fills it, does it keep a small default initialisation (nn.Linear's bias: U(±1/sqrt(in)))
     # rather than a random matrix? The loss is a small constant offset: a warning, not a random layer
     missing_small: str = "False"
+    # a file beside the weights the loader reads into this parameter itself (DFlash's mask_embedding.pt): filled
+    # by it, not by a checkpoint tensor
+    side_file: str = ""
     tp_dim: int | None = None  # the dimension a tensor-parallel loader narrows
     pads: bool = False  # a narrower checkpoint along tp_dim is zero-padded (when the class pads at all)
 
@@ -327,6 +330,9 @@ class DraftClass:
     notes: tuple[str, ...] = ()
     # what the loader does when a tensor disagrees with a parameter along its tp_dim only:
     # "raise" (a size mismatch), or SGLang's narrow()/pad_or_narrow_weight behaviour
+    # files beside the weights this class's loader reads by name (DFlash's mask_embedding.pt); a checkpoint's side
+    # file an engine does not read is lost without a word (rule D004)
+    side_files: tuple[str, ...] = ()
     wider_tp: str = "raise"  # "raise" | "truncate"
     narrower_tp: str = "raise"  # "raise" | "pad" (for params with pads=True; the rest raise)
 
@@ -349,6 +355,36 @@ class Dispatch:
     # model, which loads and then fails in the speculative worker with `plain_message` ({arch})
     plain_classes: tuple[str, ...] = ()
     plain_message: str = ""
+    # vLLM's EAGLEConfig: an architecture that neither starts nor ends with this word is renamed word + arch
+    # ("Eagle3" for method eagle3, "DFlash" for method dflash); "" = the name is looked up as written
+    rewrite_prefix: str = ""
+    rewrite_note: str = ""  # said when the rename applies ({arch} {rewritten})
+    # what the engine raises on a speculators-format config it cannot read ({archs} {arch}); "" = our own words
+    speculators_refusal: str = ""
+
+
+@dataclass(frozen=True)
+class FamilyRange:
+    """A release range of one engine that builds drafters of a family other than EAGLE-3 (DFlash, …), with its
+    own `first`/`last`: a family's classes arrive and change on releases that are not EAGLE-3 era boundaries.
+
+    A release of the engine that no row of the family covers has no class for it (`check` says so, naming the
+    first release that has one)."""
+
+    engine: str
+    family: str  # families/table.py name ("dflash")
+    first: str
+    last: str | None
+    dispatch: Dispatch
+    classes: dict[str, DraftClass]
+    begins: str  # why the range starts at `first` (the file or change, read in the wheels around it)
+    versions_read: tuple[str, ...] = ()
+    runs: tuple[Run, ...] = ()
+    # the engine has the family's class here but specbridge does not model its loader: check refuses (exit 2)
+    # with this reason instead of guessing
+    unmodelled: str = ""
+    # architectures the engine routes to classes of this family that are not modelled: name -> the class/file
+    unmodelled_archs: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

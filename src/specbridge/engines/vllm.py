@@ -19,6 +19,7 @@ from .spec import (
     DraftClass,
     Drop,
     Era,
+    FamilyRange,
     Field,
     IgnoreSuffix,
     Launcher,
@@ -33,6 +34,7 @@ from .spec import (
 F = "vllm/model_executor/models/llama_eagle3.py"
 PROP = "vllm/v1/spec_decode/llm_base_proposer.py (_maybe_share_embeddings/_maybe_share_lm_head)"
 CFG = "vllm/transformers_utils/configs/speculators/algos.py (update_eagle3)"
+REG = "vllm/model_executor/models/registry.py"
 
 VOCAB_STEPS = (
     Drop("t2d", why="vLLM never uses t2d", cite=f"{F} load_weights"),
@@ -310,6 +312,8 @@ def _dispatch(speculators: bool, by_model_type: dict[str, str], cite: str) -> Di
         speculators_arch_by_model_type=by_model_type,
         speculators_defaults={"norm_before_residual": True},
         cite=cite,
+        rewrite_prefix="Eagle3",
+        rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle3",
     )
 
 
@@ -651,4 +655,168 @@ LAUNCH = Launcher(
     target_after="serve",
     requires_steps="vLLM needs num_speculative_tokens in --speculative-config ('A speculative model was provided, but "
     "num_speculative_tokens was not provided').",
+)
+
+
+# --- DFlash (block-parallel drafters): vllm/model_executor/models/qwen3_dflash.py --------------------------------
+DF = "vllm/model_executor/models/qwen3_dflash.py"
+DFLASH_FIELDS = LLAMA_FIELDS + (
+    Field("Vd_raw", ("draft_vocab_size",), None),
+    # fc reads one target state per configured layer: the top-level eagle_aux_hidden_state_layer_ids (0.27+: the
+    # model runner's get_eagle3_aux_layers_from_config), else dflash_config.target_layer_ids; none: one per draft layer
+    Field("n_ids", ("len:eagle_aux_hidden_state_layer_ids", "len:dflash_config.target_layer_ids"), None),
+    Field(
+        "use_aux_df", ("dflash_config.use_aux_hidden_state", "eagle_config.use_aux_hidden_state", "use_aux_hidden_state"), True, kind="bool"
+    ),
+    Field("mask_id", ("dflash_config.mask_token_id", "mask_token_id"), None),
+)
+DFLASH_DERIVE = LLAMA_DERIVE + (
+    Derive("Vd", "Vd_raw if Vd_raw is not None else V"),
+    Derive("n_fc", "n_ids if n_ids is not None else L"),
+)
+MASK_HIDDEN = Raise(
+    "has_mask_hidden",
+    "AssertionError: DFlash embeds masked slots via mask_token_id (optionally overridden by a mask_embedding.pt file); "
+    "it should not ship a mask_hidden weight.",
+    f"{DF} DFlashQwen3ForCausalLM.load_weights (assert, every release read)",
+)
+
+NO_MASK_ID = Raise(
+    "mask_id is None",
+    "ValueError: Model config must specify `dflash_config.mask_token_id`, `mask_token_id`, … (the token the parallel draft slots are fed)",
+    "vllm/v1/worker/gpu/spec_decode/utils.py @ 0.27.0, 0.32.0 (the proposer's parallel-drafting token)",
+)
+
+
+def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
+    """DFlashQwen3ForCausalLM: Qwen3 decoder layers (q/k norms) reading the hidden size, not EAGLE-3's 2H; a model-level
+    hidden_norm and fc over the target states; the mask token embedded through embed_tokens (or mask_embedding.pt)."""
+    return DraftClass(
+        name="DFlashQwen3ForCausalLM",
+        file=f"{DF} @ {versions}",
+        fields=DFLASH_FIELDS,
+        derive=DFLASH_DERIVE,
+        params=(
+            Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+            # always built (zeros); only a mask_embedding.pt beside the weights fills it, and only then is it used
+            Param(
+                "model.mask_embedding",
+                ("H",),
+                when="not (has_mask_file and mask_id is not None)",
+                role="mask embedding",
+                missing_ok="True",
+                missing_note="zeros and unused: without mask_embedding.pt the mask token is embedded by embed_tokens[mask_token_id]",
+            ),
+            Param(
+                "model.mask_embedding",
+                ("H",),
+                when="has_mask_file and mask_id is not None",
+                role="mask embedding",
+                side_file="mask_embedding.pt",
+            ),
+            Param("model.fc.weight", ("H", "Ht*n_fc"), when="use_aux_df", role="fc"),
+            Param("model.hidden_norm.weight", ("H",), role="fc"),
+            Param("model.norm.weight", ("H",), role="norm"),
+            Param("lm_head.weight", ("Vd", "H"), share="head", role="head"),
+            # built only when the draft vocab differs from the target's (compared with the draft's vocab_size here)
+            Param("draft_id_to_target_id", ("Vd",), when="Vd != V", role="vocab map"),
+        )
+        + llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="False", qkv_bias_when="attention_bias", qkv_in="H")
+        + (
+            Param("model.layers.{i}.self_attn.q_norm.weight", ("hd",), per_layer=True, role="decoder"),
+            Param("model.layers.{i}.self_attn.k_norm.weight", ("hd",), per_layer=True, role="decoder"),
+        ),
+        loader=(
+            Drop("t2d", why="vLLM never uses t2d", cite=f"{DF} load_weights"),
+            RenameTo("d2t", to="draft_id_to_target_id", cite=f"{DF} load_weights"),
+            Drop(
+                "mask_embedding",
+                why="only a mask_embedding.pt side file fills the mask embedding; a tensor of that name is skipped",
+                when="not has_mask_file",
+                cite=f"{DF} load_weights (orig_to_new_substr['mask_embedding'] = None without the side file)",
+            ),
+            Drop("fc.", why="use_aux_hidden_state is false: the loader skips fc", when="not use_aux_df", cite=f"{DF} load_weights"),
+            Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite="vllm/model_executor/models/utils.py (AutoWeightsLoader)"),
+            Prefix("model.", unless="lm_head", cite=f"{DF} load_weights: every non-lm_head name gets 'model.'"),
+            Rename(old="midlayer.", new="layers.0.", cite=f"{DF} DFlashQwen3Model.hf_to_vllm_mapper"),
+            *renames,
+            *STACK_LLAMA,
+            IgnoreSuffix(".bias", why="unexpected .bias names are ignored", cite="vllm/model_executor/models/utils.py AutoWeightsLoader"),
+        ),
+        unknown="raise",
+        unknown_message=VALUEERROR,
+        missing="silent",
+        raises=(MASK_HIDDEN, NO_MASK_ID, HT_NULL),
+        share_embed="'target' if not has_embed else 'own-unless-equal'",
+        share_head="'target' if not has_head else 'own-unless-equal'",
+        share_cite=f"{PROP}; {DF} load_weights (process_eagle_weight)",
+        side_files=("mask_embedding.pt",),  # _read_mask_embedding (get_hf_file_bytes: a local dir or the Hub)
+        wider_tp="truncate",
+    )
+
+
+MUSE_RENAMES = (
+    Rename(old="encoder.output_norm_enc.", new="hidden_norm.", cite=f"{DF} @ 0.29.0 hf_to_vllm_mapper (Muse Glimmer names)"),
+    Rename(old="encoder.fc.", new="fc.", cite=f"{DF} @ 0.29.0 hf_to_vllm_mapper (Muse Glimmer names)"),
+)
+
+
+def _dflash_dispatch(registry: dict[str, str], cite: str) -> Dispatch:
+    return Dispatch(
+        "vllm",
+        registry,
+        "DFlashQwen3ForCausalLM",
+        cite=cite,
+        rewrite_prefix="DFlash",
+        rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method dflash",
+        unknown_message="ValueError: Model architectures {archs} are not supported for method dflash (vllm registry: {arch!r} unknown)",
+    )
+
+
+def _dflash_run(release: str, date: str, cases: int) -> Run:
+    return Run(release=release, date=date, test="tests/test_conformance_vllm_dflash.py", cases=cases, agreed=cases)
+
+
+_DF_REG = {"DFlashDraftModel": "DFlashQwen3ForCausalLM"}
+_MUSE = {"MuseGlimmerAssistantModel": "DFlashQwen3ForCausalLM", "DFlashMuseGlimmerAssistantModel": "DFlashQwen3ForCausalLM"}
+LAGUNA = {"DFlashLagunaForCausalLM": "laguna_dflash.py DFlashLagunaForCausalLM"}
+DFLASH2 = {"DFlash2DraftModel": "qwen3_dflash2.py DFlash2Qwen3ForCausalLM"}
+FAMILY_RANGES = (
+    FamilyRange(
+        engine="vllm",
+        family="dflash",
+        first="0.20.0",
+        last="0.25",
+        dispatch=_dflash_dispatch(_DF_REG, f"{REG} @ 0.20.0"),
+        classes={},
+        begins="qwen3_dflash.py and the DFlashDraftModel registry entry first ship in the 0.20.0 wheel (absent from 0.19.1)",
+        versions_read=("0.20.0", "0.22.0", "0.24.0", "0.25.0"),
+        unmodelled="vLLM 0.20–0.25 load DFlash through DFlashQwen3Model's own params_dict loop (KeyError on an unknown name); "
+        "specbridge models the DFlash loader from 0.26.0",
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="dflash",
+        first="0.26.0",
+        last="0.28",
+        dispatch=_dflash_dispatch(_DF_REG, f"{REG} @ 0.26.0, 0.27.0"),
+        classes={"DFlashQwen3ForCausalLM": _dflash_class("0.26.0 … 0.28 (read 0.26.0, 0.27.0)")},
+        begins=f"{DF} DFlashQwen3Model.load_weights = AutoWeightsLoader with hf_to_vllm_mapper (midlayer. → layers.0., stacked "
+        "q/k/v and gate/up; unknown names raise ValueError): first in the 0.26.0 wheel, 0.25.0 has the params_dict loop",
+        versions_read=("0.26.0", "0.27.0"),
+        unmodelled_archs=LAGUNA,
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="dflash",
+        first="0.29.0",
+        last=None,
+        dispatch=_dflash_dispatch({**_DF_REG, **_MUSE}, f"{REG} @ 0.29.0 … 0.32.0"),
+        classes={"DFlashQwen3ForCausalLM": _dflash_class("0.29.0 … 0.32.0", MUSE_RENAMES)},
+        begins=f"{DF} adds the Muse Glimmer renames (encoder.fc. → fc., encoder.output_norm_enc. → hidden_norm.) and the "
+        "registry the MuseGlimmerAssistantModel names: first in the 0.29.0 wheel, absent from 0.27.0",
+        versions_read=("0.29.0", "0.30.0", "0.31.0", "0.32.0"),
+        unmodelled_archs={**LAGUNA, **DFLASH2},
+        runs=(_dflash_run("0.29.0", "2026-12-01", 18), _dflash_run("0.32.0", "2026-12-01", 18)),
+    ),
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..checkpoint.reader import Checkpoint
-from ..engines.registry import resolve
+from ..engines.registry import FAMILY_RANGES, NotModelled, family_places, resolve
 from ..engines.simulate import LoadReport, simulate
 from ..layouts.canonical import Drafter, describe
 from ..layouts.embedding import embed_stats
@@ -54,10 +54,14 @@ class CheckResult:
         }
 
 
-def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=None, launch=None, parent=None) -> list[CheckResult]:
+def check(
+    ckpt: Checkpoint, engine: str, path_label: str | None = None, target=None, launch=None, parent=None, family=None
+) -> list[CheckResult]:
     """Simulate each engine version's load, then run the rule registry: the rules that name no engine
     once per checkpoint (reading a 1.6 M-entry t2d or sampling the embedding once, not per era), the
     others once per engine version."""
+    if family is not None and family.name != "eagle3":
+        return check_family(ckpt, engine, family, path_label, target=target, launch=launch)[0]
     drafter = describe(ckpt)
     base = Context(
         ckpt, drafter, target=target, launch=launch, path=path_label or str(ckpt.root), parent=parent, embed=embed_stats(drafter, target)
@@ -69,3 +73,44 @@ def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=N
         findings = in_catalogue_order(shared + run(ENGINE, ctx))
         out.append(CheckResult(drafter, ctx.rep, findings, ctx.aux.table() if ctx.aux else None))
     return out
+
+
+def check_family(
+    ckpt: Checkpoint, engine: str, family, path_label: str | None = None, target=None, launch=None
+) -> tuple[list[CheckResult], list[str]]:
+    """`check` for a drafter of a family other than EAGLE-3 (families/table.py): each requested engine version
+    is answered by that engine's row for the family (engines/*.py FAMILY_RANGES), with the rules that hold for
+    every family (load simulation, version placement). Returns the results and a line per engine skipped
+    because no row models the family there. An engine version whose release has no class for the family is
+    answered with the class of the first release that has one, not dispatched (L005 says which release)."""
+    places, skipped = family_places(engine, family.name, family.title)
+    drafter = describe(ckpt)
+    drafter.layout = family.name  # read as its family, not as an EAGLE-3 producer layout
+    archs = (ckpt.config or {}).get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+    base = Context(ckpt, drafter, target=target, launch=launch, path=path_label or str(ckpt.root), family=family.name)
+    shared = run(CHECKPOINT, base)
+    out = []
+    for fp in places:
+        row = fp.row or next(r for r in _rows(fp.place.era.engine, family.name) if r.classes)
+        if arch in row.unmodelled_archs:
+            raise NotModelled(
+                f"{fp.place.era.engine} {fp.place.version} builds {row.unmodelled_archs[arch]} for {arch!r}; specbridge does not "
+                "model that class yet: nothing was checked"
+            )
+        # the era shown is the family's own range, not the EAGLE-3 loader era the release falls in
+        span = f"{row.first}–{row.last}" if row.last else f"{row.first}+"
+        era = replace(fp.place.era, name=f"{family.name} {span}" + ("" if fp.row else " (not in it)"))
+        rep = simulate(ckpt, era, fp.place.version, row)
+        if fp.row is None:
+            msg = f"{rep.engine} {rep.version} has no {family.title} drafter class (the first release with one is {fp.first})"
+            rep.dispatched, rep.dispatch_message = False, msg
+            rep.errors.insert(0, msg)
+        ctx = replace(base, rep=rep, place=fp.place)
+        findings = in_catalogue_order(shared + run(ENGINE, ctx))
+        out.append(CheckResult(drafter, rep, findings, None))
+    return out, skipped
+
+
+def _rows(engine: str, family: str):
+    return [r for r in FAMILY_RANGES.get(engine, ()) if r.family == family]

@@ -33,6 +33,7 @@ class Context:
     path: str = "PATH"
     parent: Checkpoint | None = None  # the checkpoint this one was fine-tuned from
     embed: EmbedStats | None = None  # sampled once per checkpoint
+    family: str = "eagle3"  # the drafter family its evidence shows (families/detect.py)
 
     @property
     def eng(self) -> str:
@@ -40,6 +41,11 @@ class Context:
 
     @property
     def convert_fix(self) -> str:
+        if self.family != "eagle3":  # convert writes EAGLE-3 layouts only: never point another family at it
+            return (
+                f"rename the checkpoint's tensors / config to what {self.rep.cls.name} reads on {self.eng} "
+                f"(the tables: specbridge check {self.path} --engine {self.rep.engine}=={self.rep.version} --tables)"
+            )
         return f"specbridge convert {self.path} --engine {self.rep.engine}=={self.rep.version} -o OUT"
 
     @property

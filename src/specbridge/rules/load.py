@@ -195,7 +195,8 @@ def no_dispatch(c: Context) -> Iterator[Hit]:
         yield Hit(
             ERROR,
             f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. "
-            f"The rest of this report simulates its EAGLE-3 class ({rep.cls.name}) as if the config were converted.",
+            f"The rest of this report simulates its {'EAGLE-3' if c.family == 'eagle3' else c.family} class ({rep.cls.name}) "
+            "as if the config were converted.",
             c.convert_fix,
         )
 

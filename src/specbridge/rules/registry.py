@@ -64,6 +64,13 @@ A004 `--launch`.""",
 Whether the drafter's own embedding and head are consistent, trained, and kept or replaced by the engine
 (`src/specbridge/rules/embed_head.py`).""",
     ),
+    "D": (
+        "DFlash",
+        """
+What a DFlash drafter needs beyond its load: the target layers its `fc` reads and how they are numbered, the
+mask token its parallel slots are fed, and the embedding those slots get (`src/specbridge/rules/dflash.py`).
+They run for DFlash drafters only; the L and R rules run for every family specbridge models.""",
+    ),
     "C": (
         "Config and launch",
         """
@@ -91,19 +98,36 @@ class Rule:
     failure_modes: tuple[int, ...]  # rows of docs/failure-modes.md
     scope: str  # CHECKPOINT or ENGINE
     check: Callable[..., Iterable[Hit]]
+    families: tuple[str, ...] = ("eagle3",)  # the drafter families (families/table.py) the rule reads
+
+
+# every family check reads: the load simulation (L) and the version placement (R) hold for any class a row
+# describes; the other rules read EAGLE-3's geometry, aux layers and vocab maps
+EVERY_FAMILY = ("eagle3", "dflash")
 
 
 RULES: dict[str, Rule] = {}
 
 
-def rule(code: str, title: str, *, severity: str, fix: str, failure_modes: tuple[int, ...] = (), scope: str = ENGINE) -> Callable:
-    """Register the decorated function as rule `code`; its docstring is the documentation."""
+def rule(
+    code: str,
+    title: str,
+    *,
+    severity: str,
+    fix: str,
+    failure_modes: tuple[int, ...] = (),
+    scope: str = ENGINE,
+    families: tuple[str, ...] | None = None,
+) -> Callable:
+    """Register the decorated function as rule `code`; its docstring is the documentation. `families`: the
+    drafter families it applies to (default: the L and R rules every modelled family, the rest EAGLE-3)."""
 
     def register(fn: Callable[..., Iterable[Hit]]) -> Callable[..., Iterable[Hit]]:
         assert code not in RULES, f"{code} registered twice"
         assert code[0] in CATEGORIES, code
         assert fn.__doc__, f"{code}: a rule documents itself"
-        RULES[code] = Rule(code, title, severity, fix, inspect.cleandoc(fn.__doc__), failure_modes, scope, fn)
+        fams = families if families is not None else (EVERY_FAMILY if code[0] in "LR" else ("eagle3",))
+        RULES[code] = Rule(code, title, severity, fix, inspect.cleandoc(fn.__doc__), failure_modes, scope, fn, fams)
         return fn
 
     return register
@@ -113,7 +137,7 @@ def run(scope: str, ctx, codes: Iterable[str] | None = None) -> list[Finding]:
     """Every registered rule of `scope` (or just `codes`), in catalogue order, on one context."""
     out = []
     for r in ordered():
-        if r.scope == scope and (codes is None or r.code in codes):
+        if r.scope == scope and ctx.family in r.families and (codes is None or r.code in codes):
             out.extend(Finding(r.code, h.severity, h.message, h.fix) for h in r.check(ctx))
     return out
 
@@ -133,4 +157,4 @@ def _position(code: str) -> tuple[int, str]:
 
 
 # The rule modules register themselves on import.
-from . import aux, config, embed_head, geometry, load, versions, vocab  # noqa: E402,F401
+from . import aux, config, dflash, embed_head, geometry, load, versions, vocab  # noqa: E402,F401

@@ -1,0 +1,163 @@
+"""Name a checkpoint's drafter family from its config and tensor headers, with the evidence, before any layout
+is guessed. Every witness votes: the config's architecture name and speculators type (strong), keys only one
+family writes (medium), tensor structure (medium); words in the path that vLLM infers a method from (weak) only
+when the files say nothing.
+The family with the most weight wins, unless a second family has more than a path word behind it: then the
+witnesses disagree and the verdict is "ambiguous", naming both; nothing at all is "unknown". Nothing here reads tensor data."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from .table import BY_NAME, FAMILIES, Family
+
+STRONG, MEDIUM, WEAK = 3, 2, 1
+LAYER = re.compile(r"^(?:model\.)?(?:layers\.(\d+)|midlayer)\.")
+
+
+@dataclass
+class FamilyVerdict:
+    """The family a checkpoint's evidence shows (None: unknown or ambiguous), every witness, and the
+    candidates when two families are equally supported."""
+
+    family: Family | None
+    evidence: list[str] = field(default_factory=list)
+    candidates: list[str] = field(default_factory=list)
+    seen: str = ""  # one line: what was seen, for a refusal
+
+    @property
+    def name(self) -> str:
+        return self.family.name if self.family else ("ambiguous" if self.candidates else "unknown")
+
+    def to_json(self) -> dict:
+        return {
+            "name": self.name,
+            "title": self.family.title if self.family else None,
+            "evidence": self.evidence,
+            "candidates": self.candidates,
+        }
+
+
+def _strip(name: str) -> str:
+    return name[len("model.") :] if name.startswith("model.") else name
+
+
+def _shape(shapes: Mapping[str, Sequence[int]], *names: str) -> tuple | None:
+    for n in names:
+        for cand in (n, "model." + n):
+            if cand in shapes:
+                return tuple(shapes[cand])
+    return None
+
+
+def structure_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int, str]]:
+    """(family, weight, why) from the tensor names and shapes alone."""
+    names = [_strip(n) for n in shapes]
+    votes: list[tuple[str, int, str]] = []
+    fc = _shape(shapes, "fc.weight")
+    q0 = _shape(shapes, "layers.0.self_attn.q_proj.weight", "midlayer.self_attn.q_proj.weight")
+    layer_hidden_norm = any(re.match(r"^(layers\.\d+|midlayer)\.hidden_norm\.weight$", n) for n in names)
+    top_hidden_norm = "hidden_norm.weight" in names
+    layers = {m.group(1) or "0" for n in shapes if (m := LAYER.match(n))}
+    h = fc[0] if fc and len(fc) == 2 else None
+    q_in = q0[1] if q0 and len(q0) == 2 else None
+    if any(n.startswith("candidate_selector.") or ".kernel_projection." in n for n in names):
+        votes.append(("dflash2", MEDIUM, "candidate_selector / grouped-conv tensors (DFlash2's selector head)"))
+    if fc and top_hidden_norm and h and q_in == h:
+        votes.append(
+            ("dflash", MEDIUM, f"model-level hidden_norm and fc [{h}, {fc[1]}] over target states, layer-0 q_proj takes {q_in} (not 2×)")
+        )
+    if fc and h and (layer_hidden_norm or q_in == 2 * h or "midlayer" in layers):
+        why = "per-layer hidden_norm" if layer_hidden_norm else ("midlayer.*" if "midlayer" in layers else f"layer-0 q_proj takes 2×{h}")
+        votes.append(("eagle3", MEDIUM, f"fc [{h}, {fc[1]}] fusing target states and {why}"))
+    if fc and h and fc[1] == 2 * h and not layer_hidden_norm and not top_hidden_norm and q_in in (None, h):
+        votes.append(
+            (
+                "eagle",
+                MEDIUM,
+                f"fc [{h}, {2 * h}] over (embedding, feature){' with fc.bias' if 'fc.bias' in names else ''} and no hidden_norm",
+            )
+        )
+    if any(re.match(r"^(medusa_head|blocks)\.\d+\.", n) for n in names):
+        votes.append(("medusa", MEDIUM, "medusa_head.N.* / blocks.N.* heads"))
+    if any(re.match(r"^(emb|proj|head|ln)\.\d+\.weight$", n) for n in names) and any(n.startswith("proj.") for n in names):
+        votes.append(("mlp_speculator", MEDIUM, "emb.N / proj.N / head.N tensors"))
+    mtp = [n for n in names if re.search(r"\.(eh_proj|enorm|hnorm)\.weight$", n) or n.startswith(("mtp.", "mtp_layers."))]
+    if mtp and len(layers) >= 2:
+        votes.append(("mtp", MEDIUM, f"{len(mtp)} MTP tensor(s) beside {len(layers)} decoder layers (e.g. {mtp[0]})"))
+    drafter_parts = fc is not None or any(n in ("d2t", "t2d") for n in names) or "midlayer" in layers
+    if not drafter_parts and not mtp and len(layers) >= 2 and "embed_tokens.weight" in names:
+        votes.append(("causal_lm", MEDIUM, f"{len(layers)} decoder layers with an embedding and no fc fusion, vocab map or MTP tensors"))
+    return votes
+
+
+def config_votes(config: Mapping) -> list[tuple[str, int, str]]:
+    """(family, weight, why) from config.json."""
+    votes: list[tuple[str, int, str]] = []
+    archs = config.get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+    if arch:
+        exact = [f for f in FAMILIES if arch in f.architectures]
+        if exact:
+            votes.append((exact[0].name, STRONG, f"architectures[0] = {arch!r}"))
+        else:
+            worded = sorted(((w, f) for f in FAMILIES for w in f.arch_words if w in arch.lower()), key=lambda x: -len(x[0]))
+            if worded:
+                votes.append((worded[0][1].name, STRONG, f"architectures[0] = {arch!r} (contains {worded[0][0]!r})"))
+    st = config.get("speculators_model_type")
+    if isinstance(st, str):
+        fam = next((f for f in FAMILIES if st in f.speculators_types), None)
+        votes.append((fam.name if fam else f"speculators:{st}", STRONG, f"speculators_model_type = {st!r}"))
+    for f in FAMILIES:
+        for k in f.config_keys:
+            if k in config and config[k] not in (None, 0, False):
+                votes.append((f.name, MEDIUM, f"config key {k}"))
+    dc = config.get("dflash_config")
+    if isinstance(dc, Mapping) and any(k in dc for k in ("selector_rank", "selector_top_k", "conv_kernel_size")):
+        votes.append(("dflash2", MEDIUM, "dflash_config has DFlash2's selector/conv fields"))
+    return votes
+
+
+def path_votes(path: str) -> list[tuple[str, int, str]]:
+    """vLLM infers the method from words in the draft's path (config/speculative.py): weak evidence."""
+    low = path.lower()
+    for f in sorted(FAMILIES, key=lambda f: -max((len(w) for w in f.path_words), default=0)):
+        for w in f.path_words:
+            if w in low:
+                return [(f.name, WEAK, f"the path contains {w!r} (vLLM infers method {f.method!r} from it)")]
+    return []
+
+
+def detect_family(config: Mapping | None, shapes: Mapping[str, Sequence[int]], path: str = "") -> FamilyVerdict:
+    """The family all witnesses support most; ambiguous when two tie; unknown when none speaks."""
+    votes = config_votes(config or {}) + structure_votes(shapes)
+    # the path is heard only when the files say nothing: a directory's or Hub repo's name is not the checkpoint
+    votes = votes or path_votes(path)
+    # a family that extends another (DFlash2, DSpark: DFlash plus a head) takes the parent's votes once it has its own
+    for child in {fam for fam, _, _ in votes if fam in BY_NAME and BY_NAME[fam].extends}:
+        parent = BY_NAME[child].extends
+        votes = [(child, w, why) if fam == parent else (fam, w, why) for fam, w, why in votes]
+    score: dict[str, int] = {}
+    for fam, w, _ in votes:
+        score[fam] = score.get(fam, 0) + w
+    evidence = [f"{why} → {fam}" for fam, _, why in votes]
+    seen = _seen(config or {}, shapes)
+    if not score:
+        return FamilyVerdict(None, evidence, [], seen)
+    ranked = sorted(score.items(), key=lambda kv: -kv[1])
+    # two families each backed by more than a path word (an architecture name against the tensors' structure, say):
+    # the witnesses disagree, and reading it as either could turn a valid drafter into false errors
+    supported = [k for k, v in ranked if v >= MEDIUM]
+    if len(supported) > 1:
+        return FamilyVerdict(None, evidence, supported, seen)
+    best = ranked[0][0]
+    return FamilyVerdict(BY_NAME.get(best), evidence, [] if best in BY_NAME else [best], seen)
+
+
+def _seen(config: Mapping, shapes: Mapping[str, Sequence[int]]) -> str:
+    archs = config.get("architectures")
+    names = sorted(shapes)
+    sample = ", ".join(names[:4]) + (f" … (+{len(names) - 4})" if len(names) > 4 else "")
+    return f"architectures={archs!r}, model_type={config.get('model_type')!r}, {len(names)} tensors ({sample or 'none'})"

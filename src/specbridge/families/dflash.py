@@ -1,0 +1,58 @@
+"""A DFlash drafter described as itself: its own geometry (draft layers, the target layers it reads and how they
+are numbered, block size, mask token, side files, whether embedding and head are shipped or shared), read from
+config.json and tensor headers only."""
+
+from __future__ import annotations
+
+import re
+
+from ..checkpoint.reader import Checkpoint
+
+LAYER = re.compile(r"^(?:model\.)?layers\.(\d+)\.")
+SIDE_FILES = ("mask_embedding.pt",)
+
+
+def _get(cfg: dict, *paths: str):
+    """The first present value among key paths ("dflash_config.mask_token_id"), with the path it came from."""
+    for p in paths:
+        cur = cfg
+        for part in p.split("."):
+            cur = cur.get(part) if isinstance(cur, dict) else None
+        if cur is not None:
+            return cur, p
+    return None, None
+
+
+def geometry(ckpt: Checkpoint) -> dict:
+    cfg = ckpt.config or {}
+    names = list(ckpt.tensors)
+    shape = {n.removeprefix("model."): tuple(t.shape) for n, t in ckpt.tensors.items()}
+    fc = shape.get("fc.weight")
+    ids, ids_where = _get(cfg, "dflash_config.target_layer_ids", "eagle_aux_hidden_state_layer_ids", "target_layer_ids")
+    mask, mask_where = _get(cfg, "dflash_config.mask_token_id", "mask_token_id")
+    block, block_where = _get(cfg, "dflash_config.block_size", "block_size")
+    root = ckpt.root if ckpt.root.is_dir() else ckpt.root.parent
+    return {
+        "hidden_size": fc[0] if fc else cfg.get("hidden_size"),
+        "draft_layers_in_keys": len({m.group(1) for n in names if (m := LAYER.match(n))}),
+        "draft_layers_in_config": cfg.get("num_hidden_layers"),
+        "fc": list(fc) if fc else None,
+        "target_layer_ids": ids,
+        "target_layer_ids_where": ids_where,
+        # dflash_config.target_layer_ids count target layers from 0 (the output of layer i); vLLM adds 1 to turn them
+        # into its boundary ids (vllm-project/vllm #40727), speculators' aux_hidden_state_layer_ids are already those
+        "target_layer_numbering": "layer outputs, 0-based (engine boundary = id + 1)"
+        if ids_where == "dflash_config.target_layer_ids"
+        else ("boundaries (as EAGLE-3's aux ids)" if ids_where else None),
+        "block_size": block,
+        "block_size_where": block_where,
+        "mask_token_id": mask,
+        "mask_token_id_where": mask_where,
+        "side_files": [f for f in SIDE_FILES if (root / f).is_file()],
+        "embed_tokens": "shipped" if "embed_tokens.weight" in shape else "shared from the target",
+        "lm_head": "shipped" if "lm_head.weight" in shape else "shared from the target",
+        "draft_vocab_size": cfg.get("draft_vocab_size")
+        or (shape["lm_head.weight"][0] if "lm_head.weight" in shape else cfg.get("vocab_size")),
+        "vocab_size": cfg.get("vocab_size"),
+        "q_k_norms": any(".q_norm." in n for n in names),
+    }

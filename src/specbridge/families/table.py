@@ -1,0 +1,137 @@
+"""Drafter families as data: the names engines register for each, the config keys and tensor shapes only
+that family writes, and whether specbridge models it yet.
+
+Read before any layout is guessed (families/detect.py): a checkpoint is checked as the family its evidence
+shows, or refused with what was seen. A family specbridge does not model is refused, never simulated as
+EAGLE-3: a false error whose fix is a `convert` to EAGLE-3 is as harmful as a false OK.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+VLLM_REG = "vllm/model_executor/models/registry.py @ 0.32.0 (speculative decoding section)"
+VLLM_METHOD = "vllm/config/speculative.py @ 0.32.0 (method inference from the draft path and architectures)"
+SPEC_ALGOS = "vllm/transformers_utils/configs/speculators/algos.py @ 0.32.0 (register_speculator)"
+
+
+@dataclass(frozen=True)
+class Family:
+    """One drafter family.
+
+    `architectures`: config `architectures[0]` names that say this family (the engines' registries);
+    `arch_words`: lower-case substrings of an architecture name that say it (`eagle3` in
+    `Eagle3Qwen3ForCausalLM`); `config_keys`: top-level config keys only this family writes;
+    `speculators_types`: `speculators_model_type` values; `path_words`: the words vLLM infers the method from
+    in the draft's path (weak evidence); `modelled`: whether check/convert/eval read it yet."""
+
+    name: str
+    title: str
+    architectures: tuple[str, ...] = ()
+    arch_words: tuple[str, ...] = ()
+    config_keys: tuple[str, ...] = ()
+    speculators_types: tuple[str, ...] = ()
+    path_words: tuple[str, ...] = ()
+    modelled: bool = False
+    method: str = ""  # vLLM's speculative method for it
+    cite: str = VLLM_REG
+    # the family it builds on (DFlash2 and DSpark are DFlash plus a head): the parent's structural evidence is
+    # theirs too once their own evidence is there
+    extends: str = ""
+
+
+FAMILIES: tuple[Family, ...] = (
+    Family(
+        "eagle3",
+        "EAGLE-3",
+        architectures=(
+            "LlamaForCausalLMEagle3",
+            "Eagle3LlamaForCausalLM",
+            "Eagle3Speculator",
+            "LlamaEagle3DraftModel",
+            "Eagle3Qwen3ForCausalLM",
+            "Eagle3DeepseekV2ForCausalLM",
+            "Eagle3DeepseekV3ForCausalLM",
+            "Eagle3MiniMaxM2ForCausalLM",
+            "Eagle3Qwen2_5vlForCausalLM",
+            "Eagle3Qwen3vlForCausalLM",
+            # P-EAGLE: EAGLE-3 with parallel drafting; vLLM routes these to llama_eagle3 / qwen3_eagle3
+            "PEagleDraftModel",
+            "PeagleLlamaForCausalLM",
+            "PeagleQwen3ForCausalLM",
+        ),
+        arch_words=("eagle3",),
+        speculators_types=("eagle3",),
+        path_words=("eagle3",),
+        modelled=True,
+        method="eagle3",
+    ),
+    Family(
+        "dflash",
+        "DFlash",
+        architectures=("DFlashDraftModel", "DFlashLagunaForCausalLM", "MuseGlimmerAssistantModel", "DFlashMuseGlimmerAssistantModel"),
+        arch_words=("dflash",),
+        config_keys=("dflash_config",),
+        speculators_types=("dflash",),
+        path_words=("dflash",),
+        modelled=True,
+        method="dflash",
+    ),
+    Family(
+        "dflash2",
+        "DFlash2",
+        architectures=("DFlash2DraftModel",),
+        arch_words=("dflash2",),
+        speculators_types=("dflash2",),
+        method="dflash",
+        cite=f"{VLLM_REG}; vllm/model_executor/models/qwen3_dflash2.py @ 0.29.0–0.32.0 (candidate_selector)",
+        extends="dflash",
+    ),
+    Family(
+        "dspark",
+        "DSpark",
+        architectures=(
+            "Qwen3DSparkModel",
+            "Qwen3OmniDSparkModel",
+            "Gemma4DSparkModel",
+            "DSparkDraftModel",
+            "DSparkV41DraftModel",
+            "K3DSparkModel",
+        ),
+        arch_words=("dspark",),
+        config_keys=("dspark_target_layer_ids", "dspark_block_size", "dspark_noise_token_id"),
+        speculators_types=("dspark",),
+        path_words=("dspark",),
+        method="dspark",
+        cite=f"{VLLM_REG}; {SPEC_ALGOS} (update_dspark: 'DSpark extends DFlash')",
+        extends="dflash",
+    ),
+    Family(
+        "eagle",
+        "EAGLE-1/2",
+        architectures=(
+            "EagleLlamaForCausalLM",
+            "EagleDeepSeekMTPModel",
+            "EagleMistralLarge3ForCausalLM",
+            "EagleMiniCPMForCausalLM",
+            "EagleLlama4ForCausalLM",
+            "EagleCohereForCausalLM",
+            "Eagle2_5_VLForCausalLM",
+        ),
+        speculators_types=("eagle",),
+        path_words=("eagle-",),
+        method="eagle",
+    ),
+    Family("medusa", "Medusa", architectures=("MedusaModel",), config_keys=("medusa_num_heads", "medusa_num_layers"), method="medusa"),
+    Family("mlp_speculator", "MLP speculator", architectures=("MLPSpeculatorPreTrainedModel",), method="mlp_speculator"),
+    Family(
+        "mtp",
+        "MTP / NextN head inside a target",
+        arch_words=("mtp",),
+        config_keys=("num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_layers"),
+        method="mtp",
+    ),
+    Family("causal_lm", "plain causal LM (a target, or a draft model for method draft_model)", method="draft_model"),
+)
+
+BY_NAME = {f.name: f for f in FAMILIES}

@@ -1,0 +1,172 @@
+"""D rules: what a DFlash drafter needs beyond its load — the target layers its fc reads and how they are
+numbered, the mask token the parallel slots are fed, and the embedding those slots get. Read from config.json,
+the tensor headers and (D004) one embedding row."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..checkpoint.errors import CheckpointError
+from ..checkpoint.values import _floats, row_bytes
+from .context import Context
+from .findings import ERROR, INFO, WARNING
+from .registry import CHECKPOINT, Hit, rule
+
+DFLASH = ("dflash",)
+
+
+def _cfg(c: Context) -> dict:
+    return c.ckpt.config or {}
+
+
+def _ints(v) -> list[int] | None:
+    return list(v) if isinstance(v, list) and v and all(type(i) is int for i in v) else None
+
+
+def _target_ids(c: Context) -> list[int] | None:
+    dc = _cfg(c).get("dflash_config")
+    return _ints(dc.get("target_layer_ids")) if isinstance(dc, dict) else None
+
+
+def _mask_id(c: Context):
+    dc = _cfg(c).get("dflash_config")
+    v = dc.get("mask_token_id") if isinstance(dc, dict) else None
+    return v if v is not None else _cfg(c).get("mask_token_id")
+
+
+@rule(
+    "D001",
+    "DFlash target layers outside the target",
+    severity=ERROR,
+    scope=CHECKPOINT,
+    families=DFLASH,
+    fix="train (or re-export) the drafter for this target, or pass the target it was trained on as --target.",
+)
+def target_layers_exist(c: Context) -> Iterator[Hit]:
+    """With `--target`: every target layer the drafter's `fc` reads must exist. vLLM turns
+    `dflash_config.target_layer_ids` (0-based layer outputs) into its capture boundaries by adding 1
+    (`get_eagle3_aux_layers_from_config`, vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py @ 0.32.0); a
+    boundary past the target's last layer is never captured, so `fc` receives fewer states than it was built
+    for and `combine_hidden_states` raises "DFlash drafter expects N concatenated aux hidden features"
+    (vllm/model_executor/models/qwen3_dflash.py @ 0.27.0–0.32.0): a drafter trained for another target.
+    """
+    n = c.target.num_layers if c.target else None
+    ids = _target_ids(c)
+    top = _ints(_cfg(c).get("eagle_aux_hidden_state_layer_ids"))
+    boundaries = top or ([i + 1 for i in ids] if ids else None)
+    if not n or not boundaries:
+        return
+    bad = [b for b in boundaries if not 0 <= b <= n]
+    if bad:
+        yield Hit(
+            ERROR,
+            f"the drafter reads target boundaries {boundaries} but the target has {n} layers (boundaries 0–{n}): "
+            f"{bad} are never captured, and vLLM raises at the first draft step (fc expects {len(boundaries)} states).",
+            "use the drafter with the target it was trained for (its target_layer_ids name that target's layers)",
+        )
+
+
+@rule(
+    "D002",
+    "DFlash target layer ids given twice, off by one",
+    severity=WARNING,
+    scope=CHECKPOINT,
+    families=DFLASH,
+    fix="keep one list: `dflash_config.target_layer_ids` (layer outputs, 0-based), or the top-level "
+    "`eagle_aux_hidden_state_layer_ids` equal to those ids + 1.",
+)
+def target_layer_numbering(c: Context) -> Iterator[Hit]:
+    """DFlash's `dflash_config.target_layer_ids` count layer outputs from 0; vLLM's capture boundaries are
+    those ids + 1 (vllm-project/vllm #40727: speculators' `update_dflash` writes
+    `target_layer_ids = [i - 1 for i in aux_hidden_state_layer_ids]`). A config carrying both lists, not one
+    off by one from the other, is trained on one set of layers and fed another: vLLM reads the top-level
+    `eagle_aux_hidden_state_layer_ids` first and never looks at `target_layer_ids` for capture
+    (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py @ 0.32.0). Acceptance drops without an error.
+    """
+    ids, top = _target_ids(c), _ints(_cfg(c).get("eagle_aux_hidden_state_layer_ids"))
+    if ids and top and top != [i + 1 for i in ids]:
+        yield Hit(
+            WARNING,
+            f"dflash_config.target_layer_ids {ids} (layer outputs) and eagle_aux_hidden_state_layer_ids {top} (boundaries) "
+            f"disagree: vLLM captures {top}, which are layer outputs {[b - 1 for b in top]}, not the {ids} the ids name.",
+            f"remove eagle_aux_hidden_state_layer_ids, or set it to {[i + 1 for i in ids]}",
+        )
+
+
+@rule(
+    "D003",
+    "DFlash mask token",
+    severity=ERROR,
+    scope=CHECKPOINT,
+    families=DFLASH,
+    fix="set `dflash_config.mask_token_id` to the id of the mask token the drafter was trained with (inside the vocabulary).",
+)
+def mask_token(c: Context) -> Iterator[Hit]:
+    """The parallel draft slots are fed `mask_token_id`; outside the vocabulary, the embedding lookup of every
+    draft step reads past the table. (Absent, vLLM refuses to start: the load simulation's L006 says so, from the
+    class row's raise: vllm/v1/worker/gpu/spec_decode/utils.py @ 0.27.0, 0.32.0.)
+    """
+    mid = _mask_id(c)
+    v = _cfg(c).get("vocab_size")
+    if mid is not None and (type(mid) is not int or (type(v) is int and not 0 <= mid < v)):
+        yield Hit(
+            ERROR,
+            f"mask_token_id {mid!r} is outside the vocabulary (vocab_size {v}): every draft step embeds an invalid id.",
+            "set dflash_config.mask_token_id to the mask token the drafter was trained with",
+        )
+
+
+@rule(
+    "D004",
+    "DFlash mask embedding",
+    severity=ERROR,
+    families=DFLASH,
+    fix="ship the trained mask embedding as `mask_embedding.pt` beside the weights and serve with an engine release that "
+    "reads it (vLLM 0.26+, SGLang 0.5.20+ from a local directory), or write the trained row into `embed_tokens[mask_token_id]`.",
+)
+def mask_embedding(c: Context) -> Iterator[Hit]:
+    """Every parallel slot is embedded as `embed_tokens[mask_token_id]` unless a `mask_embedding.pt` beside the
+    weights replaces that row. Which releases read the side file is a row fact (`DraftClass.side_files`): vLLM's
+    `_read_mask_embedding` (vllm/model_executor/models/qwen3_dflash.py, every modelled release; a local directory
+    or the Hub), SGLang's `_maybe_merge_trained_mask_embedding` from 0.5.20 only, and from a local directory only
+    (sglang/srt/speculative/dflash_worker_v2.py). A side file an engine does not read is lost without a word:
+    MiMo-V2.5-Pro-FP4-DFlash accepted 1.42 where 6.30 was published (sgl-project/sglang #27924). Without the
+    file, when the engine runs the drafter's own `embed_tokens` and its mask row is zero, every slot embeds to
+    nothing (reads one row).
+    """
+    root = c.ckpt.root if c.ckpt.root.is_dir() else c.ckpt.root.parent
+    if (root / "mask_embedding.pt").is_file():
+        if "mask_embedding.pt" in c.rep.cls.side_files:
+            yield Hit(INFO, f"mask_embedding.pt is read by {c.eng} into the mask slots' embedding.")
+        else:
+            yield Hit(
+                ERROR,
+                f"mask_embedding.pt is never read by {c.eng}: the mask slots are embedded by embed_tokens[mask_token_id] "
+                "instead of the trained mask embedding; expect accept length far below the published one (sglang #27924).",
+                "serve with an engine release that reads mask_embedding.pt (vLLM 0.26+, SGLang 0.5.20+ from a local "
+                "directory), or write the trained mask row into the embedding the engine uses",
+            )
+        return
+    own_embed = any(p.role == "embed" and p.filled_by and p.status != "shared-from-target" for p in c.rep.params)
+    peak = _mask_row_peak(c) if own_embed else None
+    if peak is not None and peak < 1e-6:
+        yield Hit(
+            ERROR,
+            f"embed_tokens row {_mask_id(c)} (the mask token) is zero (max |x| {peak:.1e}), {c.eng} runs this embedding, and "
+            "there is no mask_embedding.pt: every parallel slot embeds to nothing; expect accept length near 1.",
+            f"put the trained mask embedding beside the weights as mask_embedding.pt, or write it into embed_tokens row {_mask_id(c)}",
+        )
+
+
+def _mask_row_peak(c: Context) -> float | None:
+    """The largest |value| of the drafter's own embed_tokens row mask_token_id (one row read), or None."""
+    mid = _mask_id(c)
+    emb = next((t for n, t in c.ckpt.tensors.items() if n.removeprefix("model.") == "embed_tokens.weight"), None)
+    if emb is None or type(mid) is not int or len(emb.shape) != 2 or not 0 <= mid < emb.shape[0]:
+        return None
+    if emb.dtype not in ("F32", "F16", "BF16"):
+        return None
+    try:
+        return max((abs(x) for x in _floats(row_bytes(emb, [mid])[0], emb.dtype)), default=0.0)
+    except CheckpointError:
+        return None

@@ -1,0 +1,71 @@
+"""Tiny DFlash drafters written the way vLLM's qwen3_dflash.py loads them (z-lab's layout: Qwen3 decoder layers with
+q/k norms reading the hidden size, a model-level hidden_norm, fc over the target layers' states, the mask token in
+dflash_config; embed_tokens and lm_head shared from the target), plus the mutations the public failures are made of."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from safetensors.numpy import save_file
+
+H, NH, NKV, HD, I, V, L = 64, 2, 2, 32, 128, 512, 2
+TARGET_IDS = [0, 1, 2]
+MASK_ID = V - 1
+
+
+def config(**over) -> dict:
+    cfg = {
+        "architectures": ["DFlashDraftModel"],
+        "model_type": "qwen3",
+        "hidden_size": H,
+        "num_hidden_layers": L,
+        "num_attention_heads": NH,
+        "num_key_value_heads": NKV,
+        "head_dim": HD,
+        "intermediate_size": I,
+        "vocab_size": V,
+        "rms_norm_eps": 1e-6,
+        "max_position_embeddings": 2048,
+        "rope_theta": 1000000.0,
+        "hidden_act": "silu",
+        "tie_word_embeddings": False,
+        "block_size": 4,
+        "dflash_config": {"target_layer_ids": TARGET_IDS, "mask_token_id": MASK_ID},
+        "torch_dtype": "float32",
+    }
+    cfg.update(over)
+    return cfg
+
+
+def tensors(n_layers: int = L, n_ids: int = len(TARGET_IDS), seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+
+    def w(*shape):
+        return (rng.standard_normal(shape) * 0.02).astype(np.float32)
+
+    out = {"fc.weight": w(H, H * n_ids), "hidden_norm.weight": np.ones(H, np.float32), "norm.weight": np.ones(H, np.float32)}
+    for i in range(n_layers):
+        p = f"layers.{i}."
+        out |= {
+            p + "self_attn.q_proj.weight": w(NH * HD, H),
+            p + "self_attn.k_proj.weight": w(NKV * HD, H),
+            p + "self_attn.v_proj.weight": w(NKV * HD, H),
+            p + "self_attn.o_proj.weight": w(H, NH * HD),
+            p + "self_attn.q_norm.weight": np.ones(HD, np.float32),
+            p + "self_attn.k_norm.weight": np.ones(HD, np.float32),
+            p + "mlp.gate_proj.weight": w(I, H),
+            p + "mlp.up_proj.weight": w(I, H),
+            p + "mlp.down_proj.weight": w(H, I),
+            p + "input_layernorm.weight": np.ones(H, np.float32),
+            p + "post_attention_layernorm.weight": np.ones(H, np.float32),
+        }
+    return out
+
+
+def write(dir: Path, cfg: dict | None = None, ts: dict | None = None) -> Path:
+    dir.mkdir(parents=True, exist_ok=True)
+    (dir / "config.json").write_text(json.dumps(cfg if cfg is not None else config(), indent=2))
+    save_file(ts if ts is not None else tensors(), str(dir / "model.safetensors"))
+    return dir

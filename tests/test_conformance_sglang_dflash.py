@@ -1,0 +1,97 @@
+"""DFlash conformance on SGLang's own loader: every installed SGLang release with a DFlash class × the DFlash matrix of
+tests/test_conformance_vllm_dflash.py (plus num_target_layers, which SGLang reads).
+
+The harness (src/specbridge/conformance/sglang_loader.py) builds SGLang's DFlashDraftModel by architectures[0] from the
+wheel's own sglang/srt/models/dflash.py and runs its `load_weights`; the comparison is tests/test_conformance_sglang.py's
+(dispatch, raises, the parameter set and shapes, filled/partial/unfilled, consumed/skipped, which name landed where).
+Skipped per release when the environment is absent. The counts are FamilyRange.runs rows in
+src/specbridge/engines/sglang.py."""
+
+from __future__ import annotations
+
+import os
+
+import dflash_fixtures as dfx
+import pytest
+import test_conformance_sglang as base
+from test_conformance_sglang import ENV, _env_ready, differences, observed, predicted
+from test_conformance_vllm_dflash import CASES as VLLM_CASES
+
+from specbridge.checkpoint.reader import open_checkpoint
+from specbridge.engines import sglang as table
+from specbridge.engines.spec import in_release_range
+from specbridge.families.table import BY_NAME
+from specbridge.rules.check import check
+
+SELF = "tests/test_conformance_sglang_dflash.py"
+# architecture-qwen3 names a target class SGLang would build as a plain Qwen3 model (check: no DFlash class): the
+# harness builds whatever architectures[0] exports, so that case is not a loader comparison
+CASES = {k: v for k, v in VLLM_CASES.items() if k != "architecture-qwen3"} | {
+    "num-target-layers": (dfx.tensors, dfx.config(num_target_layers=4)),
+    "model-prefixed": (lambda: {"model." + k: v for k, v in dfx.tensors().items()}, dfx.config(num_target_layers=4)),
+}
+KNOWN: dict[tuple[str, str], str] = {}
+
+
+def releases() -> list[str]:
+    """Per modelled DFlash range, the releases read that the SGLang environment holds (SPECBRIDGE_CONFORMANCE=per-era,
+    as CI: the newest of them); all the read releases when none is installed (their tests then skip)."""
+    wheels = ENV / "wheels"
+    have = {p.name for p in wheels.iterdir() if (p / ".specbridge-ok").is_file()} if wheels.is_dir() else set()
+    per_era = os.environ.get("SPECBRIDGE_CONFORMANCE") == "per-era"
+    out: list[str] = []
+    for row in (r for r in table.FAMILY_RANGES if r.family == "dflash" and r.classes):
+        got = sorted((v for v in row.versions_read if v in have), key=lambda v: tuple(map(int, v.split("."))))
+        out += got[-1:] if per_era else got
+    return out or sorted({v for r in table.FAMILY_RANGES for v in r.versions_read})
+
+
+RELEASES = releases()
+
+
+@pytest.fixture(scope="session")
+def dflash_cases(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sglang-dflash")
+    return {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("version", RELEASES)
+def test_check_matches_sglang_dflash_loader(version, case, dflash_cases, request):
+    why = _env_ready(version)
+    if why:
+        pytest.skip(why)
+    if (version, case) in KNOWN:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(version, case)]))
+    r = _real(version, dflash_cases)[case]
+    assert not r.get("harness_failed"), r["errors"]
+    assert r["sglang_version"] == version and r["class"] == "DFlashDraftModel", r.get("class")
+    [res] = check(open_checkpoint(dflash_cases[case]), f"sglang=={version}", family=BY_NAME["dflash"])
+    diff = differences(predicted(res.report), observed(r))
+    assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
+
+
+_RESULTS: dict[str, dict] = {}
+
+
+def _real(version: str, cases) -> dict:
+    """One harness process per release over this matrix (test_conformance_sglang.real caches its own matrix by
+    release, so its cache entry is set aside while this one runs)."""
+    if version not in _RESULTS:
+        saved = base._RESULTS.pop(version, None)
+        try:
+            _RESULTS[version] = base.real(version, cases)
+        finally:
+            base._RESULTS.pop(version, None)
+            if saved is not None:
+                base._RESULTS[version] = saved
+    return _RESULTS[version]
+
+
+def test_dflash_run_rows_cover_the_matrix():
+    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "dflash" for run in row.runs]
+    assert runs
+    for row, run in runs:
+        assert run.test == SELF and in_release_range(run.release, row.first, row.last)
+        assert run.cases == len(CASES) and run.agreed == run.cases - sum(1 for (v, _c) in KNOWN if v == run.release)

@@ -1,0 +1,321 @@
+"""Drafter families: every checkpoint is read as the family its evidence shows, or refused (exit 2, what was seen).
+
+EAGLE-3 drafters (the corpus, the producer fixtures, the examples) stay EAGLE-3; a DFlash drafter laid out as
+vLLM's qwen3_dflash.py loads it is checked against vLLM's DFlash rows (no false error, no convert-to-EAGLE-3 fix);
+families specbridge does not model are refused with their evidence, never simulated as EAGLE-3."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import dflash_fixtures as dfx
+import numpy as np
+import pytest
+from conftest import run_cli
+from safetensors.numpy import save_file
+
+from specbridge.checkpoint.reader import open_checkpoint
+from specbridge.families.detect import detect_family
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _family(path: Path) -> str:
+    c = open_checkpoint(path)
+    return detect_family(c.config, {n: t.shape for n, t in c.tensors.items()}, str(path)).name
+
+
+def _corpus_entries():
+    for p in sorted((ROOT / "tests" / "fixtures" / "corpus").glob("*.json")):
+        yield json.loads(p.read_text())
+
+
+def test_every_eagle3_checkpoint_we_hold_is_read_as_eagle3():
+    """The guard for 'no EAGLE-3 verdict changes': every published drafter of the corpus, every producer fixture
+    and every example is detected as EAGLE-3 (their tensors' shapes and configs, as check reads them)."""
+    n = 0
+    for e in _corpus_entries():
+        shapes = {t["name"]: t["shape"] for t in e["tensors"]} if isinstance(e["tensors"], list) else {}
+        v = detect_family(e["config"], shapes, e["id"])
+        assert v.name == "eagle3", (e["id"], v.evidence)
+        n += 1
+    dirs = [ROOT / "examples" / "story", ROOT / "examples" / "smollm2-drafter", ROOT / "tests" / "fixtures" / "story"]
+    dirs += [
+        d for d in (ROOT / "tests" / "fixtures" / "producers").glob("*/*") if (d / "config.json").exists() and "target" not in d.parent.name
+    ]
+    for d in dirs:
+        assert _family(d) == "eagle3", d
+        n += 1
+    assert n >= 17
+
+
+@pytest.fixture(scope="module")
+def dflash(tmp_path_factory) -> Path:
+    return dfx.write(tmp_path_factory.mktemp("dflash") / "qwen3-dflash-2l")
+
+
+def test_inspect_names_dflash_with_its_own_geometry(dflash):
+    r = run_cli("inspect", dflash, "--json")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["family"]["name"] == "dflash"
+    assert any("DFlashDraftModel" in e for e in out["family"]["evidence"])
+    g = out["geometry"]
+    assert g["draft_layers_in_keys"] == 2 and g["fc"] == [dfx.H, dfx.H * 3]
+    assert g["target_layer_ids"] == dfx.TARGET_IDS and g["target_layer_ids_where"] == "dflash_config.target_layer_ids"
+    assert g["mask_token_id"] == dfx.MASK_ID and g["block_size"] == 4
+    assert g["embed_tokens"] == g["lm_head"] == "shared from the target"
+    assert "unrecognised" not in r.stdout
+    text = run_cli("inspect", dflash).stdout
+    assert "family: DFlash" in text and "layer outputs, 0-based" in text
+
+
+@pytest.mark.parametrize("version", ["0.27.0", "0.32.0"])
+def test_the_two_layer_dflash_drafter_is_ok_on_vllm(dflash, version):
+    """The issue's checkpoint: exit 0, no finding above info, every tensor loaded by DFlashQwen3ForCausalLM."""
+    r = run_cli("check", dflash, "--engine", f"vllm=={version}", "--json")
+    assert r.returncode == 0, r.stdout
+    out = json.loads(r.stdout)
+    assert out["class"] == "DFlashQwen3ForCausalLM" and out["layout"] == "dflash" and out["family"]["name"] == "dflash"
+    assert {f["severity"] for f in out["findings"]} <= {"info"}, out["findings"]
+    assert all(t["status"] == "loaded" for t in out["tensors"])
+    shared = {p["name"] for p in out["parameters"] if p["status"] == "shared-from-target"}
+    assert shared == {"model.embed_tokens.weight", "lm_head.weight"}
+    assert not out["load"]["missing"] and not out["load"]["dropped"]
+
+
+def test_a_release_without_a_dflash_class_says_which_release_has_one(dflash):
+    r = run_cli("check", dflash, "--engine", "vllm==0.18.0", "--json")
+    assert r.returncode == 1
+    out = json.loads(r.stdout)
+    l005 = [f for f in out["findings"] if f["code"] == "L005"]
+    assert l005 and "first release with one is 0.20.0" in l005[0]["message"]
+    assert "convert" not in (l005[0]["fix"] or "")  # never a fix that converts it into another family
+
+
+@pytest.mark.parametrize(
+    "engine, says",
+    [("vllm==0.22.0", "models the DFlash loader from 0.26.0"), ("trtllm==1.1", "does not model DFlash drafters on trtllm")],
+)
+def test_engines_and_releases_without_dflash_rows_are_refused_not_guessed(dflash, engine, says):
+    r = run_cli("check", dflash, "--engine", engine)
+    assert r.returncode == 2 and says in r.stderr, r.stderr
+    assert not r.stdout.strip()
+
+
+def test_engine_all_answers_every_modelled_dflash_range_and_names_the_rest(dflash):
+    """One answer per modelled range at its newest release read; SGLang 0.5.11–0.5.16 really refuse this drafter (its
+    target ids [0, 1, 2] are checked against the draft's 2 layers when num_target_layers is absent)."""
+    r = run_cli("check", dflash, "--json")
+    out = json.loads(r.stdout)
+    got = {(x["engine"]["name"], x["engine"]["version"]): x["ok"] for x in out["results"]}
+    assert got == {
+        ("sglang", "0.5.16"): False,
+        ("sglang", "0.5.19"): True,
+        ("sglang", "0.5.23"): True,
+        ("vllm", "0.27.0"): True,
+        ("vllm", "0.32.0"): True,
+    }
+    assert r.returncode == 1
+    assert any("trtllm" in s for s in out["not_checked"]) and any("0.20.0–0.25" in s for s in out["not_checked"])
+
+
+def test_sglang_dflash_ranges(dflash, tmp_path):
+    rc, codes = _codes(dflash, "sglang==0.5.11")
+    assert rc == 1 and any("out-of-range layer id" in m and "num_target_layers" in m for m in codes["L006"])
+    fixed = dfx.write(tmp_path / "ntl", dfx.config(num_target_layers=4))
+    assert _codes(fixed, "sglang==0.5.11")[0] == 0
+    rc, codes = _codes(dflash, "sglang==0.5.10")
+    assert rc == 1 and any("first release with one is 0.5.11" in m for m in codes["L005"])
+    out = json.loads(run_cli("check", dflash, "--engine", "sglang==0.5.23", "--json").stdout)
+    assert out["ok"] and out["class"] == "DFlashDraftModel"
+    assert not any(p["status"] == "shared-from-target" for p in out["parameters"])  # SGLang's draft has no embed/head
+    laguna = dfx.write(tmp_path / "laguna", dfx.config(architectures=["DFlashLagunaForCausalLM"]))
+    r = run_cli("check", laguna, "--engine", "sglang==0.5.23")
+    assert r.returncode == 2 and "does not model that class" in r.stderr
+
+
+def _mutant(tmp_path: Path, name: str, cfg=None, drop=(), add=None) -> Path:
+    ts = {k: v for k, v in dfx.tensors().items() if k not in drop} | (add or {})
+    return dfx.write(tmp_path / name, cfg, ts)
+
+
+def _codes(path: Path, engine: str) -> tuple[int, dict[str, list[str]]]:
+    r = run_cli("check", path, "--engine", engine, "--json")
+    out = json.loads(r.stdout)
+    codes: dict[str, list[str]] = {}
+    for f in out["findings"]:
+        codes.setdefault(f["code"], []).append(f["message"])
+    return r.returncode, codes
+
+
+def test_mask_hidden_shipped_raises_in_vllms_dflash_loader(tmp_path):
+    p = _mutant(tmp_path, "mask-hidden", add={"mask_hidden": np.zeros((1, 1, dfx.H * 3), np.float32)})
+    rc, codes = _codes(p, "vllm==0.32.0")
+    assert rc == 1 and any("should not ship a mask_hidden weight" in m for m in codes["L006"])
+
+
+def test_fc_narrower_than_the_configured_target_layers_is_a_size_mismatch(tmp_path):
+    """fc reads one target state per configured layer id: four ids against a three-state fc."""
+    p = _mutant(tmp_path, "ids-4", cfg=dfx.config(dflash_config={"target_layer_ids": [0, 1, 2, 3], "mask_token_id": dfx.MASK_ID}))
+    rc, codes = _codes(p, "vllm==0.32.0")
+    assert rc == 1 and any("model.fc.weight" in m and "[64, 256]" in m for m in codes["L003"])
+
+
+def test_reduced_vocab_without_d2t_leaves_the_vocab_map_at_zeros(tmp_path):
+    vd = 256
+    rng = np.random.default_rng(1)
+    head = {"lm_head.weight": (rng.standard_normal((vd, dfx.H)) * 0.02).astype(np.float32)}
+    p = _mutant(tmp_path, "reduced", cfg=dfx.config(draft_vocab_size=vd), add=head)
+    rc, codes = _codes(p, "vllm==0.32.0")
+    assert rc == 1 and any("draft_id_to_target_id" in m for m in codes["L002"])
+
+
+def test_muse_glimmer_names_load_only_from_029(tmp_path):
+    ts = dfx.tensors()
+    ts["encoder.fc.weight"] = ts.pop("fc.weight")
+    ts["encoder.output_norm_enc.weight"] = ts.pop("hidden_norm.weight")
+    p = dfx.write(tmp_path / "muse", dfx.config(), ts)
+    assert _codes(p, "vllm==0.32.0")[0] == 0
+    rc, codes = _codes(p, "vllm==0.27.0")
+    assert rc == 1 and "L004" in codes  # an unknown name raises in 0.27's AutoWeightsLoader
+
+
+def test_convert_and_eval_refuse_a_dflash_drafter(dflash, tmp_path):
+    r = run_cli("convert", dflash, "--engine", "sglang==0.5.11", "-o", tmp_path / "out")
+    assert r.returncode == 2 and "reads EAGLE-3 drafters only" in r.stderr, r.stderr
+    assert not (tmp_path / "out").exists()
+
+
+# --- families specbridge does not model: refused, evidence shown, nothing simulated ------------------------------
+
+
+def _write(dir: Path, cfg: dict, ts: dict[str, np.ndarray]) -> Path:
+    dir.mkdir(parents=True)
+    (dir / "config.json").write_text(json.dumps(cfg))
+    save_file(ts, str(dir / "model.safetensors"))
+    return dir
+
+
+def _eagle1(dir: Path) -> Path:
+    """yuhuili/EAGLE-LLaMA3-Instruct-8B's layout in miniature: fc [H, 2H] with a bias, one layer, no hidden_norm."""
+    h, z = 64, np.zeros
+    ts = {"fc.weight": z((h, 2 * h), np.float32), "fc.bias": z(h, np.float32), "embed_tokens.weight": z((512, h), np.float32)}
+    for n, s in {"q_proj": (h, h), "k_proj": (h, h), "v_proj": (h, h), "o_proj": (h, h)}.items():
+        ts[f"layers.0.self_attn.{n}.weight"] = z(s, np.float32)
+    ts |= {"layers.0.mlp.gate_proj.weight": z((128, h), np.float32), "layers.0.post_attention_layernorm.weight": z(h, np.float32)}
+    return _write(dir, {"architectures": ["LlamaForCausalLM"], "hidden_size": h, "num_hidden_layers": 1, "vocab_size": 512}, ts)
+
+
+@pytest.mark.parametrize(
+    "kind, says",
+    [
+        ("eagle1", "EAGLE-1/2 drafter"),
+        ("dflash2", "DFlash2 drafter"),
+        ("dspark", "DSpark drafter"),
+        ("medusa", "Medusa drafter"),
+    ],
+)
+def test_unmodelled_families_are_refused_with_their_evidence(tmp_path, kind, says):
+    d = tmp_path / kind
+    if kind == "eagle1":
+        _eagle1(d)
+    elif kind == "dflash2":
+        dfx.write(d, dfx.config(architectures=["DFlash2DraftModel"]))
+    elif kind == "dspark":
+        dfx.write(d, dfx.config(architectures=["Qwen3DSparkModel"], dflash_config=None, dspark_target_layer_ids=[0, 1, 2]))
+    else:
+        _write(d, {"architectures": ["MedusaModel"], "medusa_num_heads": 2}, {"blocks.0.layers.0.weight": np.zeros((8, 8), np.float32)})
+    for cmd in (["check", d, "--engine", "vllm==0.32.0"], ["inspect", d], ["check", d, "--json"]):
+        r = run_cli(*cmd)
+        assert r.returncode == 2, (cmd, r.stdout, r.stderr)
+        assert says in r.stderr and "nothing was checked" in r.stderr, r.stderr
+        assert "L00" not in r.stdout and "convert" not in r.stderr  # no findings, no fix into another family
+
+
+def test_a_checkpoint_of_no_known_family_is_refused_in_one_line(tmp_path):
+    d = _write(tmp_path / "odd", {"architectures": ["Mystery"], "model_type": "odd"}, {"w.weight": np.zeros((4, 4), np.float32)})
+    r = run_cli("check", d, "--engine", "vllm==0.32.0")
+    assert r.returncode == 2 and "fits no drafter family" in r.stderr and "Mystery" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1 and not r.stdout.strip()
+
+
+def test_evidence_that_fits_two_families_equally_is_ambiguous(tmp_path):
+    """An EAGLE-3 architecture name over DFlash's structure and keys of neither: named as ambiguous, not guessed."""
+    cfg = dfx.config(architectures=["Eagle3LlamaForCausalLM"])
+    del cfg["dflash_config"]
+    d = dfx.write(tmp_path / "both", cfg)
+    v = detect_family(json.loads((d / "config.json").read_text()), {n: t.shape for n, t in open_checkpoint(d).tensors.items()})
+    assert v.family is None and set(v.candidates) == {"eagle3", "dflash"}
+    r = run_cli("check", d)
+    assert r.returncode == 2 and "eagle3 and dflash" in r.stderr or "dflash and eagle3" in r.stderr
+
+
+# --- D rules: the public DFlash failures, reproduced from files -------------------------------------------------
+
+
+def test_no_mask_token_refuses_to_start_on_vllm(tmp_path):
+    p = dfx.write(tmp_path / "no-mask", dfx.config(dflash_config={"target_layer_ids": dfx.TARGET_IDS}))
+    rc, codes = _codes(p, "vllm==0.32.0")
+    assert rc == 1 and any("mask_token_id" in m for m in codes["L006"])
+
+
+def test_mask_token_outside_the_vocabulary(tmp_path):
+    p = dfx.write(tmp_path / "mask-oob", dfx.config(dflash_config={"target_layer_ids": dfx.TARGET_IDS, "mask_token_id": dfx.V}))
+    rc, codes = _codes(p, "vllm==0.32.0")
+    assert rc == 1 and any("outside the vocabulary" in m for m in codes["D003"])
+
+
+def test_zero_mask_row_without_the_side_file_is_the_mimo_failure(tmp_path):
+    """sglang #27924: a shipped embedding whose <|MASK|> row is zero, and no mask_embedding.pt."""
+    emb = (np.random.default_rng(4).standard_normal((dfx.V, dfx.H)) * 0.02).astype(np.float32)
+    emb[dfx.MASK_ID] = 0.0
+    p = _mutant(tmp_path, "mimo", add={"embed_tokens.weight": emb})
+    r = run_cli("check", p, "--engine", "vllm==0.32.0", "--json")
+    out = json.loads(r.stdout)
+    d004 = [f for f in out["findings"] if f["code"] == "D004"]
+    assert r.returncode == 1 and d004 and d004[0]["severity"] == "error" and d004[0]["doc"].endswith("#d004")
+    assert "mask_embedding.pt" in d004[0]["fix"]
+    (p / "mask_embedding.pt").write_bytes(b"PK\x05\x06" + bytes(18))  # present: vLLM reads it (never unpickled here)
+    out = json.loads(run_cli("check", p, "--engine", "vllm==0.32.0", "--json").stdout)
+    assert [f["severity"] for f in out["findings"] if f["code"] == "D004"] == ["info"]
+    assert next(x for x in out["parameters"] if x["name"] == "model.mask_embedding")["filled_by"] == ["mask_embedding.pt"]
+    # SGLang reads the side file from 0.5.20 only: before, it is lost without a word (the issue's MiMo failure)
+    for version, severity in (("0.5.19", "error"), ("0.5.23", "info")):
+        out = json.loads(run_cli("check", p, "--engine", f"sglang=={version}", "--json").stdout)
+        assert [f["severity"] for f in out["findings"] if f["code"] == "D004"] == [severity], (version, out["findings"])
+
+
+def test_trained_mask_row_passes(tmp_path):
+    emb = (np.random.default_rng(5).standard_normal((dfx.V, dfx.H)) * 0.02).astype(np.float32)
+    assert "D004" not in _codes(_mutant(tmp_path, "trained", add={"embed_tokens.weight": emb}), "vllm==0.32.0")[1]
+
+
+def test_target_layer_ids_given_twice_off_by_one_disagree(tmp_path):
+    """vllm #40727: target_layer_ids count layer outputs, the top-level aux ids count boundaries (ids + 1)."""
+    same = dfx.write(tmp_path / "same", {**dfx.config(), "eagle_aux_hidden_state_layer_ids": dfx.TARGET_IDS})
+    rc, codes = _codes(same, "vllm==0.32.0")
+    assert any("disagree" in m for m in codes["D002"])
+    good = dfx.write(tmp_path / "good", {**dfx.config(), "eagle_aux_hidden_state_layer_ids": [i + 1 for i in dfx.TARGET_IDS]})
+    assert "D002" not in _codes(good, "vllm==0.32.0")[1]
+
+
+def test_target_layers_past_the_target_are_an_error(tmp_path):
+    tgt = tmp_path / "target"
+    tgt.mkdir()
+    (tgt / "config.json").write_text(
+        json.dumps(
+            {
+                "architectures": ["Qwen3ForCausalLM"],
+                "model_type": "qwen3",
+                "hidden_size": dfx.H,
+                "num_hidden_layers": 2,
+                "vocab_size": dfx.V,
+            }
+        )
+    )
+    p = dfx.write(tmp_path / "d")
+    r = run_cli("check", p, "--engine", "vllm==0.32.0", "--target", tgt, "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and any(f["code"] == "D001" and "[3]" in f["message"] for f in out["findings"]), out["findings"]
