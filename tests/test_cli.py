@@ -72,11 +72,25 @@ def test_version_strings_place_the_story_in_the_right_era(spec, release, ok, cod
         ("vllm==abc", "cannot read vllm version"),
         ("sglang>=0.5", "write NAME or NAME==VERSION"),
         ("llamacpp", "unknown engine"),
+        ("sglang==", "no version after '=='"),  # an empty $VERSION: refused, never read as the newest release
+        ("vllm== ", "no version after '=='"),
+        ("sglang==,vllm", "no version after '=='"),
     ],
 )
 def test_versions_out_of_range_or_unreadable_exit_2(spec, needle):
     r = run_cli("check", STORY, "--engine", spec)
     assert r.returncode == 2 and needle in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+def test_empty_pin_is_refused_by_every_command_that_takes_an_engine(tmp_path):
+    """`--engine sglang==` is not a bare `sglang`: launch and convert refuse it like check (exit 2, one line)."""
+    for args in (
+        ["launch", STORY, "--engine", "sglang==", "--target", TINY_TARGET],
+        ["convert", STORY, "--engine", "sglang==", "-o", tmp_path / "out"],
+    ):
+        r = run_cli(*args)
+        assert r.returncode == 2 and "no version after '=='" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "out").exists()
 
 
 def test_engines_lists_every_era_with_its_range():
