@@ -338,6 +338,73 @@ def test_single_engine_summary_fits_one_screen_and_100_columns():
     assert len(full.splitlines()) > len(lines) and "layers.0.mlp.down_proj.weight" in full
 
 
+def _shipped_drafters(tmp_path):
+    """Every drafter the repository holds: examples/, the fixtures, and the corpus built header-only."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location("gen_corpus_doc", root / "scripts" / "gen_corpus_doc.py")
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    dirs = [p.parent for base in (root / "examples", root / "tests" / "fixtures") for p in sorted(base.rglob("config.json"))]
+    dirs = [d for d in dirs if any(d.glob("*.safetensors"))]
+    for e in gen.load_corpus():
+        dirs.append(gen.build(e, tmp_path / e["id"].replace("/", "__"))[0])
+    return dirs
+
+
+def _tally_of(text: str) -> dict[str, int]:
+    """'4 loaded, 10 dropped silently' -> {'loaded': 4, 'dropped silently': 10}."""
+    import re
+
+    return {m.group(2): int(m.group(1)) for m in re.finditer(r"(\d+) ([^,]+)", text)}
+
+
+def test_summary_counts_add_up_to_the_tables(tmp_path, monkeypatch):
+    """The one-engine summary accounts for every tensor and every parameter, whatever its status (own-unless-equal,
+    initial-value, default-init included): its counts add up to the totals and match the --tables lines, for every
+    shipped drafter on every modelled engine era."""
+    import io
+    import re
+    from collections import Counter
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from specbridge.checkpoint.reader import open_checkpoint
+    from specbridge.cli import render, report
+    from specbridge.engines.simulate import Fate, Fill
+    from specbridge.rules.check import check
+
+    assert set(report.TENSOR_WORDS) == set(Fate) and set(report.PARAM_WORDS) == set(Fill)  # a phrase for each status
+    seen: set[str] = set()
+    drafters = _shipped_drafters(tmp_path)
+    assert len(drafters) >= 15
+    for d in drafters:
+        ckpt = open_checkpoint(d)
+        for res in check(ckpt, "all", str(d)):
+            out = io.StringIO()
+            monkeypatch.setattr(render, "console", Console(file=out, width=100_000, highlight=False, emoji=False))
+            render.print_check(ckpt, res)
+            lines = out.getvalue().splitlines()
+            summary = Text.from_markup(report.counts_line(res)).plain
+            m = re.match(r"(\d+) tensors: ([^;]*); (\d+) \S+ parameters: ([^;]*)(; the engine raises: .*)?$", summary)
+            assert m, summary
+            t_head = next(i for i, line in enumerate(lines) if line.startswith("checkpoint tensors ("))
+            p_head = next(i for i, line in enumerate(lines) if " parameters (" in line and not line.startswith(" "))
+            tensor_status = [re.search(r" → [^:]*: (\S+)", line).group(1) for line in lines[t_head + 1 : p_head]]
+            param_status = [re.search(r": (\S+) ← ", line).group(1) for line in lines[p_head + 1 :] if line.startswith("  ")]
+            assert len(tensor_status) == int(m.group(1)) == len(res.report.tensors)
+            assert len(param_status) == int(m.group(3)) == len(res.report.params)
+            tensors, params = _tally_of(m.group(2)), _tally_of(m.group(4))
+            assert sum(tensors.values()) == int(m.group(1)) and sum(params.values()) == int(m.group(3)), (d, res.report.era.name, summary)
+            assert {p: n for p, n in tensors.items() if n} == dict(Counter(report.TENSOR_WORDS[s] for s in tensor_status)), summary
+            assert {p: n for p, n in params.items() if n} == dict(Counter(report.PARAM_WORDS[s] for s in param_status)), summary
+            seen |= set(param_status)
+    assert {Fill.OWN_UNLESS_EQUAL, Fill.SHARED, Fill.MISSING, Fill.HARMLESS, Fill.DEFAULT_INIT} <= seen
+
+
 def test_all_engines_print_each_distinct_finding_once():
     """The decoder-drop paragraph SGLang's midlayer releases share is printed once per distinct wording,
     naming the releases it applies to, instead of once per release."""

@@ -10,7 +10,7 @@ import sys
 from rich.console import Console
 
 from ..display import markup_safe as escape
-from ..engines.simulate import BUFFER, DROPPED, LOADED, OVERWRITTEN, P_LOADED, P_SHARED, UNUSED
+from ..engines.simulate import Fate, Fill
 from ..rules.findings import doc_link
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -24,20 +24,49 @@ def make_console() -> Console:
     return Console(highlight=False, soft_wrap=False, emoji=False, width=width)
 
 
+# Every tensor fate and every parameter fill in the summary's words, so its counts add up to the totals.
+# The first three of each are always said (a 0 is news too); the rest only when some tensor or parameter has them.
+TENSOR_WORDS: dict[str, str] = {
+    Fate.LOADED: "loaded",
+    Fate.BUFFER: "loaded",  # d2t filling hot_token_id is loaded too
+    Fate.DROPPED: "dropped silently",
+    Fate.UNUSED: "ignored by design",
+    Fate.OVERWRITTEN: "ignored by design",  # loaded, then replaced by the target's
+    Fate.RAISES: "make the engine raise",
+    Fate.MISMATCHED: "of the wrong shape",
+    Fate.TRUNCATED: "cut silently to fit",
+    Fate.PADDED: "zero-padded silently",
+}
+PARAM_WORDS: dict[str, str] = {
+    Fill.LOADED: "loaded",
+    Fill.MISSING: "missing",
+    Fill.SHARED: "shared from the target",
+    Fill.PARTIAL: "partly filled",
+    Fill.OWN_UNLESS_EQUAL: "kept unless equal to the target's",
+    Fill.HARMLESS: "left at an initial value right for this config",
+    Fill.DEFAULT_INIT: "left at a default initialisation",
+}
+ALWAYS_SAID = 3
+
+
+def _tally(statuses: list[str], words: dict[str, str]) -> str:
+    """'4 loaded, 10 dropped silently, …': one count per phrase, in the table's order; a status without a
+    phrase (a fate added later) is counted under its own name, so the counts still add up."""
+    phrases = list(dict.fromkeys(words.values()))
+    counts = dict.fromkeys(phrases[:ALWAYS_SAID], 0)
+    for s in statuses:
+        phrase = words.get(s, str(s))
+        counts[phrase] = counts.get(phrase, 0) + 1
+    order = {p: i for i, p in enumerate(phrases)}
+    return ", ".join(f"{n} {escape(p)}" for p, n in sorted(counts.items(), key=lambda kv: order.get(kv[0], len(order))))
+
+
 def counts_line(res) -> str:
     r = res.report
-    t = {s: sum(1 for x in r.tensors if x.status == s) for s in (LOADED, DROPPED)}
-    t[LOADED] += sum(1 for x in r.tensors if x.status == BUFFER)  # d2t filling hot_token_id is loaded too
-    ignored = sum(1 for x in r.tensors if x.status in (UNUSED, OVERWRITTEN))
-    other = len(r.tensors) - t[LOADED] - t[DROPPED] - ignored
-    p_loaded = sum(1 for p in r.params if p.status == P_LOADED)
-    p_shared = sum(1 for p in r.params if p.status == P_SHARED)
-    parts = [f"{len(r.tensors)} tensors: {t[LOADED]} loaded, {t[DROPPED]} dropped silently, {ignored} ignored by design"]
-    if other:
-        parts[0] += f", {other} other (see --tables)"
-    parts.append(
-        f"{len(r.params)} {escape(r.cls.name)} parameters: {p_loaded} loaded, {len(r.missing)} missing, {p_shared} shared from the target"
-    )
+    parts = [
+        f"{len(r.tensors)} tensors: {_tally([t.status for t in r.tensors], TENSOR_WORDS)}",
+        f"{len(r.params)} {escape(r.cls.name)} parameters: {_tally([p.status for p in r.params], PARAM_WORDS)}",
+    ]
     if r.errors:
         parts.append(f"the engine raises: {escape(r.errors[0])}" + (f" (+{len(r.errors) - 1})" if len(r.errors) > 1 else ""))
     return "; ".join(parts)
