@@ -15,7 +15,7 @@ from .report import make_console
 # Piped output (CI logs, files) gets a wide page so tensor names are never cut or folded. Every value
 # from the checkpoint, config, target or engine goes through `esc` (a `[/]` in a tensor name must print,
 # not raise MarkupError); emoji codes such as `:x:` in a name stay as written.
-console = make_console()  # terminal or COLUMNS width; 100 columns in a pipe
+console = make_console()  # a terminal: its width; a pipe: no width, nothing folded
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 FATE_STYLE = {

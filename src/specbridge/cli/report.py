@@ -4,7 +4,7 @@ finding once with the versions it applies to. Everything from the input is escap
 
 from __future__ import annotations
 
-import os
+import re
 import sys
 
 from rich.console import Console
@@ -14,14 +14,36 @@ from ..engines.simulate import Fate, Fill
 from ..rules.findings import doc_link
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-PIPE_WIDTH = 100
+PIPE_WIDTH = 1_000_000  # a pipe has no page: a table takes its natural width, text is never folded
+_LINE_END = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)+(?=\n)")  # blanks and style codes before a line end
+
+
+class _NoTrailingBlanks:
+    """The console's stream, with the blanks before each line end taken out (rich pads every table cell to
+    its column's width), so a line ends where its text does; the rest is the stream's own."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(_LINE_END.sub(lambda m: m.group().replace(" ", "").replace("\t", ""), text))
+        return len(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def make_console() -> Console:
-    """Terminal width on a terminal or from COLUMNS; 100 columns of plain text in a pipe."""
-    tty = sys.stdout.isatty()
-    width = None if tty or os.environ.get("COLUMNS", "").isdigit() else PIPE_WIDTH
-    return Console(highlight=False, soft_wrap=False, emoji=False, width=width)
+    """On a terminal: its width (or COLUMNS), text wrapped at spaces. In a pipe (a CI log, a file, grep): no
+    width and no wrapping, so a message is one line `grep` finds whole. Never a trailing blank."""
+    piped = not sys.stdout.isatty()
+    return Console(
+        file=_NoTrailingBlanks(sys.stdout),
+        width=PIPE_WIDTH if piped else None,
+        soft_wrap=piped,
+        highlight=False,
+        emoji=False,
+    )
 
 
 # Every tensor fate and every parameter fill in the summary's words, so its counts add up to the totals.
