@@ -383,11 +383,19 @@ def test_piped_output_is_one_line_per_message_and_no_trailing_blank(args, column
                 assert line.endswith(f["message"][-40:])  # the end of the message is on the line it starts on
 
 
-def test_terminal_output_wraps_to_the_terminal_width():
-    """On a terminal, text wraps at the width COLUMNS gives (pipes are never wrapped)."""
-    assert max(len(line) for line in _on_terminal("check", STORY, "-e", "sglang==0.5.11", columns=80).splitlines()) <= 80
+def test_terminal_output_wraps_to_the_terminal_without_cutting_era_ranges():
+    """On an 80-column terminal text wraps at the width, and every era's release range in `--engine all` stays whole."""
+    from specbridge.engines.registry import ENGINES
+
+    out = _on_terminal("check", STORY, columns=80)
+    lines = out.splitlines()
+    assert lines and max(len(line) for line in lines) <= 80, out
+    assert "…" not in "".join(line for line in lines if line.startswith(("sglang ", "vllm ", "trtllm ")))
+    for era in (e for eras in ENGINES.values() for e in eras):
+        assert era.name.split(" ")[0] in out, era.name  # the range each era's name starts with
+    assert "L002, L004" in out  # the last column is not cropped either
     wide = _on_terminal("check", STORY, "-e", "sglang==0.5.11", columns=160)
-    assert max(len(line) for line in wide.splitlines()) > 100
+    assert max(len(line) for line in wide.splitlines()) > 100  # COLUMNS sets a terminal's width
 
 
 def _shipped_drafters(tmp_path):

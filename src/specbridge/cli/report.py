@@ -128,8 +128,14 @@ def print_many(c: Console, ckpt, results, ok: bool) -> None:
 
     c.print(f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(results[0].drafter.layout)}[/]: {verdict_markup(ok)}")
     t = Table(box=None, pad_edge=False)
+    # an era's name begins with its release range: the column is never narrower than that word, so a narrow
+    # terminal wraps the description under it instead of cutting the range; long words fold, never hidden
+    range_width = max(len(res.report.era.name.split(" ")[0]) for res in results)
     for col in ("engine", "version", "era", "verdict", "dropped", "missing", "raises", "errors"):
-        t.add_column(col)
+        if col == "era":
+            t.add_column(col, min_width=range_width, overflow="fold")
+        else:
+            t.add_column(col, no_wrap=col != "errors")
     for res in results:
         r = res.report
         errs = sorted({f.code for f in res.findings if f.severity == "error"})
@@ -143,6 +149,9 @@ def print_many(c: Console, ckpt, results, ok: bool) -> None:
             str(len(r.errors)),
             ", ".join(errs) or "—",
         )
+    # a narrow terminal: one blank between columns leaves the era its range
+    if c.measure(t, options=c.options.update_width(PIPE_WIDTH)).maximum > c.width:
+        t.collapse_padding = True
     c.print(t)
     infos: dict[str, list[str]] = {}
     for f, versions in distinct_findings(results):
