@@ -398,6 +398,20 @@ def test_terminal_output_wraps_to_the_terminal_without_cutting_era_ranges():
     assert max(len(line) for line in wide.splitlines()) > 100  # COLUMNS sets a terminal's width
 
 
+@pytest.mark.parametrize("where", ["pipe", "terminal"])
+def test_inspect_never_splits_a_tensor_name(where):
+    """Every tensor name is printed whole on its line, in a pipe and on a 60-column terminal (a table cell
+    folded `layers.0.post_attention_layerno` / `rm.weight`)."""
+    from specbridge.checkpoint.reader import open_checkpoint
+
+    out = _piped("inspect", SPEC_TRAIN).stdout if where == "pipe" else _on_terminal("inspect", SPEC_TRAIN, columns=60)
+    tokens = [line.split() for line in out.splitlines()]
+    names = list(open_checkpoint(SPEC_TRAIN).tensors)
+    assert any(len(n) > 30 for n in names)
+    for name in names:
+        assert any(t[:1] == [name] and "→" in t for t in tokens), (name, out)
+
+
 def _shipped_drafters(tmp_path):
     """Every drafter the repository holds: examples/, the fixtures, and the corpus built header-only."""
     import importlib.util

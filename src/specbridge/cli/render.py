@@ -63,19 +63,16 @@ def print_inspect(ckpt: Checkpoint, d: Drafter) -> None:
     for k, v in g.items():
         t.add_row(esc(k), esc(v))
     console.print(t)
-    tt = Table(title="tensors")
-    for col in ("name", "dtype", "shape", "bytes", "canonical"):
-        tt.add_column(col, overflow="fold")
-    for info in ckpt.tensors.values():
-        canonical = _canon(d, info.name)
-        tt.add_row(
-            esc(info.name),
-            esc(info.dtype),
-            esc(list(info.shape)),
-            human_bytes(info.nbytes),
-            esc(canonical) if canonical else "[red]unrecognised[/]",
-        )
-    console.print(tt)
+    # one line per tensor, never a table cell: a name is never folded mid-word (on a narrow terminal the
+    # line runs on and the terminal wraps it; in a pipe it is one line grep finds)
+    rows = [
+        (info.name, info.dtype, str(list(info.shape)), human_bytes(info.nbytes), _canon(d, info.name)) for info in ckpt.tensors.values()
+    ]
+    widths = [max((len(row[i]) for row in rows), default=0) for i in range(4)]
+    console.print(f"[bold]tensors ({len(rows)})[/]: name dtype shape bytes → canonical name")
+    for name, dtype, shape, nbytes, canonical in rows:
+        cells = "  ".join(esc(v.ljust(w)) for v, w in zip((name, dtype, shape, nbytes), widths))
+        console.print(f"  {cells} → {esc(canonical) if canonical else '[red]unrecognised[/]'}", soft_wrap=True)
     console.print(f"total: {len(ckpt.tensors)} tensors, {human_bytes(ckpt.total_bytes)}, dtypes {esc(d.dtypes)}")
     if ckpt.pickles:
         console.print(f"[yellow]pickled files present, not read: {esc(', '.join(p.name for p in ckpt.pickles))}[/]")
