@@ -412,6 +412,14 @@ def test_inspect_never_splits_a_tensor_name(where):
         assert any(t[:1] == [name] and "→" in t for t in tokens), (name, out)
 
 
+@pytest.mark.parametrize("engine", [["-e", "sglang==0.5.11"], []], ids=["one", "all"])
+def test_tables_output_does_not_suggest_tables(engine):
+    """The summary ends by pointing at --tables; output that already holds the tables does not."""
+    short, full = _piped("check", STORY, *engine).stdout, _piped("check", STORY, *engine, "--tables").stdout
+    assert "--tables" in short.splitlines()[-1]
+    assert "--tables" not in full and "layers.0.mlp.down_proj.weight" in full
+
+
 def _shipped_drafters(tmp_path):
     """Every drafter the repository holds: examples/, the fixtures, and the corpus built header-only."""
     import importlib.util

@@ -107,7 +107,7 @@ def print_finding(c: Console, f, versions: str = "") -> None:
         c.print(f"    doc: {doc_link(f.code)}", style="dim")
 
 
-def print_single(c: Console, ckpt, res, ok: bool) -> None:
+def print_single(c: Console, ckpt, res, ok: bool, tables: bool = False) -> None:
     r = res.report
     c.print(
         f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(res.drafter.layout)}[/] → [bold]{r.engine} {escape(r.version)}[/] "
@@ -118,12 +118,13 @@ def print_single(c: Console, ckpt, res, ok: bool) -> None:
         for f in res.findings:
             if f.severity == sev:
                 print_finding(c, f)
-    c.print(
-        f"[dim]every tensor and parameter: specbridge check {escape(str(ckpt.root))} --engine {r.engine}=={escape(r.version)} --tables[/]"
-    )
+    if not tables:  # the way to the full accounting, unless it was just printed
+        c.print(
+            f"[dim]every tensor and parameter: specbridge check {escape(str(ckpt.root))} --engine {r.engine}=={escape(r.version)} --tables[/]"
+        )
 
 
-def print_many(c: Console, ckpt, results, ok: bool) -> None:
+def print_many(c: Console, ckpt, results, ok: bool, tables: bool = False) -> None:
     from rich.table import Table
 
     c.print(f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(results[0].drafter.layout)}[/]: {verdict_markup(ok)}")
@@ -165,7 +166,8 @@ def print_many(c: Console, ckpt, results, ok: bool) -> None:
         c.print(
             "info: " + "; ".join(f"{code} {RULES[code].title} " + escape(f"[{' | '.join(v)}]") for code, v in infos.items()), style="cyan"
         )
-    c.print("[dim]one engine in full: specbridge check PATH --engine NAME==VERSION [--tables][/]")
+    if not tables:
+        c.print("[dim]one engine in full: specbridge check PATH --engine NAME==VERSION [--tables][/]")
 
 
 def distinct_findings(results) -> list[tuple[object, str]]:
@@ -209,9 +211,9 @@ def print_check(ckpt, results, tables: bool, failing: list[str]) -> None:
             from . import render
 
             render.print_check(ckpt, results[0])  # the accounting; the summary and findings follow
-        print_single(c, ckpt, results[0], ok)
+        print_single(c, ckpt, results[0], ok, tables)
     else:
-        print_many(c, ckpt, results, ok)
+        print_many(c, ckpt, results, ok, tables)
         if tables:
             from . import render
 
