@@ -383,6 +383,42 @@ def test_piped_output_is_one_line_per_message_and_no_trailing_blank(args, column
                 assert line.endswith(f["message"][-40:])  # the end of the message is on the line it starts on
 
 
+def test_a_shared_finding_names_its_releases():
+    """A finding several releases share names them in its message ('on sglang 0.4.9–0.5.11'), never a bare
+    'on sglang': under --engine all a release stands for its era, so neighbouring eras join into one range;
+    releases asked for by name are named as asked."""
+    import re
+
+    def finding_lines(out):
+        return [line for line in out.splitlines() if re.match(r"[A-Z]\d{3} (error|warning|info) \[", line)]
+
+    lines = finding_lines(_piped("check", STORY).stdout)
+    bare = [line for line in lines if re.search(r"\b(sglang|vllm|trtllm)(?![ =]?\d|==)[:;,.) ]", line.split("]: ", 1)[1])]
+    assert lines and not bare, bare
+    [midlayer] = [line for line in lines if line.startswith("L002 error [sglang 0.5.1, 0.5.2, 0.5.11]")]
+    assert "random initialisation on sglang 0.4.9–0.5.11: " in midlayer  # the eras 0.4.9–0.5.1, 0.5.2, 0.5.3–0.5.11
+    [pinned] = finding_lines(_piped("check", STORY, "-e", "sglang==0.5.2,sglang==0.5.11,vllm").stdout)
+    assert "random initialisation on sglang 0.5.2, 0.5.11: " in pinned
+
+
+def test_no_grouped_finding_names_an_engine_without_its_releases(tmp_path):
+    """Every shipped drafter under --engine all: no distinct finding's message keeps a bare engine name where
+    its per-release message named a release."""
+    import re
+
+    from specbridge.checkpoint.reader import open_checkpoint
+    from specbridge.cli.report import VERSIONS, distinct_findings
+    from specbridge.rules.check import check
+
+    for d in _shipped_drafters(tmp_path):
+        results = check(open_checkpoint(d), "all", str(d))
+        said = {(r.report.engine, f.code) for r in results for f in r.findings if f"{r.report.engine} {r.report.version}" in f.message}
+        for f, versions in distinct_findings(results):
+            assert VERSIONS not in f.message, (d, f.message)
+            for eng in {e for e, code in said if code == f.code and versions.startswith(e)}:
+                assert re.search(rf"\b{eng} \d", f.message), (d, versions, f.message)
+
+
 def test_terminal_output_wraps_to_the_terminal_without_cutting_era_ranges():
     """On an 80-column terminal text wraps at the width, and every era's release range in `--engine all` stays whole."""
     from specbridge.engines.registry import ENGINES

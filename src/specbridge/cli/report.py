@@ -172,7 +172,7 @@ def print_many(c: Console, ckpt, results, ok: bool, tables: bool = False) -> Non
 
 def distinct_findings(results) -> list[tuple[object, str]]:
     """Each finding once, worst first, with the engine versions it applies to. Messages that differ only
-    by the engine version they name are the same finding."""
+    by the engine version they name are the same finding; the message then names all of them."""
     from ..rules.findings import Finding
 
     groups: dict[tuple, list] = {}
@@ -183,24 +183,64 @@ def distinct_findings(results) -> list[tuple[object, str]]:
             general = Finding(f.code, f.severity, generalise(f.message, r), generalise(f.fix, r) if f.fix else None)
             key = (f.code, f.severity, general.message, general.fix)
             first.setdefault(key, general)
-            groups.setdefault(key, []).append((r.engine, r.version))
+            groups.setdefault(key, []).append(res)
     rank = {"error": 0, "warning": 1, "info": 2}
     out = []
     for key in sorted(groups, key=lambda k: (rank[k[1]], k[0])):
-        by_engine: dict[str, list[str]] = {}
-        for eng, ver in groups[key]:
-            by_engine.setdefault(eng, []).append(ver)
+        by_engine: dict[str, list] = {}
+        for res in groups[key]:
+            by_engine.setdefault(res.report.engine, []).append(res)
         total = {eng: sum(1 for res in results if res.report.engine == eng) for eng in by_engine}
         versions = "; ".join(
-            f"{eng} all" if len(v) == total[eng] and len(v) > 1 else f"{eng} {', '.join(v)}" for eng, v in by_engine.items()
+            f"{eng} all" if len(v) == total[eng] and len(v) > 1 else f"{eng} {', '.join(res.report.version for res in v)}"
+            for eng, v in by_engine.items()
         )
-        out.append((first[key], versions))
+        f = first[key]
+        message = f.message
+        for eng, rs in by_engine.items():
+            message = message.replace(f"{eng} {VERSIONS}", f"{eng} {releases_named(rs)}")
+        out.append((Finding(f.code, f.severity, message, f.fix), versions))
     return out
 
 
+VERSIONS = "\x00versions\x00"  # where a grouped message names its engine's releases
+
+
 def generalise(text: str, r) -> str:
-    """The text with this engine version's own name taken out, so eras that say the same thing group."""
-    return text.replace(f"{r.engine}=={r.version}", f"{r.engine}==VERSION").replace(f"{r.engine} {r.version}", r.engine)
+    """The text with this engine version's own name taken out, so eras that say the same thing group; a
+    command keeps `NAME==VERSION` to fill in, prose gets the releases back once grouped."""
+    return text.replace(f"{r.engine}=={r.version}", f"{r.engine}==VERSION").replace(f"{r.engine} {r.version}", f"{r.engine} {VERSIONS}")
+
+
+def releases_named(results) -> str:
+    """The releases a finding applies to, in words: a release that stands for its era (`--engine all`) is
+    its era's range, neighbouring eras joined ('0.4.9–0.5.11'); a release asked for by name is itself."""
+    from ..engines.registry import ALL, ENGINES
+
+    eras = ENGINES[results[0].report.engine]
+    runs: list[list] = []  # era indices in a row, or a release's own label
+    for res in results:
+        place = res.place
+        if place is not None and place.how == ALL:
+            i = eras.index(res.report.era)
+            if runs and isinstance(runs[-1], list) and runs[-1][-1] == i - 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        else:
+            runs.append(res.report.version)
+    return ", ".join(_era_span(eras[r[0]], eras[r[-1]]) if isinstance(r, list) else r for r in runs)
+
+
+def _era_span(first, last) -> str:
+    """'0.4.9–0.5.11', '0.5.17+', or '0.5.2' for one release."""
+    from ..engines.spec import parse_version
+
+    if last.max_version is None:
+        return f"{first.min_version}+"
+    if parse_version(first.min_version) == parse_version(last.max_version):
+        return last.max_version
+    return f"{first.min_version}–{last.max_version}"
 
 
 def print_check(ckpt, results, tables: bool, failing: list[str]) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..checkpoint.reader import Checkpoint
-from ..engines.registry import resolve
+from ..engines.registry import Placement, resolve
 from ..engines.simulate import LoadReport, simulate
 from ..layouts.canonical import Drafter, describe
 from ..layouts.embedding import embed_stats
@@ -20,6 +20,7 @@ class CheckResult:
     report: LoadReport
     findings: list[Finding] = field(default_factory=list)
     aux: dict | None = None  # resolved aux layers (with a target)
+    place: Placement | None = None  # how the version was asked for (`--engine all`: one release standing for its era)
 
     @property
     def ok(self) -> bool:
@@ -67,5 +68,5 @@ def check(ckpt: Checkpoint, engine: str, path_label: str | None = None, target=N
     for place in resolve(engine):
         ctx = replace(base, rep=simulate(ckpt, place.era, place.version), place=place)
         findings = in_catalogue_order(shared + run(ENGINE, ctx))
-        out.append(CheckResult(drafter, ctx.rep, findings, ctx.aux.table() if ctx.aux else None))
+        out.append(CheckResult(drafter, ctx.rep, findings, ctx.aux.table() if ctx.aux else None, place))
     return out
