@@ -7,7 +7,7 @@ from rich.table import Table
 from ..checkpoint.reader import Checkpoint
 from ..display import markup_safe as esc
 from ..engines.simulate import Fate, Fill, LoadReport
-from ..layouts.canonical import Drafter
+from ..layouts.canonical import Drafter, layout_label
 from ..rules.check import CheckResult
 from .jsonout import canonical_name as _canon
 from .report import make_console
@@ -55,7 +55,7 @@ def human_bytes(n: int) -> str:
 
 def print_inspect(ckpt: Checkpoint, d: Drafter) -> None:
     console.print(f"[bold]{esc(ckpt.root)}[/]  ({esc(ckpt.storage)}, {len(ckpt.weight_files)} file(s))")
-    console.print(f"layout: [bold]{esc(d.layout)}[/]  architecture: {esc(d.architecture)}")
+    console.print(f"layout: [bold]{esc(layout_label(d))}[/]  architecture: {esc(d.architecture)}")
     for e in d.evidence:
         console.print(f"  evidence: {esc(e)}")
     g = d.geometry()
@@ -82,7 +82,7 @@ def print_check(ckpt: Checkpoint, res: CheckResult) -> None:
     r: LoadReport = res.report
     verdict = "[bold green]OK[/]" if res.ok else "[bold red]NOT OK[/]"
     console.print(
-        f"[bold]{esc(ckpt.root)}[/]  layout [bold]{esc(res.drafter.layout)}[/] → [bold]{esc(r.engine)} {esc(r.version)}[/] "
+        f"[bold]{esc(ckpt.root)}[/]  layout [bold]{esc(layout_label(res.drafter))}[/] → [bold]{esc(r.engine)} {esc(r.version)}[/] "
         f"({esc(r.era.name)}; class {esc(r.cls.name)}; config read as {esc(r.config_view)}): {verdict}"
     )
     # one line per tensor and per parameter: a narrow page wraps them at spaces, never inside a name

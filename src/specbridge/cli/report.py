@@ -11,6 +11,7 @@ from rich.console import Console
 
 from ..display import markup_safe as escape
 from ..engines.simulate import Fate, Fill
+from ..layouts.canonical import layout_label
 from ..rules.findings import doc_link
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
@@ -110,7 +111,7 @@ def print_finding(c: Console, f, versions: str = "") -> None:
 def print_single(c: Console, ckpt, res, ok: bool, tables: bool = False) -> None:
     r = res.report
     c.print(
-        f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(res.drafter.layout)}[/] → [bold]{r.engine} {escape(r.version)}[/] "
+        f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(layout_label(res.drafter))}[/] → [bold]{r.engine} {escape(r.version)}[/] "
         f"(era {escape(r.era.name)}; class {escape(r.cls.name)}): {verdict_markup(ok)}"
     )
     c.print(counts_line(res))
@@ -127,7 +128,7 @@ def print_single(c: Console, ckpt, res, ok: bool, tables: bool = False) -> None:
 def print_many(c: Console, ckpt, results, ok: bool, tables: bool = False) -> None:
     from rich.table import Table
 
-    c.print(f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(results[0].drafter.layout)}[/]: {verdict_markup(ok)}")
+    c.print(f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(layout_label(results[0].drafter))}[/]: {verdict_markup(ok)}")
     t = Table(box=None, pad_edge=False)
     # an era's name begins with its release range: the column is never narrower than that word, so a narrow
     # terminal wraps the description under it instead of cutting the range; long words fold, never hidden

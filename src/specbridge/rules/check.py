@@ -32,6 +32,7 @@ class CheckResult:
             "ok": self.ok,
             "engine": {"name": r.engine, "version": r.version},
             "layout": self.drafter.layout,
+            "layout_candidates": self.drafter.layout_candidates,  # more than one: the evidence fits several producers
             "load": {
                 "dropped": r.dropped,  # silently lost
                 "ignored_by_design": r.ignored_by_design,  # consumed on purpose (t2d) or replaced by the target's
