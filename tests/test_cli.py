@@ -383,6 +383,20 @@ def test_piped_output_is_one_line_per_message_and_no_trailing_blank(args, column
                 assert line.endswith(f["message"][-40:])  # the end of the message is on the line it starts on
 
 
+def test_trailing_blank_stripping_is_linear_and_keeps_style_codes():
+    """A column padded past a 10⁶-character run of blanks is stripped in one pass (a regex with a lookahead took
+    quadratic time: the fuzz run's 10⁴-character tensor name hung inspect); style codes at a line end stay."""
+    import time
+
+    from specbridge.cli.report import without_trailing_blanks
+
+    wide = "x" + " " * 1_000_000 + "y"
+    t0 = time.monotonic()
+    assert without_trailing_blanks(wide + "  \t ") == wide
+    assert time.monotonic() - t0 < 5
+    assert without_trailing_blanks("\x1b[1mname\x1b[0m \x1b[1m  \x1b[0m  ") == "\x1b[1mname\x1b[0m\x1b[1m\x1b[0m"
+
+
 def test_a_shared_finding_names_its_releases():
     """A finding several releases share names them in its message ('on sglang 0.4.9–0.5.11'), never a bare
     'on sglang': under --engine all a release stands for its era, so neighbouring eras join into one range;

@@ -17,6 +17,7 @@ from .report import make_console
 # not raise MarkupError); emoji codes such as `:x:` in a name stay as written.
 console = make_console()  # a terminal: its width; a pipe: no width, nothing folded
 
+NAME_ALIGN = 64
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 FATE_STYLE = {
     Fate.LOADED: "green",
@@ -68,7 +69,8 @@ def print_inspect(ckpt: Checkpoint, d: Drafter) -> None:
     rows = [
         (info.name, info.dtype, str(list(info.shape)), human_bytes(info.nbytes), _canon(d, info.name)) for info in ckpt.tensors.values()
     ]
-    widths = [max((len(row[i]) for row in rows), default=0) for i in range(4)]
+    # columns aligned, the name's up to NAME_ALIGN characters: one longer name runs past it, not every line
+    widths = [min(max((len(row[i]) for row in rows), default=0), NAME_ALIGN) for i in range(4)]
     console.print(f"[bold]tensors ({len(rows)})[/]: name dtype shape bytes → canonical name")
     for name, dtype, shape, nbytes, canonical in rows:
         cells = "  ".join(esc(v.ljust(w)) for v, w in zip((name, dtype, shape, nbytes), widths))

@@ -16,22 +16,33 @@ from ..rules.findings import doc_link
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 PIPE_WIDTH = 1_000_000  # a pipe has no page: a table takes its natural width, text is never folded
-_LINE_END = re.compile(r"(?:[ \t]|\x1b\[[0-9;]*m)+(?=\n)")  # blanks and style codes before a line end
+_STYLE_CODE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def without_trailing_blanks(line: str) -> str:
+    """`line` without the blanks at its end, the style codes among them kept (linear: a name of 10⁴ characters
+    padded into a column must not cost 10⁸ steps)."""
+    codes: list[str] = []
+    while True:
+        line = line.rstrip(" \t")
+        at = line.rfind("\x1b[") if line.endswith("m") else -1
+        if at < 0 or not _STYLE_CODE.fullmatch(line, at):
+            return line + "".join(reversed(codes))
+        codes.append(line[at:])
+        line = line[:at]
 
 
 class _NoTrailingBlanks:
-    """The console's stream, with the blanks before each line end taken out (rich pads every table cell to
-    its column's width), so a line ends where its text does; the rest is the stream's own."""
-
-    def __init__(self, stream):
-        self._stream = stream
+    """stdout (looked up at each write, so a caller's redirection holds), with the blanks before each line end
+    taken out: rich pads every table cell to its column's width, and a line should end where its text does."""
 
     def write(self, text: str) -> int:
-        self._stream.write(_LINE_END.sub(lambda m: m.group().replace(" ", "").replace("\t", ""), text))
+        *lines, rest = text.split("\n")
+        sys.stdout.write("".join(without_trailing_blanks(line) + "\n" for line in lines) + rest)
         return len(text)
 
     def __getattr__(self, name):
-        return getattr(self._stream, name)
+        return getattr(sys.stdout, name)
 
 
 def make_console() -> Console:
@@ -39,7 +50,7 @@ def make_console() -> Console:
     width and no wrapping, so a message is one line `grep` finds whole. Never a trailing blank."""
     piped = not sys.stdout.isatty()
     return Console(
-        file=_NoTrailingBlanks(sys.stdout),
+        file=_NoTrailingBlanks(),
         width=PIPE_WIDTH if piped else None,
         soft_wrap=piped,
         highlight=False,
