@@ -133,6 +133,50 @@ def test_torchspec_export_is_not_modelopt(tmp_path):
     assert describe(open_checkpoint(mutate(SF_HF, tmp_path / "mo", tensors=no_t2d))).layout == "trtllm"
 
 
+def test_evidence_that_fits_two_producers_is_called_ambiguous(tmp_path):
+    """midlayer.* with embed_tokens and no vocab map is what ModelOpt writes (no t2d) and what TorchSpec writes
+    without --prune-vocab; without _torchspec_version nothing tells them apart: inspect and check say the layout is
+    ambiguous and name both, and the verdict is the one either reading gives (the two load the same)."""
+    import json
+
+    from conftest import SF_HF, mutate, run_cli
+
+    from specbridge.checkpoint.reader import open_checkpoint
+    from specbridge.layouts.canonical import describe
+    from specbridge.rules.check import check
+
+    def no_vocab_map(t):
+        return {k: v for k, v in t.items() if k not in ("t2d", "d2t")}
+
+    bare = mutate(SF_HF, tmp_path / "bare", tensors=no_vocab_map)
+    marked = mutate(SF_HF, tmp_path / "ts", tensors=no_vocab_map, config=lambda c: c.update(_torchspec_version="0.1.0"))
+    both = mutate(marked, tmp_path / "both", config=lambda c: c["eagle_config"].update(next_layer_regular=True))
+    d = describe(open_checkpoint(bare))
+    assert (d.layout, d.layout_candidates) == ("trtllm", ["trtllm", "sglang"])
+    assert describe(open_checkpoint(both)).layout_candidates == ["trtllm", "sglang"]  # both producers' marks
+    assert describe(open_checkpoint(marked)).layout_candidates == ["sglang"]  # TorchSpec's mark settles it
+    for clear in (SF_HF, mutate(SF_HF, tmp_path / "mo", tensors=lambda t: {k: v for k, v in t.items() if k != "t2d"})):
+        assert len(describe(open_checkpoint(clear)).layout_candidates) == 1  # a vocab map: SpecForge, or ModelOpt's d2t
+    [gpt_oss] = [e for e in CORPUS if e["id"] == "nvidia/gpt-oss-120b-Eagle3"]
+    draft, _ = gen.build(gpt_oss, tmp_path / "gpt-oss")
+    assert describe(open_checkpoint(draft)).layout_candidates == ["trtllm"]  # no embed_tokens: not TorchSpec's export
+
+    def verdicts(path):
+        return [
+            (r.report.era.name, r.ok, sorted({f.code for f in r.findings if f.severity == "error"}))
+            for r in check(open_checkpoint(path), "all")
+        ]
+
+    assert verdicts(bare) == verdicts(marked)  # read as trtllm or as sglang: the same answer on every era
+
+    text = run_cli("inspect", bare).stdout
+    assert "layout: trtllm (ambiguous: trtllm or sglang)" in text and "TorchSpec" in text and "ModelOpt" in text
+    assert "layout trtllm (ambiguous: trtllm or sglang)" in run_cli("check", bare, "-e", "sglang==0.5.11").stdout
+    for cmd in (["inspect", bare, "--json"], ["check", bare, "-e", "vllm", "--json"]):
+        assert json.loads(run_cli(*cmd).stdout)["layout_candidates"] == ["trtllm", "sglang"]
+    assert json.loads(run_cli("inspect", SF_HF, "--json").stdout)["layout_candidates"] == ["sglang"]
+
+
 def test_G009_draft_kv_geometry_against_the_target():
     """A published Llama-3.1-8B drafter given 4 KV heads (the target has 8 × 128): vLLM before 0.11 needs one KV
     page size for every attention layer and raises NotImplementedError at start-up (kv_cache_utils.py

@@ -18,6 +18,7 @@ def inspect_json(ckpt: Checkpoint, d: Drafter) -> dict:
         "files": [str(f) for f in ckpt.weight_files],
         "pickles_not_read": [str(p) for p in ckpt.pickles],
         "layout": d.layout,
+        "layout_candidates": d.layout_candidates,  # more than one: the evidence fits several producers
         "evidence": d.evidence,
         "architecture": d.architecture,
         "geometry": d.geometry(),

@@ -7,7 +7,7 @@ from rich.table import Table
 from ..checkpoint.reader import Checkpoint
 from ..display import markup_safe as esc
 from ..engines.simulate import Fate, Fill, LoadReport
-from ..layouts.canonical import Drafter
+from ..layouts.canonical import Drafter, layout_label
 from ..rules.check import CheckResult
 from .jsonout import canonical_name as _canon
 from .report import make_console
@@ -15,8 +15,9 @@ from .report import make_console
 # Piped output (CI logs, files) gets a wide page so tensor names are never cut or folded. Every value
 # from the checkpoint, config, target or engine goes through `esc` (a `[/]` in a tensor name must print,
 # not raise MarkupError); emoji codes such as `:x:` in a name stay as written.
-console = make_console()  # terminal or COLUMNS width; 100 columns in a pipe
+console = make_console()  # a terminal: its width; a pipe: no width, nothing folded
 
+NAME_ALIGN = 64
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 FATE_STYLE = {
     Fate.LOADED: "green",
@@ -57,7 +58,7 @@ def print_inspect(ckpt: Checkpoint, d: Drafter, fam=None) -> None:
     console.print(f"[bold]{esc(ckpt.root)}[/]  ({esc(ckpt.storage)}, {len(ckpt.weight_files)} file(s))")
     if fam is not None:
         console.print(f"family: [bold]{esc(fam.family.title)}[/] ({esc('; '.join(fam.evidence))})")
-    console.print(f"layout: [bold]{esc(d.layout)}[/]  architecture: {esc(d.architecture)}")
+    console.print(f"layout: [bold]{esc(layout_label(d))}[/]  architecture: {esc(d.architecture)}")
     for e in d.evidence:
         console.print(f"  evidence: {esc(e)}")
     g = d.geometry()
@@ -65,19 +66,17 @@ def print_inspect(ckpt: Checkpoint, d: Drafter, fam=None) -> None:
     for k, v in g.items():
         t.add_row(esc(k), esc(v))
     console.print(t)
-    tt = Table(title="tensors")
-    for col in ("name", "dtype", "shape", "bytes", "canonical"):
-        tt.add_column(col, overflow="fold")
-    for info in ckpt.tensors.values():
-        canonical = _canon(d, info.name)
-        tt.add_row(
-            esc(info.name),
-            esc(info.dtype),
-            esc(list(info.shape)),
-            human_bytes(info.nbytes),
-            esc(canonical) if canonical else "[red]unrecognised[/]",
-        )
-    console.print(tt)
+    # one line per tensor, never a table cell: a name is never folded mid-word (on a narrow terminal the
+    # line runs on and the terminal wraps it; in a pipe it is one line grep finds)
+    rows = [
+        (info.name, info.dtype, str(list(info.shape)), human_bytes(info.nbytes), _canon(d, info.name)) for info in ckpt.tensors.values()
+    ]
+    # columns aligned, the name's up to NAME_ALIGN characters: one longer name runs past it, not every line
+    widths = [min(max((len(row[i]) for row in rows), default=0), NAME_ALIGN) for i in range(4)]
+    console.print(f"[bold]tensors ({len(rows)})[/]: name dtype shape bytes → canonical name")
+    for name, dtype, shape, nbytes, canonical in rows:
+        cells = "  ".join(esc(v.ljust(w)) for v, w in zip((name, dtype, shape, nbytes), widths))
+        console.print(f"  {cells} → {esc(canonical) if canonical else '[red]unrecognised[/]'}", soft_wrap=True)
     console.print(f"total: {len(ckpt.tensors)} tensors, {human_bytes(ckpt.total_bytes)}, dtypes {esc(d.dtypes)}")
     if ckpt.pickles:
         console.print(f"[yellow]pickled files present, not read: {esc(', '.join(p.name for p in ckpt.pickles))}[/]")
@@ -87,7 +86,7 @@ def print_check(ckpt: Checkpoint, res: CheckResult) -> None:
     r: LoadReport = res.report
     verdict = "[bold green]OK[/]" if res.ok else "[bold red]NOT OK[/]"
     console.print(
-        f"[bold]{esc(ckpt.root)}[/]  layout [bold]{esc(res.drafter.layout)}[/] → [bold]{esc(r.engine)} {esc(r.version)}[/] "
+        f"[bold]{esc(ckpt.root)}[/]  layout [bold]{esc(layout_label(res.drafter))}[/] → [bold]{esc(r.engine)} {esc(r.version)}[/] "
         f"({esc(r.era.name)}; class {esc(r.cls.name)}; config read as {esc(r.config_view)}): {verdict}"
     )
     # one line per tensor and per parameter: a narrow page wraps them at spaces, never inside a name

@@ -4,40 +4,103 @@ finding once with the versions it applies to. Everything from the input is escap
 
 from __future__ import annotations
 
-import os
+import re
 import sys
 
 from rich.console import Console
 
 from ..display import markup_safe as escape
-from ..engines.simulate import BUFFER, DROPPED, LOADED, OVERWRITTEN, P_LOADED, P_SHARED, UNUSED
+from ..engines.simulate import Fate, Fill
+from ..layouts.canonical import layout_label
 from ..rules.findings import doc_link
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-PIPE_WIDTH = 100
+PIPE_WIDTH = 1_000_000  # a pipe has no page: a table takes its natural width, text is never folded
+_STYLE_CODE = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def without_trailing_blanks(line: str) -> str:
+    """`line` without the blanks at its end, the style codes among them kept (linear: a name of 10⁴ characters
+    padded into a column must not cost 10⁸ steps)."""
+    codes: list[str] = []
+    while True:
+        line = line.rstrip(" \t")
+        at = line.rfind("\x1b[") if line.endswith("m") else -1
+        if at < 0 or not _STYLE_CODE.fullmatch(line, at):
+            return line + "".join(reversed(codes))
+        codes.append(line[at:])
+        line = line[:at]
+
+
+class _NoTrailingBlanks:
+    """stdout (looked up at each write, so a caller's redirection holds), with the blanks before each line end
+    taken out: rich pads every table cell to its column's width, and a line should end where its text does."""
+
+    def write(self, text: str) -> int:
+        *lines, rest = text.split("\n")
+        sys.stdout.write("".join(without_trailing_blanks(line) + "\n" for line in lines) + rest)
+        return len(text)
+
+    def __getattr__(self, name):
+        return getattr(sys.stdout, name)
 
 
 def make_console() -> Console:
-    """Terminal width on a terminal or from COLUMNS; 100 columns of plain text in a pipe."""
-    tty = sys.stdout.isatty()
-    width = None if tty or os.environ.get("COLUMNS", "").isdigit() else PIPE_WIDTH
-    return Console(highlight=False, soft_wrap=False, emoji=False, width=width)
+    """On a terminal: its width (or COLUMNS), text wrapped at spaces. In a pipe (a CI log, a file, grep): no
+    width and no wrapping, so a message is one line `grep` finds whole. Never a trailing blank."""
+    piped = not sys.stdout.isatty()
+    return Console(
+        file=_NoTrailingBlanks(),
+        width=PIPE_WIDTH if piped else None,
+        soft_wrap=piped,
+        highlight=False,
+        emoji=False,
+    )
+
+
+# Every tensor fate and every parameter fill in the summary's words, so its counts add up to the totals.
+# The first three of each are always said (a 0 is news too); the rest only when some tensor or parameter has them.
+TENSOR_WORDS: dict[str, str] = {
+    Fate.LOADED: "loaded",
+    Fate.BUFFER: "loaded",  # d2t filling hot_token_id is loaded too
+    Fate.DROPPED: "dropped silently",
+    Fate.UNUSED: "ignored by design",
+    Fate.OVERWRITTEN: "ignored by design",  # loaded, then replaced by the target's
+    Fate.RAISES: "make the engine raise",
+    Fate.MISMATCHED: "of the wrong shape",
+    Fate.TRUNCATED: "cut silently to fit",
+    Fate.PADDED: "zero-padded silently",
+}
+PARAM_WORDS: dict[str, str] = {
+    Fill.LOADED: "loaded",
+    Fill.MISSING: "missing",
+    Fill.SHARED: "shared from the target",
+    Fill.PARTIAL: "partly filled",
+    Fill.OWN_UNLESS_EQUAL: "kept unless equal to the target's",
+    Fill.HARMLESS: "left at an initial value right for this config",
+    Fill.DEFAULT_INIT: "left at a default initialisation",
+}
+ALWAYS_SAID = 3
+
+
+def _tally(statuses: list[str], words: dict[str, str]) -> str:
+    """'4 loaded, 10 dropped silently, …': one count per phrase, in the table's order; a status without a
+    phrase (a fate added later) is counted under its own name, so the counts still add up."""
+    phrases = list(dict.fromkeys(words.values()))
+    counts = dict.fromkeys(phrases[:ALWAYS_SAID], 0)
+    for s in statuses:
+        phrase = words.get(s, str(s))
+        counts[phrase] = counts.get(phrase, 0) + 1
+    order = {p: i for i, p in enumerate(phrases)}
+    return ", ".join(f"{n} {escape(p)}" for p, n in sorted(counts.items(), key=lambda kv: order.get(kv[0], len(order))))
 
 
 def counts_line(res) -> str:
     r = res.report
-    t = {s: sum(1 for x in r.tensors if x.status == s) for s in (LOADED, DROPPED)}
-    t[LOADED] += sum(1 for x in r.tensors if x.status == BUFFER)  # d2t filling hot_token_id is loaded too
-    ignored = sum(1 for x in r.tensors if x.status in (UNUSED, OVERWRITTEN))
-    other = len(r.tensors) - t[LOADED] - t[DROPPED] - ignored
-    p_loaded = sum(1 for p in r.params if p.status == P_LOADED)
-    p_shared = sum(1 for p in r.params if p.status == P_SHARED)
-    parts = [f"{len(r.tensors)} tensors: {t[LOADED]} loaded, {t[DROPPED]} dropped silently, {ignored} ignored by design"]
-    if other:
-        parts[0] += f", {other} other (see --tables)"
-    parts.append(
-        f"{len(r.params)} {escape(r.cls.name)} parameters: {p_loaded} loaded, {len(r.missing)} missing, {p_shared} shared from the target"
-    )
+    parts = [
+        f"{len(r.tensors)} tensors: {_tally([t.status for t in r.tensors], TENSOR_WORDS)}",
+        f"{len(r.params)} {escape(r.cls.name)} parameters: {_tally([p.status for p in r.params], PARAM_WORDS)}",
+    ]
     if r.errors:
         parts.append(f"the engine raises: {escape(r.errors[0])}" + (f" (+{len(r.errors) - 1})" if len(r.errors) > 1 else ""))
     return "; ".join(parts)
@@ -56,10 +119,10 @@ def print_finding(c: Console, f, versions: str = "") -> None:
         c.print(f"    doc: {doc_link(f.code)}", style="dim")
 
 
-def print_single(c: Console, ckpt, res, ok: bool) -> None:
+def print_single(c: Console, ckpt, res, ok: bool, tables: bool = False) -> None:
     r = res.report
     c.print(
-        f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(res.drafter.layout)}[/] → [bold]{r.engine} {escape(r.version)}[/] "
+        f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(layout_label(res.drafter))}[/] → [bold]{r.engine} {escape(r.version)}[/] "
         f"(era {escape(r.era.name)}; class {escape(r.cls.name)}): {verdict_markup(ok)}"
     )
     c.print(counts_line(res))
@@ -67,18 +130,25 @@ def print_single(c: Console, ckpt, res, ok: bool) -> None:
         for f in res.findings:
             if f.severity == sev:
                 print_finding(c, f)
-    c.print(
-        f"[dim]every tensor and parameter: specbridge check {escape(str(ckpt.root))} --engine {r.engine}=={escape(r.version)} --tables[/]"
-    )
+    if not tables:  # the way to the full accounting, unless it was just printed
+        c.print(
+            f"[dim]every tensor and parameter: specbridge check {escape(str(ckpt.root))} --engine {r.engine}=={escape(r.version)} --tables[/]"
+        )
 
 
-def print_many(c: Console, ckpt, results, ok: bool) -> None:
+def print_many(c: Console, ckpt, results, ok: bool, tables: bool = False) -> None:
     from rich.table import Table
 
-    c.print(f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(results[0].drafter.layout)}[/]: {verdict_markup(ok)}")
+    c.print(f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(layout_label(results[0].drafter))}[/]: {verdict_markup(ok)}")
     t = Table(box=None, pad_edge=False)
+    # an era's name begins with its release range: the column is never narrower than that word, so a narrow
+    # terminal wraps the description under it instead of cutting the range; long words fold, never hidden
+    range_width = max(len(res.report.era.name.split(" ")[0]) for res in results)
     for col in ("engine", "version", "era", "verdict", "dropped", "missing", "raises", "errors"):
-        t.add_column(col)
+        if col == "era":
+            t.add_column(col, min_width=range_width, overflow="fold")
+        else:
+            t.add_column(col, no_wrap=col != "errors")
     for res in results:
         r = res.report
         errs = sorted({f.code for f in res.findings if f.severity == "error"})
@@ -92,6 +162,9 @@ def print_many(c: Console, ckpt, results, ok: bool) -> None:
             str(len(r.errors)),
             ", ".join(errs) or "—",
         )
+    # a narrow terminal: one blank between columns leaves the era its range
+    if c.measure(t, options=c.options.update_width(PIPE_WIDTH)).maximum > c.width:
+        t.collapse_padding = True
     c.print(t)
     infos: dict[str, list[str]] = {}
     for f, versions in distinct_findings(results):
@@ -105,12 +178,13 @@ def print_many(c: Console, ckpt, results, ok: bool) -> None:
         c.print(
             "info: " + "; ".join(f"{code} {RULES[code].title} " + escape(f"[{' | '.join(v)}]") for code, v in infos.items()), style="cyan"
         )
-    c.print("[dim]one engine in full: specbridge check PATH --engine NAME==VERSION [--tables][/]")
+    if not tables:
+        c.print("[dim]one engine in full: specbridge check PATH --engine NAME==VERSION [--tables][/]")
 
 
 def distinct_findings(results) -> list[tuple[object, str]]:
     """Each finding once, worst first, with the engine versions it applies to. Messages that differ only
-    by the engine version they name are the same finding."""
+    by the engine version they name are the same finding; the message then names all of them."""
     from ..rules.findings import Finding
 
     groups: dict[tuple, list] = {}
@@ -121,24 +195,64 @@ def distinct_findings(results) -> list[tuple[object, str]]:
             general = Finding(f.code, f.severity, generalise(f.message, r), generalise(f.fix, r) if f.fix else None)
             key = (f.code, f.severity, general.message, general.fix)
             first.setdefault(key, general)
-            groups.setdefault(key, []).append((r.engine, r.version))
+            groups.setdefault(key, []).append(res)
     rank = {"error": 0, "warning": 1, "info": 2}
     out = []
     for key in sorted(groups, key=lambda k: (rank[k[1]], k[0])):
-        by_engine: dict[str, list[str]] = {}
-        for eng, ver in groups[key]:
-            by_engine.setdefault(eng, []).append(ver)
+        by_engine: dict[str, list] = {}
+        for res in groups[key]:
+            by_engine.setdefault(res.report.engine, []).append(res)
         total = {eng: sum(1 for res in results if res.report.engine == eng) for eng in by_engine}
         versions = "; ".join(
-            f"{eng} all" if len(v) == total[eng] and len(v) > 1 else f"{eng} {', '.join(v)}" for eng, v in by_engine.items()
+            f"{eng} all" if len(v) == total[eng] and len(v) > 1 else f"{eng} {', '.join(res.report.version for res in v)}"
+            for eng, v in by_engine.items()
         )
-        out.append((first[key], versions))
+        f = first[key]
+        message = f.message
+        for eng, rs in by_engine.items():
+            message = message.replace(f"{eng} {VERSIONS}", f"{eng} {releases_named(rs)}")
+        out.append((Finding(f.code, f.severity, message, f.fix), versions))
     return out
 
 
+VERSIONS = "\x00versions\x00"  # where a grouped message names its engine's releases
+
+
 def generalise(text: str, r) -> str:
-    """The text with this engine version's own name taken out, so eras that say the same thing group."""
-    return text.replace(f"{r.engine}=={r.version}", f"{r.engine}==VERSION").replace(f"{r.engine} {r.version}", r.engine)
+    """The text with this engine version's own name taken out, so eras that say the same thing group; a
+    command keeps `NAME==VERSION` to fill in, prose gets the releases back once grouped."""
+    return text.replace(f"{r.engine}=={r.version}", f"{r.engine}==VERSION").replace(f"{r.engine} {r.version}", f"{r.engine} {VERSIONS}")
+
+
+def releases_named(results) -> str:
+    """The releases a finding applies to, in words: a release that stands for its era (`--engine all`) is
+    its era's range, neighbouring eras joined ('0.4.9–0.5.11'); a release asked for by name is itself."""
+    from ..engines.registry import ALL, ENGINES
+
+    eras = ENGINES[results[0].report.engine]
+    runs: list[list] = []  # era indices in a row, or a release's own label
+    for res in results:
+        place = res.place
+        if place is not None and place.how == ALL:
+            i = eras.index(res.report.era)
+            if runs and isinstance(runs[-1], list) and runs[-1][-1] == i - 1:
+                runs[-1].append(i)
+            else:
+                runs.append([i])
+        else:
+            runs.append(res.report.version)
+    return ", ".join(_era_span(eras[r[0]], eras[r[-1]]) if isinstance(r, list) else r for r in runs)
+
+
+def _era_span(first, last) -> str:
+    """'0.4.9–0.5.11', '0.5.17+', or '0.5.2' for one release."""
+    from ..engines.spec import parse_version
+
+    if last.max_version is None:
+        return f"{first.min_version}+"
+    if parse_version(first.min_version) == parse_version(last.max_version):
+        return last.max_version
+    return f"{first.min_version}–{last.max_version}"
 
 
 def print_check(ckpt, results, tables: bool, failing: list[str]) -> None:
@@ -149,9 +263,9 @@ def print_check(ckpt, results, tables: bool, failing: list[str]) -> None:
             from . import render
 
             render.print_check(ckpt, results[0])  # the accounting; the summary and findings follow
-        print_single(c, ckpt, results[0], ok)
+        print_single(c, ckpt, results[0], ok, tables)
     else:
-        print_many(c, ckpt, results, ok)
+        print_many(c, ckpt, results, ok, tables)
         if tables:
             from . import render
 

@@ -85,9 +85,13 @@ def _resolve_one(spec: str) -> list[Placement]:
     if "==" not in low and any(op in low for op in ("=", ">", "<", "~", "@", " ")):
         raise EngineSpecError(f"cannot read engine {spec!r}: write NAME or NAME==VERSION (e.g. sglang==0.5.11)")
     name = engine_name(low)
-    version = low.partition("==")[2].strip()
+    has_pin, version = "==" in low, low.partition("==")[2].strip()
     eras = ENGINES[name]
     first, newest = modelled_range(name)
+    if has_pin and not version:  # `sglang==` is a pin with its version lost (an empty shell variable), not a bare name
+        raise EngineSpecError(
+            f"no version after '==' in {spec.strip()!r}: write {name}=={newest} (a release) or {name} (the newest modelled)"
+        )
     if not version:
         return [Placement(eras[-1], newest, NEWEST, spec)]
     try:

@@ -56,6 +56,7 @@ class Drafter:
 
     layout: str
     evidence: list[str]
+    layout_candidates: list[str]  # every layout the evidence fits: [layout], or more where it is ambiguous
     config_style: str
     key_style: str  # "layers" | "midlayer" | "model.layers" | "other"
     architecture: str | None
@@ -148,12 +149,14 @@ def _key_style(names: list[str]) -> str:
     return "other"
 
 
-def detect_layout(config: dict, names: list[str]) -> tuple[Layout, list[str]]:
-    """Name the layout that produced this checkpoint, with the evidence for it."""
+def detect_layout(config: dict, names: list[str]) -> tuple[Layout, list[str], list[str]]:
+    """Name the layout that produced this checkpoint, with the evidence for it, and every layout the
+    evidence fits (more than one: ambiguous, said by inspect and check; the first is the one read)."""
     style = config_style(config)
     keys = _key_style(names)
     archs = config.get("architectures")
     ev = [f"config: {style} style (architectures={archs})", f"keys: decoder under {keys}.*"]
+    candidates: list[str] = []
     if style == "speculators":
         name = "speculators"
     elif style == "nemo" or keys == "model.layers":
@@ -163,21 +166,51 @@ def detect_layout(config: dict, names: list[str]) -> tuple[Layout, list[str]]:
         if keys == "layers":
             ev.append("research-style config with layers.N keys: vLLM-style")
     elif keys == "midlayer":
-        ec = config.get("eagle_config") if isinstance(config.get("eagle_config"), dict) else {}
-        modelopt = any(k in ec for k in ("next_layer_regular", "use_input_layernorm_in_first_layer", "parallel_draft_step"))
-        # TorchSpec's native export is SGLang-style midlayer.* (with embed_tokens and, without vocab pruning, no
-        # t2d), and its config always carries _torchspec_version (lightseekorg/TorchSpec tools/convert_to_hf.py)
-        if "_torchspec_version" in config and not modelopt:
-            name = "sglang"
-            ev.append("TorchSpec export (_torchspec_version in config.json): SGLang-style, whether or not it has t2d")
-        elif modelopt or "t2d" not in names:
-            name = "trtllm"
-            ev.append("ModelOpt-style eagle_config keys" if modelopt else "no t2d tensor (ModelOpt does not export it)")
-        else:
-            name = "sglang"
+        name, candidates = _midlayer_producer(config, names, ev)
     else:
         name = "vllm"
-    return LAYOUTS[name], ev
+    return LAYOUTS[name], ev, candidates or [name]
+
+
+def _midlayer_producer(config: dict, names: list[str], ev: list[str]) -> tuple[str, list[str]]:
+    """midlayer.* with a flat config: ModelOpt (trtllm) or an SGLang-style export (SpecForge, TorchSpec).
+    Both load the same (same names, output-of-layer aux ids); where the evidence fits both, both are named."""
+    ec = config.get("eagle_config") if isinstance(config.get("eagle_config"), dict) else {}
+    modelopt = any(k in ec for k in ("next_layer_regular", "use_input_layernorm_in_first_layer", "parallel_draft_step"))
+    # TorchSpec's native export is SGLang-style midlayer.*: the draft's whole state dict (embed_tokens included),
+    # d2t and t2d together only with --prune-vocab, and _torchspec_version in config.json
+    # (lightseekorg/TorchSpec@0db7eac tools/convert_to_hf.py _save_without_vocab_pruning / _save_with_vocab_pruning)
+    torchspec = "_torchspec_version" in config
+    if torchspec and modelopt:
+        ev.append(
+            "ambiguous: ModelOpt-style eagle_config keys (trtllm) and TorchSpec's _torchspec_version (sglang) both present; "
+            "read as trtllm, and both load the same (same tensor names, output-of-layer aux ids)"
+        )
+        return "trtllm", ["trtllm", "sglang"]
+    if torchspec:
+        ev.append("TorchSpec export (_torchspec_version in config.json): SGLang-style, whether or not it has t2d")
+        return "sglang", []
+    if modelopt:
+        ev.append("ModelOpt-style eagle_config keys")
+        return "trtllm", []
+    if "t2d" in names:
+        return "sglang", []
+    if "d2t" not in names and "embed_tokens.weight" in names:
+        ev.append(
+            "ambiguous: midlayer.* with embed_tokens, no vocab map and no producer mark fits a ModelOpt export (trtllm: "
+            "no t2d) and a TorchSpec export without --prune-vocab whose config has no _torchspec_version (sglang); read as "
+            "trtllm, and both load the same (same tensor names, output-of-layer aux ids)"
+        )
+        return "trtllm", ["trtllm", "sglang"]
+    ev.append("no t2d tensor (ModelOpt does not export it)")
+    return "trtllm", []
+
+
+def layout_label(d: Drafter) -> str:
+    """'trtllm', or 'trtllm (ambiguous: trtllm or sglang)' where the evidence fits more than one producer."""
+    if len(d.layout_candidates) < 2:
+        return d.layout
+    return f"{d.layout} (ambiguous: {' or '.join(d.layout_candidates)})"
 
 
 def _aux_ids(config: dict) -> tuple[list[int] | None, str | None]:
@@ -195,7 +228,7 @@ def _aux_ids(config: dict) -> tuple[list[int] | None, str | None]:
 def describe(ckpt: Checkpoint) -> Drafter:
     config = ckpt.config or {}
     names = list(ckpt.tensors)
-    layout, evidence = detect_layout(config, names)
+    layout, evidence, candidates = detect_layout(config, names)
     tensors: dict[str, TensorInfo] = {}
     source: dict[str, str] = {}
     unrecognised: list[str] = []
@@ -217,6 +250,7 @@ def describe(ckpt: Checkpoint) -> Drafter:
     d = Drafter(
         layout=layout.name,
         evidence=evidence,
+        layout_candidates=candidates,
         config_style=config_style(config),
         key_style=_key_style(names),
         architecture=archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None,
@@ -273,4 +307,4 @@ def describe(ckpt: Checkpoint) -> Drafter:
     return d
 
 
-__all__ = ["Drafter", "describe", "detect_layout", "flat_config", "config_style", "INPUT_OF_LAYER", "OUTPUT_OF_LAYER"]
+__all__ = ["Drafter", "describe", "detect_layout", "layout_label", "flat_config", "config_style", "INPUT_OF_LAYER", "OUTPUT_OF_LAYER"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..checkpoint.reader import Checkpoint
-from ..engines.registry import FAMILY_RANGES, NotModelled, family_places, resolve
+from ..engines.registry import FAMILY_RANGES, NotModelled, Placement, family_places, resolve
 from ..engines.simulate import LoadReport, simulate
 from ..layouts.canonical import Drafter, describe
 from ..layouts.embedding import embed_stats
@@ -20,6 +20,7 @@ class CheckResult:
     report: LoadReport
     findings: list[Finding] = field(default_factory=list)
     aux: dict | None = None  # resolved aux layers (with a target)
+    place: Placement | None = None  # how the version was asked for (`--engine all`: one release standing for its era)
 
     @property
     def ok(self) -> bool:
@@ -31,6 +32,7 @@ class CheckResult:
             "ok": self.ok,
             "engine": {"name": r.engine, "version": r.version},
             "layout": self.drafter.layout,
+            "layout_candidates": self.drafter.layout_candidates,  # more than one: the evidence fits several producers
             "load": {
                 "dropped": r.dropped,  # silently lost
                 "ignored_by_design": r.ignored_by_design,  # consumed on purpose (t2d) or replaced by the target's
@@ -71,7 +73,7 @@ def check(
     for place in resolve(engine):
         ctx = replace(base, rep=simulate(ckpt, place.era, place.version), place=place)
         findings = in_catalogue_order(shared + run(ENGINE, ctx))
-        out.append(CheckResult(drafter, ctx.rep, findings, ctx.aux.table() if ctx.aux else None))
+        out.append(CheckResult(drafter, ctx.rep, findings, ctx.aux.table() if ctx.aux else None, place))
     return out
 
 
@@ -85,7 +87,7 @@ def check_family(
     answered with the class of the first release that has one, not dispatched (L005 says which release)."""
     places, skipped = family_places(engine, family.name, family.title)
     drafter = describe(ckpt)
-    drafter.layout = family.name  # read as its family, not as an EAGLE-3 producer layout
+    drafter.layout, drafter.layout_candidates = family.name, [family.name]  # its family, not an EAGLE-3 producer layout
     archs = (ckpt.config or {}).get("architectures")
     arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
     base = Context(ckpt, drafter, target=target, launch=launch, path=path_label or str(ckpt.root), family=family.name)
@@ -108,7 +110,7 @@ def check_family(
             rep.errors.insert(0, msg)
         ctx = replace(base, rep=rep, place=fp.place)
         findings = in_catalogue_order(shared + run(ENGINE, ctx))
-        out.append(CheckResult(drafter, rep, findings, None))
+        out.append(CheckResult(drafter, rep, findings, None, fp.place))
     return out, skipped
 
 
