@@ -26,12 +26,18 @@ from specbridge.checkpoint.target import open_target  # noqa: E402
 from specbridge.rules.check import check  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
+FAMILIES = ROOT / "tests" / "fixtures" / "corpus-families"
 PAGE = ROOT / "docs" / "corpus.md"
 SIZE = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "BOOL": 1, "U8": 1}
 
 
 def load_corpus() -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(CORPUS.glob("*.json"))]
+
+
+def load_families() -> list[dict]:
+    """Published drafters of the families beyond EAGLE-3 (tensors as a list of {name, dtype, shape}, side files)."""
+    return [json.loads(p.read_text()) for p in sorted(FAMILIES.glob("*.json"))]
 
 
 def _vocab_map_bytes(name: str, dtype: str, shape: list[int], vd: int) -> bytes | None:
@@ -73,6 +79,62 @@ def build(entry: dict, root: Path) -> tuple[Path, Path]:
     (draft / "config.json").write_text(json.dumps(entry["config"]))
     (target / "config.json").write_text(json.dumps(entry["target"]["config"]))
     return draft, target
+
+
+def build_family(entry: dict, root: Path) -> tuple[Path, Path]:
+    """A families-corpus drafter as a header-only checkpoint, with its side files (empty: present, never read)."""
+    draft, target = build({**entry, "tensors": {t["name"]: (t["dtype"], t["shape"]) for t in entry["tensors"]}}, root)
+    for f in entry.get("side_files", []):
+        (draft / f).write_bytes(b"")
+    return draft, target
+
+
+def predict_family(entry: dict) -> dict[str, dict]:
+    """The family the evidence shows, and what `check` says per engine version for a modelled family."""
+    from specbridge.families.detect import detect_family
+
+    v = detect_family(entry["config"], {t["name"]: t["shape"] for t in entry["tensors"]}, entry["id"])
+    out: dict[str, dict] = {"family": {"name": v.name, "modelled": bool(v.family and v.family.modelled)}}
+    if not out["family"]["modelled"]:
+        return out
+    with tempfile.TemporaryDirectory() as tmp:
+        draft, target = build_family(entry, Path(tmp))
+        ckpt, tgt = open_checkpoint(draft), open_target(target)
+        for spec in entry["expected"]:
+            [res] = check(ckpt, spec, entry["id"], target=tgt, family=v.family)
+            codes = sorted({f.code for f in res.findings if f.severity == "error"})
+            out[spec] = {"ok": res.ok, "codes": codes, "messages": [f"{f.code} {f.message}" for f in res.findings]}
+    return out
+
+
+def family_lines() -> list[str]:
+    entries = load_families()
+    specs = sorted({s for e in entries for s in e["expected"]}, key=_spec_key)
+    lines = [
+        "## Families beyond EAGLE-3",
+        "",
+        "Published DFlash, DFlash2 and DSpark drafters (`tests/fixtures/corpus-families/`, kept true by",
+        "`tests/test_corpus_families.py`): the family the evidence shows, and for the families `check` reads, `expected /",
+        "predicted` per engine version. A family `check` does not read is refused (exit 2), never checked as EAGLE-3.",
+        "",
+        "| drafter | producer | family | config / tensors | " + " | ".join(specs) + " |",
+        "|" + " --- |" * (4 + len(specs)),
+    ]
+    for e in entries:
+        got = predict_family(e)
+        fam = got["family"]["name"] + ("" if got["family"]["modelled"] else " (refused)")
+        cells = [(f"{_cell(e['expected'][s])} / {_cell(got[s])}" if s in e["expected"] else "") for s in specs]
+        exact = f"{e['exactness']['config'].split(':')[0].split(' (')[0]} / {e['exactness']['tensors'].split(':')[0].split(' (')[0]}"
+        lines.append(f"| `{e['id']}` | {e['producer']} | {fam} | {exact} | " + " | ".join(cells) + " |")
+    lines.append("")
+    for e in entries:
+        lines += [f"### `{e['id']}` ({e['family']})", ""]
+        lines += [f"- {k}: {v}" for k, v in e["source"].items()]
+        lines += [f"- side files: {', '.join(e['side_files'])}"] if e.get("side_files") else []
+        for s, x in sorted(e["expected"].items(), key=lambda kv: _spec_key(kv[0])):
+            lines.append(f"- `{s}` {_cell(x)}: {x['why']} — {x['cite']}")
+        lines.append("")
+    return lines
 
 
 def predict(entry: dict) -> dict[str, dict]:
@@ -151,7 +213,7 @@ def render() -> str:
         for s, x in sorted(e["expected"].items(), key=lambda kv: _spec_key(kv[0])):
             lines.append(f"- `{s}` {_cell(x)}: {x['why']} — {x['cite']}")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines + family_lines())
 
 
 def _spec_key(spec: str) -> tuple:

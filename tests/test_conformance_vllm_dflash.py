@@ -95,6 +95,11 @@ CASES: dict[str, tuple] = {
     ),
     "mask-embedding-tensor-no-file": (_with(mask_embedding=np.zeros(dfx.H, np.float32)), dfx.config()),
     "architecture-qwen3": (dfx.tensors, dfx.config(architectures=["Qwen3ForCausalLM"])),
+    # MiMo's DFlash: a per-head attention sink bias, switched on in dflash_config
+    "attention-sink-bias": (
+        lambda: dfx.tensors() | {f"layers.{i}.self_attn.attention_sink_bias": np.zeros(dfx.NH, np.float32) for i in range(dfx.L)},
+        dfx.config(dflash_config={"target_layer_ids": dfx.TARGET_IDS, "mask_token_id": dfx.MASK_ID, "attention_sink_bias": True}),
+    ),
 }
 # (release, case) -> why check and real vLLM disagree (strict xfail)
 KNOWN: dict[tuple[str, str], str] = {}

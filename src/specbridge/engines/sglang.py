@@ -533,6 +533,7 @@ DFLASH_FIELDS = (
     Field("n_ids", ("len:dflash_config.target_layer_ids", "len:target_layer_ids"), None),
     Field("max_id", ("max:dflash_config.target_layer_ids", "max:target_layer_ids"), None),
     Field("ntl", ("dflash_config.num_target_layers", "num_target_layers"), None),
+    Field("sink", ("dflash_config.attention_sink_bias",), False, kind="bool"),
 )
 DFLASH_DERIVE = (
     Derive("nkv", "nkv_raw if nkv_raw is not None else nh"),
@@ -560,7 +561,9 @@ def _ids_out_of_range(when: str, bound: str, cite: str) -> Raise:
     )
 
 
-def _sglang_dflash_class(versions: str, ids_check: Raise, renames: tuple = (), side_files: tuple[str, ...] = ()) -> DraftClass:
+def _sglang_dflash_class(
+    versions: str, ids_check: Raise, renames: tuple = (), side_files: tuple[str, ...] = (), sink: bool = False
+) -> DraftClass:
     """SGLang's DFlashDraftModel: no embedding, head or vocab map of its own (the worker uses the target's), Qwen3
     layers reading the hidden size, fc [H, K·H] over the target states; unknown names are skipped silently."""
     by_design = "SGLang's DFlash drafter has no {0}: the worker uses the target's (dflash.py module docstring)"
@@ -583,6 +586,9 @@ def _sglang_dflash_class(versions: str, ids_check: Raise, renames: tuple = (), s
             Param("norm.weight", ("H",), role="norm"),
             Param("fc.weight", ("H", "K*H"), role="fc"),
             Param("hidden_norm.weight", ("H",), role="fc"),
+            # MiMo's per-head sink bias (dflash_config.attention_sink_bias), built from 0.5.20; before, its tensors are
+            # unknown names, skipped silently
+            Param("layers.{i}.self_attn.attention_sink_bias", ("nh",), when="sink" if sink else "False", per_layer=True, role="decoder"),
         ),
         loader=(
             Drop("embed_tokens", why=by_design.format("embedding"), cite=f"{DFM} load_weights (unresolved names skipped)"),
@@ -631,7 +637,7 @@ def _sglang_dflash_dispatch(registry: dict[str, str]) -> Dispatch:
 
 def _dflash_runs(*releases: str) -> tuple[Run, ...]:
     t = "tests/test_conformance_sglang_dflash.py"
-    return tuple(Run(release=r, date="2026-12-01", test=t, cases=19, agreed=19) for r in releases)
+    return tuple(Run(release=r, date="2026-12-01", test=t, cases=20, agreed=20) for r in releases)
 
 
 FAMILY_RANGES = (
@@ -667,10 +673,11 @@ FAMILY_RANGES = (
         first="0.5.20",
         last=None,
         dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE}),
-        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.20 … 0.5.23", IDS_B, ENCODER_RENAMES, ("mask_embedding.pt",))},
+        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.20 … 0.5.23", IDS_B, ENCODER_RENAMES, ("mask_embedding.pt",), sink=True)},
         begins="sglang/srt/speculative/dflash_worker_v2.py _maybe_merge_trained_mask_embedding reads mask_embedding.pt from the "
-        "draft's local directory (a Hub id is never resolved) into the target's mask row: first in the 0.5.20 wheel, absent "
-        "from 0.5.19 (sgl-project/sglang #27924)",
+        "draft's local directory (a Hub id is never resolved) into the target's mask row, and dflash.py builds a per-head "
+        "attention_sink_bias when dflash_config.attention_sink_bias (MiMo): both first in the 0.5.20 wheel, absent from 0.5.19 "
+        "(sgl-project/sglang #27924)",
         versions_read=("0.5.20", "0.5.21", "0.5.22", "0.5.23"),
         unmodelled_archs=_SG_LAGUNA,
         runs=_dflash_runs("0.5.20", "0.5.21", "0.5.22", "0.5.23"),

@@ -669,6 +669,8 @@ DFLASH_FIELDS = LLAMA_FIELDS + (
         "use_aux_df", ("dflash_config.use_aux_hidden_state", "eagle_config.use_aux_hidden_state", "use_aux_hidden_state"), True, kind="bool"
     ),
     Field("mask_id", ("dflash_config.mask_token_id", "mask_token_id"), None),
+    # per-head attention sink bias (MiMo's DFlash): dflash_config.attention_sink_bias, else add_swa_attention_sink_bias
+    Field("sink", ("dflash_config.attention_sink_bias", "add_swa_attention_sink_bias"), False, kind="bool"),
 )
 DFLASH_DERIVE = LLAMA_DERIVE + (
     Derive("Vd", "Vd_raw if Vd_raw is not None else V"),
@@ -725,6 +727,7 @@ def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
         + (
             Param("model.layers.{i}.self_attn.q_norm.weight", ("hd",), per_layer=True, role="decoder"),
             Param("model.layers.{i}.self_attn.k_norm.weight", ("hd",), per_layer=True, role="decoder"),
+            Param("model.layers.{i}.self_attn.attention_sink_bias", ("nh",), when="sink", per_layer=True, role="decoder"),
         ),
         loader=(
             Drop("t2d", why="vLLM never uses t2d", cite=f"{DF} load_weights"),
