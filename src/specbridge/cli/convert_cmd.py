@@ -190,7 +190,7 @@ def register(app) -> None:
 
     @app.command()
     def convert(
-        src: Path = typer_param("convert", "src"),
+        src: str = typer_param("convert", "src"),
         to: Optional[str] = typer_param("convert", "to"),
         out: Optional[Path] = typer_param("convert", "out"),
         in_place: bool = typer_param("convert", "in_place"),

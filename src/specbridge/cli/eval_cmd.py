@@ -325,7 +325,7 @@ def _plot(out: dict, path: Path) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_(
-        draft: Path = typer.Argument(..., help="drafter checkpoint (any layout)"),
+        draft: str = typer.Argument(..., help="drafter checkpoint (any layout)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, or smollm2-135m"),
         engine: Optional[str] = typer.Option(None, "--engine", "-e", help="predict as NAME==VERSION would load the drafter"),
         steps: int = typer.Option(

@@ -57,7 +57,7 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
         ),
         Opt("target", ("--target", "-t"), TARGET),
         Opt("launch", ("--launch",), "the intended engine command line (SGLang or vLLM)"),
-        Opt("parent", ("--parent",), "the checkpoint this drafter was fine-tuned from (vocab map must match)", None, PATH),
+        Opt("parent", ("--parent",), "the checkpoint this drafter was fine-tuned from (vocab map must match)"),
         JSON,
         Opt("tables", ("--tables", "-v"), "also print every tensor's fate and every engine parameter", False, FLAG),
         Opt("fail_on", ("--fail-on",), "finding codes that fail the run whatever their severity (comma list, repeatable)", None, MANY),
@@ -88,7 +88,7 @@ def parse_fast(command: str, argv: list[str]) -> dict | None:
     p = argparse.ArgumentParser(prog=f"specbridge {command}", add_help=False, allow_abbrev=False)
     for o in OPTIONS[command]:
         if o.kind == ARGUMENT:
-            p.add_argument(o.dest, type=Path)
+            p.add_argument(o.dest)  # the text as typed: Path("./x") would drop the "./" that says it is no Hub id
         elif o.kind == FLAG:
             p.add_argument(*o.flags, dest=o.dest, action="store_true")
         elif o.kind == MANY:

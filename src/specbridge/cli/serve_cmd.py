@@ -123,7 +123,7 @@ def register(app: typer.Typer) -> None:
     @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def serve(
         ctx: typer.Context,
-        path: Path = typer.Argument(..., help="drafter checkpoint"),
+        path: str = typer.Argument(..., help="drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm (optionally ==VERSION for the check)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
         steps: int = typer.Option(3, "--steps", help="draft depth"),
@@ -170,7 +170,7 @@ def register(app: typer.Typer) -> None:
 def register_sweep(app: typer.Typer) -> None:
     @app.command()
     def sweep(
-        path: Path = typer.Argument(..., help="drafter checkpoint"),
+        path: str = typer.Argument(..., help="drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="vllm or sglang"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
         python: str = typer.Option(sys.executable, "--python", help="interpreter that has the engine installed"),
