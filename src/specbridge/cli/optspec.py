@@ -1,4 +1,4 @@
-"""The options of the commands with a stdlib fast path (inspect, check, convert), declared once. The typer
+"""The options of the commands with a stdlib fast path (inspect, check, convert, restore), declared once. The typer
 commands take their flags, defaults and help from these rows (`options.typer_param`), and the fast path in
 entry.py builds its argparse parser from them, so the two cannot disagree. Stdlib only: the fast path
 must not import typer."""
@@ -76,6 +76,7 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
         Opt("shard_size", ("--shard-size",), "write shards of at most this size (e.g. 5GB)"),
         JSON,
     ),
+    "restore": (Opt("path", (), "checkpoint directory converted with --in-place", kind=ARGUMENT), JSON),
 }
 
 
