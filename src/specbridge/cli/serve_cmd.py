@@ -40,9 +40,11 @@ def serve_cmd(
     from ..engines.registry import EngineSpecError, engine_name
     from ..rules.check import check
     from .commands import fail, validate_draft_shape
+    from .paths import output_file
     from .targets import servable_target
 
     validate_draft_shape(steps, topk, draft_tokens)
+    output_file("--log", log)
     if dtype is not None:
         dtype = dtype_or_fail(dtype)
         if command:
@@ -199,12 +201,18 @@ def register_sweep(app: typer.Typer) -> None:
         from ..rules.check import check
         from .commands import fail, validate_draft_shape
         from .contract import print_json
+        from .paths import input_file, output_dir, output_file
         from .targets import servable_target
 
         step_list, topk_list = positive_ints(steps, "--steps"), positive_ints(topk, "--topk")
         budget_list = positive_ints(draft_tokens, "--draft-tokens") if draft_tokens else [None]
         levels = positive_ints(concurrency, "--concurrency")
         prompt_format = prompt_format_or_fail(prompt_format)
+        if prompts is not None:
+            input_file("--prompts", prompts)
+        output_dir("--log-dir", log_dir)
+        if plot:
+            output_file("--plot", plot)
         try:
             plist, src = bench_prompts(prompts)
         except PromptError as e:
