@@ -178,11 +178,13 @@ PATH_OPTIONS = (
     (("serve", "{bad}", "-e", "vllm", "-t", "{t}", "--log", "{w}/serve.log"), "checkpoint"),
     (("serve", "{d}", "-e", "vllm", "-t", "{bad}", "--log", "{w}/serve.log"), "target"),
     (("serve", "{d}", "-e", "vllm", "-t", "{t}", "--log", "{bad}"), "output file"),
+    (("serve", "{d}", "-e", "vllm", "-t", "{t}", "--log", "{w}/serve.log", "--python", "{bad}"), "program"),
     (("sweep", "{bad}", "-e", "vllm", "-t", "{t}", "--log-dir", "{out}"), "checkpoint"),
     (("sweep", "{d}", "-e", "vllm", "-t", "{bad}", "--log-dir", "{out}"), "target"),
     (("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--prompts", "{bad}", "--log-dir", "{out}"), "input file"),
     (("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--log-dir", "{bad}"), "output dir"),
     (("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--log-dir", "{out}", "--plot", "{bad}"), "output file"),
+    (("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--log-dir", "{out}", "--python", "{bad}"), "program"),
     (("train", "--out", "{bad}"), "output dir"),
     (("train", "--out", "{out}", "--data-dir", "{bad}"), "output dir"),
     (("train", "--out", "{out}", "--train-prompts", "{bad}"), "input file"),
@@ -220,6 +222,12 @@ def bad_paths(work: Path) -> dict[str, dict[str, str]]:
             "unwritable": "/proc/specbridge-p.png",
         },
         "output dir": {"a file": str(plain), "under a file": str(under_file), "unwritable": "/proc/specbridge-out"},
+        "program": {
+            "missing": str(missing / "python"),
+            "a directory": str(empty),
+            "not executable": str(plain),
+            "not on PATH": "specbridge-no-such-python",
+        },
     }
 
 

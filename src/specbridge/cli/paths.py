@@ -82,3 +82,21 @@ def input_file(option: str, path) -> Path:
     except OSError as e:
         _refuse(option, path, f"cannot read: {e.strerror or e}")
     return p
+
+
+def executable(option: str, path) -> str:
+    """A program the command starts (--python): found (a path, or a name on PATH), a file, executable."""
+    import shutil
+
+    text = os.fspath(path)
+    if os.sep not in text:
+        if shutil.which(text) is None:
+            _refuse(option, path, "no such program on PATH")
+        return text
+    if not os.path.lexists(text):
+        _refuse(option, path, "no such file or directory")
+    if os.path.isdir(text):
+        _refuse(option, path, "is a directory; give the interpreter")
+    if not os.access(text, os.X_OK):
+        _refuse(option, path, "is not executable")
+    return text

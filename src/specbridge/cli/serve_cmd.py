@@ -40,11 +40,13 @@ def serve_cmd(
     from ..engines.registry import EngineSpecError, engine_name
     from ..rules.check import check
     from .commands import fail, validate_draft_shape
-    from .paths import output_file
+    from .paths import executable, output_file
     from .targets import servable_target
 
     validate_draft_shape(steps, topk, draft_tokens)
     output_file("--log", log)
+    if python:
+        executable("--python", python)
     if dtype is not None:
         dtype = dtype_or_fail(dtype)
         if command:
@@ -75,7 +77,10 @@ def serve_cmd(
             argv[0] = python
     ready_url = f"http://127.0.0.1:{port}/v1/models" if name == "vllm" else f"http://127.0.0.1:{port}/health"
     print(f"$ {shlex.join(argv)}\n  log: {log}", flush=True)
-    srv = ServerProcess(argv, log_path=log, stop_grace=10).start()
+    try:
+        srv = ServerProcess(argv, log_path=log, stop_grace=10).start()
+    except OSError as e:  # the engine's program is not installed here (vllm, sglang, python)
+        return fail(f"cannot start {argv[0]}: {e.strerror or e} (is the engine installed? --python names its interpreter)")
     # the engine runs in its own process group: a SIGTERM to serve (kill, docker stop, a test's teardown)
     # must stop it as Ctrl-C does, not leave it serving with no parent
     signal.signal(signal.SIGTERM, _interrupt)
@@ -201,7 +206,7 @@ def register_sweep(app: typer.Typer) -> None:
         from ..rules.check import check
         from .commands import fail, validate_draft_shape
         from .contract import print_json
-        from .paths import input_file, output_dir, output_file
+        from .paths import executable, input_file, output_dir, output_file
         from .targets import servable_target
 
         step_list, topk_list = positive_ints(steps, "--steps"), positive_ints(topk, "--topk")
@@ -210,6 +215,7 @@ def register_sweep(app: typer.Typer) -> None:
         prompt_format = prompt_format_or_fail(prompt_format)
         if prompts is not None:
             input_file("--prompts", prompts)
+        executable("--python", python)
         output_dir("--log-dir", log_dir)
         if plot:
             output_file("--plot", plot)
