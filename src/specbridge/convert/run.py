@@ -163,7 +163,10 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
     root = src.root
     existing = find_backup(root)
     for h in existing.headers if existing is not None else ():
-        checked_header_backup(h.with_name(h.name[: -len(HEADER_BACKUP_SUFFIX)]), h)  # refused before any work
+        try:  # a backup that does not belong is refused before any work: keeping it would keep no original
+            checked_header_backup(h.with_name(h.name[: -len(HEADER_BACKUP_SUFFIX)]), h)
+        except CheckpointError as e:
+            raise CheckpointError(e.path, f"{e.message.removesuffix('; not restoring')}; not converting in place over it") from None
     keep = backup or existing is not None
     old_config = (root / "config.json").read_bytes()
     new_config_text = json.dumps(plan.config, indent=2) + "\n"
