@@ -174,7 +174,8 @@ def test_in_place_runs_keep_one_backup_of_the_original_and_restore_puts_it_back(
 
 
 def test_restore_after_no_backup_run_and_refusals(tmp_path):
-    """--no-backup on a later run keeps the first run's backup (it holds the original); a checkpoint
+    """--no-backup on a later run keeps the first run's backup (it holds the original); restore takes a
+    file of the checkpoint as convert does; a checkpoint
     never converted in place, or a missing one, is refused with exit 2; a header backup of another
     file is refused before any work."""
     d = tmp_path / "story"
@@ -183,8 +184,8 @@ def test_restore_after_no_backup_run_and_refusals(tmp_path):
     assert convert(d, "--to", "sglang", "--in-place")[0].returncode == 0
     r, obj = convert(d, "--to", "speculators", "--in-place", "--no-backup")
     assert r.returncode in (0, 1) and obj["backup_kept"] is True, r.stderr
-    r = run_cli("restore", d, "--json")
-    assert r.returncode == 0 and json.loads(r.stdout)["kind"] == "files", r.stderr
+    r = run_cli("restore", d / "config.json", "--json")  # a file of the checkpoint names its directory, as in convert
+    assert r.returncode == 0 and json.loads(r.stdout)["kind"] == "files" and json.loads(r.stdout)["path"] == str(d), r.stderr
     assert tree_state(d) == original
     for p in (tmp_path / "nope", STORY):
         r = run_cli("restore", p)

@@ -280,3 +280,25 @@ def test_restore_finishes_what_a_killed_rewrite_left(tmp_path):
         assert res.backup.kind == "directory" and "model.safetensors" in res.restored and ".story.specbridge-new-abc123" in res.removed
         assert tree_state(d) == original, case
         assert os.listdir(work) == ["story"], os.listdir(work)
+
+
+def test_restore_leaves_no_temp_file_of_a_killed_config_write(tmp_path):
+    """A header rename killed while replacing config.json leaves its temp file in the converted directory;
+    after a full rewrite (a backup directory) restore must not carry it into the original as a file
+    made after the conversion. Found by the random kills above; built exactly here."""
+    d = tmp_path / "story"
+    shutil.copytree(STORY, d)
+    original = tree_state(d)
+    r = subprocess.run([sys.executable, "-m", "specbridge", "convert", d, "--to", "trtllm", "--in-place"], env=ENV, capture_output=True)
+    assert r.returncode == 0, r.stderr
+    (d / ".config.json.specbridge-tmp").write_text("{")  # the kill's leftover
+    (d / "notes.txt").write_text("mine")  # made after the conversion: comes along
+    restore(d)
+    assert tree_state(d) == {**original, "notes.txt": (0o644 & ~_umask(), b"mine")}
+    assert os.listdir(tmp_path) == ["story"]
+
+
+def _umask() -> int:
+    m = os.umask(0)
+    os.umask(m)
+    return m

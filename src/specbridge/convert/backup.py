@@ -150,6 +150,8 @@ def restore(root: Path) -> Restored:
     the original is back; leftovers of interrupted runs too (without a backup set, they are all there is
     to undo: a run killed before its backup was complete had changed nothing)."""
     given, root = os.fspath(root), Path(os.path.abspath(root))
+    if root.is_file():  # convert takes a weights file or config.json too: its directory is the checkpoint
+        root = root.parent
     b = find_backup(root)
     if b is None:
         temps = [root / n for n in os.listdir(root) if is_temp(n)] if os.path.isdir(root) else []
@@ -176,11 +178,12 @@ def restore(root: Path) -> Restored:
 
 def _carry_new_entries(root: Path, original: Path) -> list[str]:
     """Entries of `root` the original lacks (made after the conversion) moved into it, so restoring
-    loses nothing; the converted checkpoint's own files are what restoring replaces."""
+    loses nothing; the converted checkpoint's own files, and temp files of writes a kill cut short, are
+    what restoring replaces."""
     own = {"config.json", "model.safetensors", "model.safetensors.index.json", CONFIG_BACKUP}
     moved = []
     for name in sorted(os.listdir(root)):
-        if name in own or name.endswith((".safetensors", HEADER_BACKUP_SUFFIX)) or os.path.lexists(original / name):
+        if name in own or name.endswith((".safetensors", HEADER_BACKUP_SUFFIX)) or is_temp(name) or os.path.lexists(original / name):
             continue
         os.rename(root / name, original / name)
         moved.append(name)
