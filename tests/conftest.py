@@ -70,3 +70,11 @@ def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
         text=True,
         timeout=timeout,
     )
+
+
+def tree_state(d: Path) -> dict[str, tuple[int, bytes | None]]:
+    """Every entry under `d`: relative path -> (permission bits, bytes; None for a directory)."""
+    out = {}
+    for p in sorted(Path(d).rglob("*")):
+        out[str(p.relative_to(d))] = (p.stat().st_mode & 0o7777, None if p.is_dir() else p.read_bytes())
+    return out

@@ -577,7 +577,7 @@ def test_version_help_and_module_entry():
         assert r.returncode == 0 and r.stdout.strip() == f"specbridge {__version__}"
     r = subprocess.run([sys.executable, "-m", "specbridge", "check", "-h"], capture_output=True, text=True)
     assert r.returncode == 0 and "--fail-on" in r.stdout
-    for cmd in ("inspect", "check", "convert", "eval", "launch", "train", "bench", "serve", "sweep", "engines"):
+    for cmd in ("inspect", "check", "convert", "restore", "eval", "launch", "train", "bench", "serve", "sweep", "engines"):
         h = subprocess.run(
             [sys.executable, "-m", "specbridge", cmd, "--help"],
             capture_output=True,

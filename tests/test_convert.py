@@ -8,7 +8,7 @@ import shutil
 import struct
 
 import pytest
-from conftest import ALL_PRODUCERS, SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, STORY, TINY_TARGET, mutate, raw_tensors, run_cli
+from conftest import ALL_PRODUCERS, SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, STORY, TINY_TARGET, mutate, raw_tensors, run_cli, tree_state
 
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.layouts.canonical import describe
@@ -128,12 +128,83 @@ def test_in_place_full_rewrite_keeps_backup_dir(tmp_path):
     assert (backups[0] / "README.md").exists()
 
 
+# header renames only; a full rewrite after renames; renames after a full rewrite; full rewrites only
+IN_PLACE_RUNS = [
+    ("sglang", "speculators"),
+    ("sglang", "speculators", "sglang"),
+    ("sglang", "trtllm", "sglang"),
+    ("trtllm", "sglang", "speculators"),
+]
+
+
+@pytest.mark.parametrize("layouts", IN_PLACE_RUNS, ids=lambda r: "-".join(r))
+def test_in_place_runs_keep_one_backup_of_the_original_and_restore_puts_it_back(tmp_path, layouts):
+    """Issue #23: two in-place runs left the config backup holding the original but the header backup the
+    intermediate midlayer.* header. Now the first run's backup set is kept by every later one, and
+    `restore` puts the original back byte for byte (every file, its mode, nothing else left behind)."""
+    d = tmp_path / "story"
+    shutil.copytree(STORY, d)
+    os.chmod(d / "model.safetensors", 0o640)
+    original = tree_state(d)
+    first_set = None
+    for i, layout in enumerate(layouts):
+        r, obj = convert(d, "--to", layout, "--in-place")
+        assert obj is not None and obj["method"] in ("in-place header", "rewrite"), r.stderr
+        assert obj["backup"] and obj["backup_kept"] is (i > 0), obj
+        siblings = sorted(p.name for p in tmp_path.iterdir() if p.name != "story")
+        assert len(siblings) <= 1 and all(".specbridge-backup-" in n for n in siblings), siblings  # one set, nothing hidden left
+        backup_set = {n: v for n, v in tree_state(d).items() if ".specbridge-" in n}
+        if siblings:
+            assert not backup_set  # one set: the directory, no files inside as well
+            assert tree_state(tmp_path / siblings[0]) == original  # the directory is the original itself
+            backup_set = siblings
+        else:
+            assert backup_set["config.json.specbridge-backup"][1] == original["config.json"][1]
+            hb = backup_set.get("model.safetensors.specbridge-header-backup")
+            assert hb is not None and original["model.safetensors"][1].startswith(hb[1])  # the original header
+        if first_set is not None and isinstance(first_set, dict) and isinstance(backup_set, dict):
+            assert backup_set == first_set, f"run {i + 1} ({layout}) changed the backup"
+        first_set = backup_set
+    human = run_cli("restore", d)
+    assert human.returncode == 0 and f"restored {d}" in human.stdout, human.stderr
+    assert tree_state(d) == original
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["story"]
+    again = run_cli("restore", d, "--json")
+    assert again.returncode == 2 and "nothing to restore" in again.stderr and json.loads(again.stdout)["ok"] is False
+
+
+def test_restore_after_no_backup_run_and_refusals(tmp_path):
+    """--no-backup on a later run keeps the first run's backup (it holds the original); restore takes a
+    file of the checkpoint as convert does; a checkpoint
+    never converted in place, or a missing one, is refused with exit 2; a header backup of another
+    file is refused before any work."""
+    d = tmp_path / "story"
+    shutil.copytree(STORY, d)
+    original = tree_state(d)
+    assert convert(d, "--to", "sglang", "--in-place")[0].returncode == 0
+    r, obj = convert(d, "--to", "speculators", "--in-place", "--no-backup")
+    assert r.returncode in (0, 1) and obj["backup_kept"] is True, r.stderr
+    r = run_cli("restore", d / "config.json", "--json")  # a file of the checkpoint names its directory, as in convert
+    assert r.returncode == 0 and json.loads(r.stdout)["kind"] == "files" and json.loads(r.stdout)["path"] == str(d), r.stderr
+    assert tree_state(d) == original
+    for p in (tmp_path / "nope", STORY):
+        r = run_cli("restore", p)
+        assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    # a header backup that describes other data is refused by convert (nothing written) and by restore
+    shutil.copy(SF_SGLANG / "model.safetensors", d / "model.safetensors.specbridge-header-backup")
+    before = tree_state(d)
+    r, _ = convert(d, "--to", "sglang", "--in-place")
+    assert r.returncode == 2 and "header backup" in r.stderr and tree_state(d) == before, r.stderr
+    r = run_cli("restore", d)
+    assert r.returncode == 2 and "header backup" in r.stderr and tree_state(d) == before, r.stderr
+
+
 def test_refuses_existing_destination_without_force(tmp_path):
     dst = tmp_path / "out"
     dst.mkdir()
     (dst / "keep.txt").write_text("mine")
     r = run_cli("convert", SF_SGLANG, "--to", "vllm", "-o", dst)
-    assert r.returncode == 1 and "exists" in r.stderr and (dst / "keep.txt").read_text() == "mine"
+    assert r.returncode == 2 and "exists" in r.stderr and (dst / "keep.txt").read_text() == "mine"  # an unusable request
     r = run_cli("convert", SF_SGLANG, "--to", "vllm", "-o", dst, "--force")
     assert r.returncode == 0 and not (dst / "keep.txt").exists()
 

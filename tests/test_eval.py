@@ -254,3 +254,22 @@ def test_bf16_on_cpu_and_the_fail_under_gate(setup, tmp_path):
     assert abs(bf16["mean_accept_length"] - f32["mean_accept_length"]) < 0.25
     rc, obj = eval_json("--fail-under", str(f32["mean_accept_length"] + 0.5))
     assert rc == 1 and obj["ok"] is False and obj["fail_under"] == pytest.approx(f32["mean_accept_length"] + 0.5)
+
+
+def test_target_resolves_as_in_check(setup, tmp_path):
+    """Issue #23: --target resolves the same in eval as in check (cli/targets.py): the model's config.json
+    measures exactly what its directory does; what check refuses as a target, eval refuses with the same
+    line, before loading anything."""
+    target, tgt, out, prompts = setup
+    pf = _prompt_file(tmp_path, prompts[:3])
+    runs = {}
+    for spec in (tgt, tgt / "config.json"):
+        r = run_cli("eval", out, "--target", spec, "--prompts", pf, "--max-new-tokens", "8", "--json", timeout=600)
+        assert r.returncode == 0, r.stderr[-500:]
+        runs[spec] = {k: v for k, v in json.loads(r.stdout).items() if k != "seconds"}
+    assert runs[tgt] == runs[tgt / "config.json"] and runs[tgt]["num_prompts"] == 3
+    (tmp_path / "empty").mkdir()
+    for bad in (out, tmp_path / "empty", pf):  # a drafter, a directory without config.json, a text file
+        c = run_cli("check", out, "--target", bad, "--engine", "vllm")
+        e = run_cli("eval", out, "--target", bad, "--prompts", pf)
+        assert c.returncode == e.returncode == 2 and c.stderr == e.stderr, (bad, c.stderr, e.stderr)

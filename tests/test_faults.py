@@ -72,7 +72,7 @@ def test_permission_denied(tmp_path):
     try:
         before = _hashes(STORY)
         r = run_cli("convert", STORY, "--to", "sglang", "-o", ro / "out")
-        assert r.returncode == 1 and ("Read-only file system" in r.stderr or "Permission denied" in r.stderr)
+        assert r.returncode == 2 and ("Read-only file system" in r.stderr or "Permission denied" in r.stderr)  # refused at the door
         assert len(r.stderr.strip().splitlines()) == 1 and "Traceback" not in r.stderr
         assert not (ro / "out").exists() and _hashes(STORY) == before
     finally:

@@ -22,3 +22,26 @@ def test_fuzz_reader_config_and_checkers():
     assert s["cli_exit"][0] and s["cli_exit"][1] and s["cli_exit"][2]  # reports rendered, findings and refusals all reached
     assert s["slowest_s"] < 60.0  # wall clock on a shared machine; the 5 s CPU limit per input is enforced inside
     assert s["rss_growth_mb"] < 256
+
+
+def test_every_path_option_refuses_bad_paths_at_the_door(tmp_path):
+    """Issue #23: every command's path options given missing places, directories for files, files for
+    directories, paths under a file and places nobody can write: each is one line naming the path, exit 2
+    (1 where launch/serve/sweep refuse a target by contract), before any work (no model loaded, no server
+    started, no request sent), never exit 3."""
+    from conftest import STORY, TINY_TARGET
+
+    from specbridge.fuzzing import LAUNCH_REFUSED, PATH_OPTIONS, path_refusals
+
+    prompts = tmp_path / "prompts.txt"
+    prompts.write_text("hello\n")
+    runs = path_refusals(STORY, TINY_TARGET, prompts, tmp_path)
+    assert len(runs) >= 3 * len(PATH_OPTIONS)
+    for argv, kind, bad, code, err, seconds in runs:
+        command, option_kind = argv.split()[0], kind.split(":")[0]
+        want = 1 if (command, option_kind) in LAUNCH_REFUSED else 2
+        lines = err.strip().splitlines()
+        assert code == want and len(lines) == 1 and lines[0].startswith("specbridge: error: "), (argv, kind, code, err)
+        assert bad in lines[0], (argv, kind, lines[0])  # the line names the path
+        assert seconds < 5.0, (argv, kind, seconds)
+    assert not (tmp_path / "out").exists()  # nothing was written

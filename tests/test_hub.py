@@ -292,3 +292,38 @@ def test_offline_hub_target_from_the_cache(spec_hub):
     assert r.returncode == want.returncode, r.stderr
     got, exp = same_report(r.stdout, "org/tiny-target", want.stdout, str(TINY_TARGET))
     assert got == exp and hub.stats.requests == []
+
+
+def test_a_local_path_is_never_sent_to_the_hub(spec_hub, tmp_path):
+    """A path written as one (./, ../, /, ~) or under a local directory is a missing file (exit 2),
+    not a Hub id: no request reaches the Hub, and the line says what was missing."""
+    hub, _, cache = spec_hub
+    (tmp_path / "examples").mkdir()
+    (tmp_path / "org").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE_"))}
+    env.update(HF_ENDPOINT=hub.url, HF_HUB_CACHE=str(cache))
+    for text in ("./examples/stroy", "../examples/stroy", "/nonexistent/stroy", "~/stroy", "examples/stroy", "org/spec"):
+        for argv in (
+            ["check", text],
+            ["inspect", text, "--json"],
+            ["check", SPEC_TRAIN, "--target", text],
+            ["convert", text, "--to", "sglang", "-o", "x"],
+        ):
+            r = subprocess.run(
+                [sys.executable, "-m", "specbridge", *map(str, argv)], capture_output=True, text=True, timeout=120, env=env, cwd=tmp_path
+            )
+            assert r.returncode == 2, (argv, r.stderr)
+            assert "no such file or directory" in r.stderr and len(r.stderr.strip().splitlines()) == 1, (argv, r.stderr)
+    assert "org/ is a directory here" in r.stderr  # why a repo-shaped name was read as a path
+    assert hub.stats.requests == []
+    # the same repo id from a directory without org/ does go to the Hub
+    r = subprocess.run(
+        [sys.executable, "-m", "specbridge", "inspect", "org/spec"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path / "examples",
+    )
+    assert r.returncode == 0, r.stderr
+    assert hub.stats.requests

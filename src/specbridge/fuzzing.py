@@ -154,6 +154,122 @@ def render_cli(d: Path, work: Path) -> list[tuple[str, int]]:
     return codes
 
 
+# Every path option of every command, each given values that cannot work: (command argv with {bad} where
+# the value goes, what the option takes). Everything else in the argv is valid, so the refusal is the
+# path's. {d}: a drafter, {t}: a target config directory, {p}: a prompts file, {out}: a directory not made
+# yet, {w}: a writable directory.
+PATH_OPTIONS = (
+    (("inspect", "{bad}"), "checkpoint"),
+    (("check", "{bad}"), "checkpoint"),
+    (("check", "{d}", "--target", "{bad}"), "target"),
+    (("check", "{d}", "--parent", "{bad}"), "checkpoint"),
+    (("convert", "{bad}", "--to", "sglang", "-o", "{out}"), "checkpoint"),
+    (("convert", "{d}", "--to", "sglang", "-o", "{bad}"), "output dir"),
+    (("convert", "{d}", "--to", "sglang", "-o", "{out}", "--target", "{bad}"), "target"),
+    (("restore", "{bad}"), "checkpoint"),
+    (("launch", "{bad}", "-e", "sglang", "-t", "{t}"), "checkpoint"),
+    (("launch", "{d}", "-e", "sglang", "-t", "{bad}"), "target"),
+    (("eval", "{bad}", "--target", "{t}"), "checkpoint"),
+    (("eval", "{d}", "--target", "{bad}"), "target"),
+    (("eval", "{d}", "--target", "{t}", "--prompts", "{bad}"), "input file"),
+    (("eval", "{d}", "--target", "{t}", "--plot", "{bad}", "--json"), "output file"),
+    (("bench", "--url", "http://127.0.0.1:9", "--prompts", "{bad}"), "input file"),
+    (("bench", "--url", "http://127.0.0.1:9", "--prompts", "{p}", "--plot", "{bad}"), "output file"),
+    (("serve", "{bad}", "-e", "vllm", "-t", "{t}", "--log", "{w}/serve.log"), "checkpoint"),
+    (("serve", "{d}", "-e", "vllm", "-t", "{bad}", "--log", "{w}/serve.log"), "target"),
+    (("serve", "{d}", "-e", "vllm", "-t", "{t}", "--log", "{bad}"), "output file"),
+    (("serve", "{d}", "-e", "vllm", "-t", "{t}", "--log", "{w}/serve.log", "--python", "{bad}"), "program"),
+    (("sweep", "{bad}", "-e", "vllm", "-t", "{t}", "--log-dir", "{out}"), "checkpoint"),
+    (("sweep", "{d}", "-e", "vllm", "-t", "{bad}", "--log-dir", "{out}"), "target"),
+    (("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--prompts", "{bad}", "--log-dir", "{out}"), "input file"),
+    (("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--log-dir", "{bad}"), "output dir"),
+    (("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--log-dir", "{out}", "--plot", "{bad}"), "output file"),
+    (("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--log-dir", "{out}", "--python", "{bad}"), "program"),
+    (("train", "--out", "{bad}"), "output dir"),
+    (("train", "--out", "{out}", "--data-dir", "{bad}"), "output dir"),
+    (("train", "--out", "{out}", "--train-prompts", "{bad}"), "input file"),
+    (("train", "--out", "{out}", "--val-prompts", "{bad}"), "input file"),
+    (("train", "--out", "{out}", "--init-from", "{bad}"), "checkpoint"),
+    (("train", "--out", "{out}", "--target", "{bad}"), "target"),
+)
+# launch, serve and sweep refuse a target they cannot hand the engine with exit 1 (docs/ci.md: a launch refused)
+LAUNCH_REFUSED = {("launch", "target"), ("serve", "target"), ("sweep", "target")}
+
+
+def bad_paths(work: Path) -> dict[str, dict[str, str]]:
+    """For each kind of path option, the values that cannot work, by name: a missing file or directory,
+    one under a missing directory, a directory where a file goes, a file where a directory goes, a path
+    under a regular file, and a place nobody can write (/proc takes no new files, not even from root)."""
+    plain = work / "plain.txt"
+    plain.write_text("not a checkpoint\n")
+    empty = work / "empty-dir"
+    empty.mkdir(exist_ok=True)
+    missing, under_file = work / "missing", plain / "x"
+    return {
+        "checkpoint": {
+            "missing": str(missing),
+            "./missing": "./specbridge-missing-dir/x",
+            "file": str(plain),
+            "under a file": str(under_file),
+            "empty dir": str(empty),
+        },
+        "target": {"missing": str(missing), "file": str(plain), "under a file": str(under_file), "empty dir": str(empty)},
+        "input file": {"missing": str(missing / "p.jsonl"), "a directory": str(empty), "under a file": str(under_file)},
+        "output file": {
+            "missing dir": str(missing / "p.png"),
+            "a directory": str(empty),
+            "under a file": str(under_file),
+            "unwritable": "/proc/specbridge-p.png",
+        },
+        "output dir": {"a file": str(plain), "under a file": str(under_file), "unwritable": "/proc/specbridge-out"},
+        "program": {
+            "missing": str(missing / "python"),
+            "a directory": str(empty),
+            "not executable": str(plain),
+            "not on PATH": "specbridge-no-such-python",
+        },
+    }
+
+
+def path_refusals(d: Path, target: Path, prompts: Path, work: Path) -> list[tuple[str, str, str, int, str, float]]:
+    """Run every PATH_OPTIONS row with every bad value of its kind, in-process through the CLI's entry point
+    (SPECBRIDGE_DEBUG: what users would see as exit 3 raises here). Returns (argv, kind, the bad value,
+    exit code, stderr, seconds); the caller checks each is a refusal at the door."""
+    import contextlib
+    import io
+    import sys
+    import time
+
+    from .cli import entry
+
+    out = work / "out"
+    values = bad_paths(work)
+    runs = []
+    saved = sys.argv, os.environ.get("SPECBRIDGE_DEBUG")
+    os.environ["SPECBRIDGE_DEBUG"] = "1"
+    try:
+        for template, kind in PATH_OPTIONS:
+            for name, bad in values[kind].items():
+                argv = [a.format(d=d, t=target, p=prompts, out=out, w=work, bad=bad) for a in template]
+                sys.argv = ["specbridge", *argv]
+                err = io.StringIO()
+                t0 = time.perf_counter()
+                try:
+                    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+                        entry.main()
+                    code = 0
+                except SystemExit as e:
+                    code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+                runs.append((" ".join(argv), f"{kind}: {name}", bad, code, err.getvalue(), time.perf_counter() - t0))
+    finally:
+        sys.argv = saved[0]
+        if saved[1] is None:
+            os.environ.pop("SPECBRIDGE_DEBUG", None)
+        else:
+            os.environ["SPECBRIDGE_DEBUG"] = saved[1]
+    return runs
+
+
 def render_eval_summary(d: Path) -> None:
     """eval's human summary (without running a model, which needs torch) over this input's own strings:
     its path, architecture, tensor names and the findings that quote config values, as eval's notes."""

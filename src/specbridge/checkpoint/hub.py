@@ -57,15 +57,28 @@ class HubRef:
         return f"source: {self.repo_id} revision {self.asked} = commit {self.commit} ({self.endpoint})"
 
 
+LOCAL_PREFIXES = ("./", "../", "/", "~")  # how a person writes a path; never a Hub id
+
+
 def hub_ref_or_none(text: str) -> HubRef | None:
-    """`org/name[@rev]` → HubRef; anything else (or a path that exists) → None. Callers only ask
-    after the local path was not found, so a directory named like a repo always wins."""
-    if os.path.exists(text):
+    """`org/name[@rev]` → HubRef; anything that is or could be a local path → None: a path that exists,
+    one written as a path (`./`, `../`, `/`, `~`), and one whose first part is a local directory
+    (`examples/stroy` beside `examples/`): a typo there is a missing file, not a request to the network.
+    Callers only ask after the local path was not found, so a directory named like a repo always wins."""
+    if os.path.exists(text) or text.startswith(LOCAL_PREFIXES) or text in (".", ".."):
         return None
     m = HUB_ID.match(text)
-    if not m or ".." in text:
+    if not m or ".." in text or os.path.isdir(m["repo"].split("/")[0]):
         return None
     return HubRef(m["repo"], m["rev"])
+
+
+def missing_path_line(text: str) -> str:
+    """The refusal for a path that is not there and is not read as a Hub id: says why not, when it looks like one."""
+    m = HUB_ID.match(text)
+    if m and os.path.isdir(m["repo"].split("/")[0]) and not text.startswith(LOCAL_PREFIXES):
+        return f"no such file or directory (read as a local path, not a Hub id: {m['repo'].split('/')[0]}/ is a directory here)"
+    return "no such file or directory"
 
 
 def source_json(obj) -> dict | None:

@@ -157,12 +157,12 @@ def open_checkpoint(path: str | os.PathLike) -> Checkpoint:
     beside weights — or, when no such path exists, a Hub id `org/name[@revision]`."""
     p = Path(path)
     if not p.exists():
-        from .hub import hub_ref_or_none, open_hub_checkpoint
+        from .hub import hub_ref_or_none, missing_path_line, open_hub_checkpoint
 
         ref = hub_ref_or_none(os.fspath(path))
         if ref is not None:
             return open_hub_checkpoint(ref)
-        raise CheckpointError(p, "no such file or directory")
+        raise CheckpointError(os.fspath(path), missing_path_line(os.fspath(path)))
     root = p if p.is_dir() else p.parent
     kind: str | None = None
     chosen: Path | None = None

@@ -78,11 +78,11 @@ def open_target(path: str | os.PathLike) -> TargetInfo:
         weights_dir = cfg_path.parent if has_weights else None
         where = cfg_path.parent
     else:  # a Hub id: only config.json is fetched; weights are read by range if a rule needs them
-        from .hub import hub_ref_or_none, hub_target_config
+        from .hub import hub_ref_or_none, hub_target_config, missing_path_line
 
         ref = hub_ref_or_none(os.fspath(path))
         if ref is None:
-            raise CheckpointError(p, "target: no such file or directory")
+            raise CheckpointError(os.fspath(path), f"target: {missing_path_line(os.fspath(path))}")
         cfg_path, tok, hub_weights, hub = hub_target_config(ref)
         weights_dir = Path(hub_weights) if hub_weights else None
         where = Path(hub.repo_id)

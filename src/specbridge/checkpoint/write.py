@@ -49,6 +49,15 @@ CONFIG_FILE = "config.json"
 _UNSUPPORTED = {errno.EXDEV, errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP, errno.EBADF}
 
 
+class WriteFailed(CheckpointError):
+    """Writing failed part way (no space left, an I/O error) and nothing was placed: a failed run, not a
+    refused request (the CLI exits 1, not 2)."""
+
+
+class VerificationFailed(WriteFailed):
+    """What was written is not what was asked (nothing was placed)."""
+
+
 class HeaderDoesNotFit(CheckpointError):
     """The renamed header is longer than the old one: the caller must rewrite the whole file."""
 
@@ -554,7 +563,7 @@ def write_checkpoint(
         if verify:
             problems = verify_written(tmp, tensors, streamed, checks.first_difference)
             if problems:
-                raise CheckpointError(dst, f"verification failed ({len(problems)} problems, first: {problems[0]}); nothing was written")
+                raise VerificationFailed(dst, f"verification failed ({len(problems)} problems, first: {problems[0]}); nothing was written")
         current = "the final rename"
         replaced = _place(tmp, dst, force)
     except BaseException as e:
@@ -567,7 +576,7 @@ def write_checkpoint(
         if isinstance(e, FileExistsError) and current == "the final rename":
             raise CheckpointError(dst, "was created by someone else while we wrote; nothing was written") from None
         if isinstance(e, OSError):
-            raise CheckpointError(dst, _os_error_line(e, current)) from e
+            raise WriteFailed(dst, _os_error_line(e, current)) from e
         raise
     fsync_dir(dst.parent)
     if replaced is not None:
@@ -606,10 +615,12 @@ def rewrite_header_in_place(path: Path, renames: dict[str, str], *, backup: bool
     """Rename tensors by rewriting only the header bytes; the data section is not touched.
 
     Only possible when the new header fits in the old header's length (it is padded with spaces).
-    With backup=True the original 8+header bytes are first saved, fsynced, to
-    `<file>.specbridge-header-backup` (atomically: a temp name, then rename), so a crash during the
-    header write can always be undone with `restore_header`. Returns that backup path, or None when
-    backup=False or when nothing changes. Raises HeaderDoesNotFit when a full rewrite is needed.
+    With backup=True the header as it was before the FIRST rename is kept in
+    `<file>.specbridge-header-backup`: saved fsynced and atomically (a temp name, then rename) when there
+    is none yet, and never overwritten by a later rename (one that does not belong to this file is
+    refused), so any number of renames, and a crash during any of them, can be undone with
+    `restore_header`. Returns that backup path, or None when backup=False or when nothing changes.
+    Raises HeaderDoesNotFit when a full rewrite is needed.
     """
     path = Path(path)
     hdr = read_header(path)
@@ -631,31 +642,38 @@ def rewrite_header_in_place(path: Path, renames: dict[str, str], *, backup: bool
     parse_header(path, raw, hdr.file_size)
     if raw == old[8:]:
         return None
-    backup_path = _save_header_backup(path, old) if backup else None
+    backup_path = None
+    if backup:
+        backup_path = header_backup_path(path)
+        if os.path.lexists(backup_path):
+            checked_header_backup(path, backup_path)  # the first state stays; a stranger's backup is refused
+        else:
+            _save_header_backup(path, old)
+    write_header(path, raw)
+    return backup_path
+
+
+def write_header(path: Path, raw: bytes) -> None:
+    """Put header bytes (without the 8-byte length, which they must keep) into `path`, fsynced."""
     fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
     try:
         _pwrite_all(fd, raw, 8)
         os.fsync(fd)
     finally:
         os.close(fd)
-    return backup_path
 
 
 def _save_header_backup(path: Path, header: bytes) -> Path:
+    """Saved whole or not at all (a backup a crash cut short would otherwise pass for the original),
+    readable by whoever can read the file."""
     backup = header_backup_path(path)
-    tmp = backup.with_name(backup.name + ".tmp")
-    try:
-        os.unlink(tmp)  # a leftover from a crash is incomplete by definition
-    except FileNotFoundError:
-        pass
-    _write_small_file(tmp, header)
-    os.replace(tmp, backup)
-    fsync_dir(backup.parent)
+    replace_file(backup, header, os.stat(path).st_mode & 0o7777)
     return backup
 
 
-def restore_header(path: Path, backup: Path | None = None) -> None:
-    """Put the header saved by rewrite_header_in_place back, after checking it belongs to this file."""
+def checked_header_backup(path: Path, backup: Path | None = None) -> bytes:
+    """The header bytes saved for `path` (without the length prefix), after checking they belong to it:
+    complete, the same length, and every tensor at the same offset, length, dtype and shape as `path` holds."""
     path = Path(path)
     backup = Path(backup) if backup else header_backup_path(path)
     try:
@@ -680,12 +698,12 @@ def restore_header(path: Path, backup: Path | None = None) -> None:
         current = None  # a torn header: exactly what the backup is for
     if current is not None and layout(current) != layout(old):
         raise CheckpointError(backup, f"header backup describes different data than {path} holds; not restoring")
-    fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
-    try:
-        _pwrite_all(fd, saved[8:], 8)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    return saved[8:]
+
+
+def restore_header(path: Path, backup: Path | None = None) -> None:
+    """Put the header saved by rewrite_header_in_place back, after checking it belongs to this file."""
+    write_header(Path(path), checked_header_backup(path, backup))
 
 
 # ---------------------------------------------------------------------------------------------

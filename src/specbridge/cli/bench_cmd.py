@@ -101,8 +101,13 @@ def bench_command(
     from ..bench.report import render
     from ..bench.runner import ENGINES, BenchConfig, run_bench
     from .contract import print_json
+    from .paths import input_file, output_file
 
     prompt_format = prompt_format_or_fail(prompt_format)
+    if prompts is not None:
+        input_file("--prompts", prompts)
+    if plot is not None:
+        output_file("--plot", plot)  # before a single request: not found out after the whole benchmark
     if engine not in ENGINES:
         raise typer.BadParameter(f"--engine {engine!r}: one of {', '.join(ENGINES)}")
     for u in (url, baseline_url):

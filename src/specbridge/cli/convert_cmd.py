@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Optional
@@ -34,17 +35,24 @@ def convert_cmd(
     """Validate the request, plan the conversion, write it (with a progress bar on a terminal), check the
     result for its engine, and report every change."""
     from ..checkpoint.errors import CheckpointError
+    from ..checkpoint.write import WriteFailed
     from ..convert.run import execute, post_check
     from .commands import fail
     from .progress import CopyProgress
 
-    to, embed, shard = validate_convert(to, out, in_place, engine, embed, shard_size)
+    to, embed, shard = validate_convert(to, out, in_place, engine, embed, shard_size, force)
     ck, tgt, plan = make_plan(src, to, engine, target, embed)
+    if in_place and ck.hub is None:
+        from .paths import output_dir
+
+        output_dir("--in-place", ck.root)  # the checkpoint's own directory takes the backup and the new files
     try:
         with CopyProgress(sum(t.nbytes for t in plan.tensors), f"convert → {out or src}", enabled=False if as_json else None) as bar:
             res = execute(plan, out, in_place=in_place, backup=backup, force=force, max_shard_bytes=shard, progress=bar)
-    except CheckpointError as e:
+    except WriteFailed as e:  # no space left, an I/O error, a failed verification: a failed run
         return fail(str(e), 1)
+    except CheckpointError as e:  # a destination that exists, is the source or cannot be written: an unusable request
+        return fail(str(e))
     engine_used, checks = post_check(plan, res.dst, tgt)
     ok = not res.problems and (checks is None or all(r.ok for r in checks))
     if as_json:
@@ -54,12 +62,20 @@ def convert_cmd(
     return 0 if ok else 1
 
 
-def validate_convert(to: str | None, out: Path | None, in_place: bool, engine: str | None, embed: str, shard_size: str | None):
-    """(layout, embed mode, shard bytes) as the request means them; a contradictory or unknown one is refused."""
+def validate_convert(
+    to: str | None, out: Path | None, in_place: bool, engine: str | None, embed: str, shard_size: str | None, force: bool = False
+):
+    """(layout, embed mode, shard bytes) as the request means them; a contradictory or unknown one, and a
+    destination that exists (without --force) or cannot be written, are refused before any work."""
     from .commands import fail
+    from .paths import output_dir
 
     if (out is None) == (not in_place):
         fail("give exactly one of -o DST or --in-place")
+    if out is not None:
+        output_dir("-o", out, placed_beside=True)
+        if os.path.lexists(out) and not force:
+            fail(f"{out}: already exists; pass --force to replace it")
     if to and engine:
         fail("give --to LAYOUT or --engine NAME==VERSION, not both (--engine already picks the layout that version loads)")
     to, embed = (to.strip().lower() if to else None), embed.strip().lower()
@@ -120,6 +136,7 @@ def print_convert_json(src: Path, ck, tgt, plan, res, checks, ok: bool) -> None:
             "verify_problems": res.problems,
             "verified": res.verified,
             "backup": str(res.backup) if res.backup else None,
+            "backup_kept": res.kept,
             "check": checks[0].to_json() if checks else None,
             **hub_sources(ck, tgt),  # the commit converted, for a Hub source
         },
@@ -150,6 +167,9 @@ def print_convert(src: Path, ck, plan, res, checks, engine_used) -> None:
     else:
         n = len(plan.tensors) + (plan.derive_t2d is not None) + (plan.gather_head is not None)
         w(f"wrote {res.dst} ({res.method}, {res.seconds:.2f} s)" + (f"; backup: {res.backup}" if res.backup else "") + "\n")
+        if res.backup:
+            whose = "the first in-place conversion's backup, kept" if res.kept else "the backup"
+            w(f"  {whose} holds the original: `specbridge restore {res.dst}` puts it back\n")
         if res.problems:
             w(f"VERIFY FAILED: {len(res.problems)} problem(s): {res.problems[:3]}\n")
         else:
@@ -190,7 +210,7 @@ def register(app) -> None:
 
     @app.command()
     def convert(
-        src: Path = typer_param("convert", "src"),
+        src: str = typer_param("convert", "src"),
         to: Optional[str] = typer_param("convert", "to"),
         out: Optional[Path] = typer_param("convert", "out"),
         in_place: bool = typer_param("convert", "in_place"),

@@ -1,4 +1,4 @@
-"""Console entry point. `inspect`, `check` and `convert` take a stdlib fast path: importing typer costs
+"""Console entry point. `inspect`, `check`, `convert` and `restore` take a stdlib fast path: importing typer costs
 more than the whole header read (or an in-place rename), and these commands must answer at header speed
 for multi-GB drafters. Their options are declared once (optspec.py) for both paths. Everything else, and
 every --help, goes to the typer app."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import sys
 
-FAST = ("inspect", "check", "convert")
+FAST = ("inspect", "check", "convert", "restore")
 # Old spellings keep working, with one line saying the new one (docs/cli.md: one vocabulary).
 DEPRECATED = {"--max-tokens": "--max-new-tokens", "--verbose": "--tables"}
 
@@ -26,7 +26,7 @@ def modernise(argv: list[str]) -> list[str]:
 
 
 def _fast(argv: list[str]) -> int:
-    """inspect/check/convert parsed by the rows of optspec.OPTIONS, the same rows the typer commands are
+    """inspect/check/convert/restore parsed by the rows of optspec.OPTIONS, the same rows the typer commands are
     declared from; -1 hands anything else to typer."""
     from .optspec import parse_fast
 
@@ -49,6 +49,10 @@ def _fast(argv: list[str]) -> int:
             a["shard_size"],
             a["as_json"],
         )
+    if argv[0] == "restore":
+        from .restore_cmd import restore_cmd
+
+        return restore_cmd(a["path"], a["as_json"])
     from . import commands
 
     if argv[0] == "inspect":

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Optional
 
 import typer
@@ -42,7 +41,7 @@ def fail(message: str, code: int = 2) -> None:
 
 @app.command()
 def inspect(
-    path: Path = typer_param("inspect", "path"),
+    path: str = typer_param("inspect", "path"),
     as_json: bool = typer_param("inspect", "as_json"),
 ) -> None:
     """Name the drafter's producer layout and geometry and list every tensor (headers only)."""
@@ -53,11 +52,11 @@ def inspect(
 
 @app.command()
 def check(
-    path: Path = typer_param("check", "path"),
+    path: str = typer_param("check", "path"),
     engine: Optional[list[str]] = typer_param("check", "engine"),
     target: Optional[str] = typer_param("check", "target"),
     launch: Optional[str] = typer_param("check", "launch"),
-    parent: Optional[Path] = typer_param("check", "parent"),
+    parent: Optional[str] = typer_param("check", "parent"),
     as_json: bool = typer_param("check", "as_json"),
     tables: bool = typer_param("check", "tables"),
     fail_on: Optional[list[str]] = typer_param("check", "fail_on"),
@@ -72,7 +71,7 @@ def check(
 
 @app.command()
 def launch(
-    path: Path = typer.Argument(..., help="drafter checkpoint"),
+    path: str = typer.Argument(..., help="drafter checkpoint"),
     engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm, optionally ==VERSION"),
     target: str = typer.Option(..., "--target", "-t", help="target model path (or hub id) as the engine will be given it"),
     steps: int = typer.Option(3, "--steps", help="draft steps (vLLM num_speculative_tokens)"),
@@ -98,7 +97,7 @@ def engines(as_json: bool = FLAG("--json", help="print one JSON object")) -> Non
 
 def _register_optional() -> None:
     """Commands whose modules may pull heavy extras register themselves lazily."""
-    for mod in ("train_cmd", "convert_cmd", "eval_cmd", "bench_cmd", "serve_cmd"):
+    for mod in ("train_cmd", "convert_cmd", "restore_cmd", "eval_cmd", "bench_cmd", "serve_cmd"):
         try:
             m = __import__(f"specbridge.cli.{mod}", fromlist=["register"])
         except ModuleNotFoundError as e:

@@ -1,4 +1,4 @@
-"""The options of the commands with a stdlib fast path (inspect, check, convert), declared once. The typer
+"""The options of the commands with a stdlib fast path (inspect, check, convert, restore), declared once. The typer
 commands take their flags, defaults and help from these rows (`options.typer_param`), and the fast path in
 entry.py builds its argparse parser from them, so the two cannot disagree. Stdlib only: the fast path
 must not import typer."""
@@ -57,7 +57,7 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
         ),
         Opt("target", ("--target", "-t"), TARGET),
         Opt("launch", ("--launch",), "the intended engine command line (SGLang or vLLM)"),
-        Opt("parent", ("--parent",), "the checkpoint this drafter was fine-tuned from (vocab map must match)", None, PATH),
+        Opt("parent", ("--parent",), "the checkpoint this drafter was fine-tuned from (vocab map must match)"),
         JSON,
         Opt("tables", ("--tables", "-v"), "also print every tensor's fate and every engine parameter", False, FLAG),
         Opt("fail_on", ("--fail-on",), "finding codes that fail the run whatever their severity (comma list, repeatable)", None, MANY),
@@ -76,6 +76,7 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
         Opt("shard_size", ("--shard-size",), "write shards of at most this size (e.g. 5GB)"),
         JSON,
     ),
+    "restore": (Opt("path", (), "checkpoint directory converted with --in-place", kind=ARGUMENT), JSON),
 }
 
 
@@ -88,7 +89,7 @@ def parse_fast(command: str, argv: list[str]) -> dict | None:
     p = argparse.ArgumentParser(prog=f"specbridge {command}", add_help=False, allow_abbrev=False)
     for o in OPTIONS[command]:
         if o.kind == ARGUMENT:
-            p.add_argument(o.dest, type=Path)
+            p.add_argument(o.dest)  # the text as typed: Path("./x") would drop the "./" that says it is no Hub id
         elif o.kind == FLAG:
             p.add_argument(*o.flags, dest=o.dest, action="store_true")
         elif o.kind == MANY:

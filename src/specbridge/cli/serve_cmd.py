@@ -40,9 +40,13 @@ def serve_cmd(
     from ..engines.registry import EngineSpecError, engine_name
     from ..rules.check import check
     from .commands import fail, validate_draft_shape
+    from .paths import executable, output_file
     from .targets import servable_target
 
     validate_draft_shape(steps, topk, draft_tokens)
+    output_file("--log", log)
+    if python:
+        executable("--python", python)
     if dtype is not None:
         dtype = dtype_or_fail(dtype)
         if command:
@@ -73,7 +77,10 @@ def serve_cmd(
             argv[0] = python
     ready_url = f"http://127.0.0.1:{port}/v1/models" if name == "vllm" else f"http://127.0.0.1:{port}/health"
     print(f"$ {shlex.join(argv)}\n  log: {log}", flush=True)
-    srv = ServerProcess(argv, log_path=log, stop_grace=10).start()
+    try:
+        srv = ServerProcess(argv, log_path=log, stop_grace=10).start()
+    except OSError as e:  # the engine's program is not installed here (vllm, sglang, python)
+        return fail(f"cannot start {argv[0]}: {e.strerror or e} (is the engine installed? --python names its interpreter)")
     # the engine runs in its own process group: a SIGTERM to serve (kill, docker stop, a test's teardown)
     # must stop it as Ctrl-C does, not leave it serving with no parent
     signal.signal(signal.SIGTERM, _interrupt)
@@ -123,7 +130,7 @@ def register(app: typer.Typer) -> None:
     @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
     def serve(
         ctx: typer.Context,
-        path: Path = typer.Argument(..., help="drafter checkpoint"),
+        path: str = typer.Argument(..., help="drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm (optionally ==VERSION for the check)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
         steps: int = typer.Option(3, "--steps", help="draft depth"),
@@ -170,7 +177,7 @@ def register(app: typer.Typer) -> None:
 def register_sweep(app: typer.Typer) -> None:
     @app.command()
     def sweep(
-        path: Path = typer.Argument(..., help="drafter checkpoint"),
+        path: str = typer.Argument(..., help="drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="vllm or sglang"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
         python: str = typer.Option(sys.executable, "--python", help="interpreter that has the engine installed"),
@@ -199,12 +206,19 @@ def register_sweep(app: typer.Typer) -> None:
         from ..rules.check import check
         from .commands import fail, validate_draft_shape
         from .contract import print_json
+        from .paths import executable, input_file, output_dir, output_file
         from .targets import servable_target
 
         step_list, topk_list = positive_ints(steps, "--steps"), positive_ints(topk, "--topk")
         budget_list = positive_ints(draft_tokens, "--draft-tokens") if draft_tokens else [None]
         levels = positive_ints(concurrency, "--concurrency")
         prompt_format = prompt_format_or_fail(prompt_format)
+        if prompts is not None:
+            input_file("--prompts", prompts)
+        executable("--python", python)
+        output_dir("--log-dir", log_dir)
+        if plot:
+            output_file("--plot", plot)
         try:
             plist, src = bench_prompts(prompts)
         except PromptError as e:

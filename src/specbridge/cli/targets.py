@@ -20,6 +20,27 @@ def open_target_arg(spec: str | Path):
     return info
 
 
+def loadable_target(spec: str) -> str:
+    """What eval and train load with transformers, resolved as every other command resolves --target
+    (open_target_arg: a model directory, its config.json, a HF cache directory, an alias; a drafter
+    refused), before anything is loaded: the alias, or the directory holding the config. A Hub id is
+    refused (exit 2): these commands run the weights, and downloading a whole model is not done unasked."""
+    from ..checkpoint.errors import CheckpointError
+
+    try:
+        info = open_target_arg(spec)
+    except CheckpointError as e:
+        raise CliError(str(e)) from None
+    if is_alias(spec):
+        return str(spec)
+    if info.hub is not None:
+        raise CliError(
+            f"--target {spec}: the target's weights are needed and are not on disk here: "
+            f"download them (hf download {info.hub.repo_id}) and pass that directory"
+        )
+    return str(info.path)
+
+
 def servable_target(spec: str | Path):
     """(what to hand the engine, the target's facts or None): an absolute model directory, or a Hub id
     the engine downloads itself. Anything else would print a command that cannot start: refused (exit 1)."""

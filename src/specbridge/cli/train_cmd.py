@@ -91,6 +91,8 @@ def train_command(
     pp: int = typer.Option(1, help="--capture vllm: pipeline-parallel size of the vLLM engine."),
 ) -> None:
     """Train an EAGLE-3 drafter: target-generated data, hidden-state capture, TTT training."""
+    from .targets import loadable_target
+
     if capture not in ("transformers", "vllm"):
         raise typer.BadParameter(f"--capture {capture!r}: 'transformers' or 'vllm'")
     if capture == "vllm":
@@ -106,6 +108,8 @@ def train_command(
             raise typer.Exit(2)
     elif tp != 1 or pp != 1:
         raise typer.BadParameter("--tp/--pp apply to --capture vllm only")
+    _check_paths(out, data_dir, train_prompts, val_prompts, init_from)
+    target = loadable_target(target)  # resolved as check resolves it, refused before anything is loaded
     try:
         from ..train.trainer import TrainArgs, train
     except ImportError as exc:  # torch / transformers missing
@@ -170,6 +174,27 @@ def train_command(
         final = report["final_val"]
         accs = " ".join(f"acc_{j}={final[f'acc_{j}']:.3f}" for j in range(ttt_steps))
         typer.echo(f"saved {layout} drafter to {out} ({report['steps']} steps, {report['wall_s']}s); val {accs}")
+
+
+def _check_paths(out: str, data_dir: str | None, train_prompts: str | None, val_prompts: str | None, init_from: str | None) -> None:
+    """Every path option checked before the target is loaded (exit 2, one line): a run must not find out
+    after an hour of training that it cannot save."""
+    from ..checkpoint.errors import CheckpointError
+    from ..checkpoint.reader import open_checkpoint
+    from .commands import fail
+    from .paths import input_file, output_dir
+
+    output_dir("--out", out)
+    if data_dir:
+        output_dir("--data-dir", data_dir)
+    for option, value in (("--train-prompts", train_prompts), ("--val-prompts", val_prompts)):
+        if value:
+            input_file(option, value)
+    if init_from:
+        try:
+            open_checkpoint(init_from)
+        except CheckpointError as e:
+            fail(f"--init-from {e}")
 
 
 def register(app: typer.Typer) -> None:

@@ -14,19 +14,22 @@ from ..checkpoint.errors import CheckpointError
 from ..checkpoint.reader import Checkpoint, open_checkpoint
 from ..checkpoint.safetensors import read_header
 from ..checkpoint.write import (
+    HEADER_BACKUP_SUFFIX,
     HeaderDoesNotFit,
     OutTensor,
+    WriteFailed,
+    checked_header_backup,
     fsync_dir,
     replace_file,
-    restore_header,
     rewrite_header_in_place,
     write_checkpoint,
     write_derived_tensor,
+    write_header,
 )
 from ..layouts.table import to_layout
+from .backup import CONFIG_BACKUP, BackupSet, find_backup, is_temp, new_backup_dir, save_config_backup, settle
 from .plan import LAYOUT_ENGINE, Plan, t2d_bytes
 
-CONFIG_BACKUP = "config.json.specbridge-backup"
 IN_PLACE_VERIFIED = "header re-read: every tensor at its original offset, length, dtype and shape; the data section is not written"
 
 
@@ -39,6 +42,7 @@ class Result:
     backup: Path | None = None
     files: list[Path] = field(default_factory=list)
     verified: str = ""  # what was verified how, in words (the writer's account, or the in-place check's)
+    kept: bool = False  # the backup is an earlier in-place run's, kept: it holds the original
 
 
 GATHER_SPAN_BYTES = 16 << 20  # most bytes read at once when gathering head rows
@@ -153,40 +157,73 @@ def _umask() -> int:
 
 
 def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | None, t0: float, progress=None) -> Result:
+    """Convert `plan.src` itself. Its backup set (convert/backup.py) is made by the first in-place run and
+    kept by every later one, `--no-backup` included: it holds the original, which `restore` puts back."""
     src: Checkpoint = plan.src
     root = src.root
+    existing = find_backup(root)
+    for h in existing.headers if existing is not None else ():
+        try:  # a backup that does not belong is refused before any work: keeping it would keep no original
+            checked_header_backup(h.with_name(h.name[: -len(HEADER_BACKUP_SUFFIX)]), h)
+        except CheckpointError as e:
+            raise CheckpointError(e.path, f"{e.message.removesuffix('; not restoring')}; not converting in place over it") from None
+    keep = backup or existing is not None
     old_config = (root / "config.json").read_bytes()
     new_config_text = json.dumps(plan.config, indent=2) + "\n"
     renames = dict(plan.renamed)
     if plan.names_only and src.storage == "safetensors" and plan.derive_t2d is None and plan.gather_head is None:
         if not renames and old_config.decode("utf-8", "replace") == new_config_text:
-            return Result(root, "unchanged", time.perf_counter() - t0, [])
+            return Result(root, "unchanged", time.perf_counter() - t0, [], _backup_path(existing), kept=existing is not None)
         wfile = src.weight_files[0]
         try:
-            hbackup = rewrite_header_in_place(wfile, renames, backup=backup) if renames else None
+            res = _rename_in_place(plan, root, wfile, renames, keep and (existing is None or existing.kind == "files"), t0)
         except HeaderDoesNotFit:
-            hbackup = "full"
-        if hbackup != "full":
-            if backup:
-                cb = root / CONFIG_BACKUP
-                if not cb.exists():
-                    cb.write_bytes(old_config)
-            try:
-                _write_config_atomic(root, plan.config)
-            except OSError as e:
-                if hbackup:
-                    restore_header(wfile, hbackup)
-                raise CheckpointError(root / "config.json", f"cannot write: {e.strerror}; header restored") from None
-            problems = _verify_renamed_header(wfile, src, renames)
-            return Result(
-                root,
-                "in-place header",
-                time.perf_counter() - t0,
-                problems,
-                hbackup if isinstance(hbackup, Path) else None,
-                verified=IN_PLACE_VERIFIED,
-            )
-    # full rewrite next to the source, then swap directories; the original becomes the backup
+            res = None
+        if res is not None:
+            if existing is not None:
+                res.backup, res.kept = _backup_path(existing), True
+            return res
+    return _rewrite_in_place(plan, root, existing, keep, metadata, max_shard_bytes, t0, progress)
+
+
+def _backup_path(b: BackupSet | None) -> Path | None:
+    """The path a report names for a backup set: its directory, or its header backup (config backup)."""
+    if b is None:
+        return None
+    return b.path if b.kind == "directory" else (b.headers[0] if b.headers else b.path)
+
+
+def _rename_in_place(plan: Plan, root: Path, wfile: Path, renames: dict[str, str], backup: bool, t0: float) -> Result:
+    """Tensors renamed in the header, config.json replaced. Backups first (config, then header: each
+    only when there is none yet), then the header, then the config; a failed config write puts this
+    run's header back."""
+    with open(wfile, "rb") as f:
+        before = f.read(read_header(wfile).data_start)
+    try:
+        if backup:
+            save_config_backup(root)
+        hbackup = rewrite_header_in_place(wfile, renames, backup=backup) if renames else None
+    except OSError as e:  # a backup that cannot be written stops the run before the header changes
+        how = "`specbridge restore` puts the original back" if backup else "the header may be partly written"
+        raise WriteFailed(root, f"{e.strerror or e} ({e.filename}); {how}") from None
+    try:
+        _write_config_atomic(root, plan.config)
+    except OSError as e:
+        if renames:
+            write_header(wfile, before[8:])
+        raise CheckpointError(root / "config.json", f"cannot write: {e.strerror}; header restored") from None
+    problems = _verify_renamed_header(wfile, plan.src, renames)
+    written = hbackup or (root / CONFIG_BACKUP if backup else None)
+    return Result(root, "in-place header", time.perf_counter() - t0, problems, written, verified=IN_PLACE_VERIFIED)
+
+
+def _rewrite_in_place(
+    plan: Plan, root: Path, existing: BackupSet | None, keep: bool, metadata: dict, max_shard_bytes: int | None, t0: float, progress
+) -> Result:
+    """A full rewrite next to the source, then two renames. The first in-place run moves the original
+    aside as the backup directory (settled back to the original if it carried in-place backup files);
+    when a backup directory exists already, the directory replaced is an intermediate state: removed."""
+    src: Checkpoint = plan.src
     parent = root.parent
     new_dir = parent / f".{root.name}.specbridge-new-{os.urandom(3).hex()}"
     with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
@@ -194,37 +231,62 @@ def _in_place(plan: Plan, backup: bool, metadata: dict, max_shard_bytes: int | N
         res = write_checkpoint(
             new_dir, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, verify=True, progress=progress
         )
-    # everything in the directory that is not the checkpoint itself (tokenizer, reports, training
-    # checkpoints, README) comes along: moved when no backup is kept, copied otherwise
-    own = {f.name for f in src.weight_files} | {"config.json", "model.safetensors.index.json", CONFIG_BACKUP}
-    for entry in root.iterdir():
-        if entry.name in own or entry.name.endswith(".specbridge-header-backup") or (new_dir / entry.name).exists():
-            continue
-        if not backup:
-            os.rename(entry, new_dir / entry.name)
-        elif entry.is_dir() and not entry.is_symlink():
-            shutil.copytree(entry, new_dir / entry.name, symlinks=True)
-        else:
-            shutil.copy2(entry, new_dir / entry.name, follow_symlinks=False)
-    bdir = parent / f"{root.name}.specbridge-backup-{time.strftime('%Y%m%d-%H%M%S')}"
-    os.rename(root, bdir)
-    os.rename(new_dir, root)
+    _keep_modes(src, res.files)
+    if existing is not None and existing.kind == "directory":
+        aside = parent / f".{root.name}.specbridge-discard-{os.urandom(3).hex()}"
+    else:
+        aside = new_backup_dir(root, time.strftime("%Y%m%d-%H%M%S"))
+    moved: list[str] = []
+    try:
+        _bring_along(src, root, new_dir, keep, moved)
+        os.rename(root, aside)
+    except OSError as e:  # nothing changed yet: what was moved goes back, the new directory goes
+        for name in moved:
+            os.rename(new_dir / name, root / name)
+        shutil.rmtree(new_dir, ignore_errors=True)
+        raise WriteFailed(root, f"{e.strerror or e} ({e.filename}) before the new checkpoint was placed; nothing was changed") from None
+    try:
+        os.rename(new_dir, root)
+    except OSError as e:
+        os.rename(aside, root)
+        shutil.rmtree(new_dir, ignore_errors=True)
+        raise WriteFailed(root, f"{e.strerror or e} while placing the new checkpoint; nothing was changed") from None
     fsync_dir(parent)
-    _keep_modes(
-        Checkpoint(bdir, None, bdir / "config.json", {}, [bdir / f.name for f in src.weight_files], src.storage),
-        [root / f.name for f in res.files],
-    )
-    if not backup:
-        shutil.rmtree(bdir, ignore_errors=True)
+    if existing is not None and existing.kind == "directory":
+        shutil.rmtree(aside, ignore_errors=True)
+        bpath = existing.path
+    elif keep:
+        settle(aside)  # in-place backup files inside: the directory becomes the original again
+        bpath = aside
+    else:
+        shutil.rmtree(aside, ignore_errors=True)
+        bpath = None
     return Result(
         root,
         "rewrite",
         time.perf_counter() - t0,
         res.problems or [],
-        bdir if backup else None,
+        bpath,
         files=[root / f.name for f in res.files],
         verified=res.verified,
+        kept=existing is not None,
     )
+
+
+def _bring_along(src: Checkpoint, root: Path, new_dir: Path, keep: bool, moved: list[str]) -> None:
+    """Everything in the directory that is not the checkpoint itself (tokenizer, reports, training
+    checkpoints, README) comes along: moved when no backup is kept (named in `moved`), copied otherwise."""
+    own = {f.name for f in src.weight_files} | {"config.json", "model.safetensors.index.json", CONFIG_BACKUP}
+    for entry in root.iterdir():
+        if entry.name in own or entry.name.endswith(HEADER_BACKUP_SUFFIX) or is_temp(entry.name) or (new_dir / entry.name).exists():
+            continue
+        if not keep:
+            os.rename(entry, new_dir / entry.name)
+            moved.append(entry.name)
+        elif entry.is_dir() and not entry.is_symlink():
+            shutil.copytree(entry, new_dir / entry.name, symlinks=True)
+        else:
+            shutil.copy2(entry, new_dir / entry.name, follow_symlinks=False)
 
 
 def _verify_renamed_header(wfile: Path, src: Checkpoint, renames: dict[str, str]) -> list[str]:
