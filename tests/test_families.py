@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import dflash_fixtures as dfx
+import eagle1_fixtures as e1
 import numpy as np
 import pytest
 from conftest import run_cli
@@ -198,20 +199,9 @@ def _write(dir: Path, cfg: dict, ts: dict[str, np.ndarray]) -> Path:
     return dir
 
 
-def _eagle1(dir: Path) -> Path:
-    """yuhuili/EAGLE-LLaMA3-Instruct-8B's layout in miniature: fc [H, 2H] with a bias, one layer, no hidden_norm."""
-    h, z = 64, np.zeros
-    ts = {"fc.weight": z((h, 2 * h), np.float32), "fc.bias": z(h, np.float32), "embed_tokens.weight": z((512, h), np.float32)}
-    for n, s in {"q_proj": (h, h), "k_proj": (h, h), "v_proj": (h, h), "o_proj": (h, h)}.items():
-        ts[f"layers.0.self_attn.{n}.weight"] = z(s, np.float32)
-    ts |= {"layers.0.mlp.gate_proj.weight": z((128, h), np.float32), "layers.0.post_attention_layernorm.weight": z(h, np.float32)}
-    return _write(dir, {"architectures": ["LlamaForCausalLM"], "hidden_size": h, "num_hidden_layers": 1, "vocab_size": 512}, ts)
-
-
 @pytest.mark.parametrize(
     "kind, says",
     [
-        ("eagle1", "EAGLE-1/2 drafter"),
         ("dflash2", "DFlash2 drafter"),
         ("dspark", "DSpark drafter"),
         ("medusa", "Medusa drafter"),
@@ -219,9 +209,7 @@ def _eagle1(dir: Path) -> Path:
 )
 def test_unmodelled_families_are_refused_with_their_evidence(tmp_path, kind, says):
     d = tmp_path / kind
-    if kind == "eagle1":
-        _eagle1(d)
-    elif kind == "dflash2":
+    if kind == "dflash2":
         dfx.write(d, dfx.config(architectures=["DFlash2DraftModel"]))
     elif kind == "dspark":
         dfx.write(d, dfx.config(architectures=["Qwen3DSparkModel"], dflash_config=None, dspark_target_layer_ids=[0, 1, 2]))
@@ -319,3 +307,33 @@ def test_target_layers_past_the_target_are_an_error(tmp_path):
     r = run_cli("check", p, "--engine", "vllm==0.32.0", "--target", tgt, "--json")
     out = json.loads(r.stdout)
     assert r.returncode == 1 and any(f["code"] == "D001" and "[3]" in f["message"] for f in out["findings"]), out["findings"]
+
+
+# --- EAGLE-1/2: read as itself (vLLM's llama_eagle.py), its real problem caught ------------------------------------
+
+
+def test_eagle1_research_layout_on_vllm(tmp_path):
+    """yuhuili/EAGLE-LLaMA3-Instruct-8B's layout in miniature: no EAGLE-3 finding, no convert fix; the one real problem
+    (vLLM builds fc without a bias, so the trained fc.bias is ignored) is the only error."""
+    d = e1.write(tmp_path / "eagle1")
+    out = json.loads(run_cli("inspect", d, "--json").stdout)
+    assert out["family"]["name"] == "eagle" and out["geometry"]["fc_bias"] and not out["geometry"]["layer0_input_layernorm"]
+    r = run_cli("check", d, "--engine", "vllm==0.32.0", "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 1 and out["class"] == "EagleLlamaForCausalLM"
+    errors = [f for f in out["findings"] if f["severity"] == "error"]
+    assert [f["code"] for f in errors] == ["L013"] and "fc.bias" in errors[0]["message"]
+    assert "convert" not in (errors[0]["fix"] or "")
+    assert not out["load"]["missing"] and not out["load"]["dropped"]
+    clean = e1.write(tmp_path / "no-bias", ts=e1.tensors(bias=False))
+    assert run_cli("check", clean, "--engine", "vllm==0.32.0").returncode == 0
+
+
+def test_eagle1_releases_and_engines_not_modelled_are_refused(tmp_path):
+    d = e1.write(tmp_path / "eagle1")
+    r = run_cli("check", d, "--engine", "vllm==0.20.0")
+    assert r.returncode == 2 and "from 0.27.0" in r.stderr
+    r = run_cli("check", d, "--engine", "trtllm")
+    assert r.returncode == 2 and "EAGLE-1/2" in r.stderr
+    r = run_cli("convert", d, "--engine", "vllm==0.32.0", "-o", tmp_path / "out")
+    assert r.returncode == 2 and "reads EAGLE-3 drafters only" in r.stderr

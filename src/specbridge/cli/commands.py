@@ -38,11 +38,12 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
     except CheckpointError as e:
         return fail(str(e))
     d = describe(ckpt)
-    fam = refuse_non_drafter(ckpt, d, read_here=("eagle3", "dflash"), what="inspect")
+    fam = refuse_non_drafter(ckpt, d, read_here=("eagle3", "dflash", "eagle"), what="inspect")
     if fam.family.name != "eagle3":
-        from ..families.dflash import geometry
+        from ..families import dflash, eagle
 
-        return _inspect_family(ckpt, fam, geometry(ckpt), as_json)
+        describe_family = {"dflash": dflash.geometry, "eagle": eagle.geometry}[fam.family.name]
+        return _inspect_family(ckpt, fam, describe_family(ckpt), as_json)
     if as_json:
         from .jsonout import inspect_json
 
@@ -128,7 +129,7 @@ def check_cmd(
     try:
         specs, tgt, lau = resolve_inputs(engines, target, launch)
         ckpt = open_checkpoint(path)
-        fam = refuse_non_drafter(ckpt, describe(ckpt), read_here=("eagle3", "dflash"), what="check")
+        fam = refuse_non_drafter(ckpt, describe(ckpt), read_here=("eagle3", "dflash", "eagle"), what="check")
         par = open_checkpoint(parent) if parent else None
         skipped: list[str] = []
         if fam.family.name == "eagle3":

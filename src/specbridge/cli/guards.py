@@ -47,7 +47,7 @@ def refuse_non_drafter(ckpt, d, read_here: tuple[str, ...] = ("eagle3",), what: 
     if not v.family.modelled:
         raise CliError(
             f"{ckpt.root}: a {v.family.title} drafter ({ev}); specbridge does not model {v.family.title} loading yet, "
-            "so nothing was checked (it reads EAGLE-3 and DFlash drafters)"
+            "so nothing was checked (it reads EAGLE-3, DFlash and EAGLE-1/2 drafters)"
         )
     if v.family.name not in read_here:
         raise CliError(f"{ckpt.root}: a {v.family.title} drafter ({ev}); {what} reads EAGLE-3 drafters only so far")

@@ -39,6 +39,7 @@ def llama_decoder(
     o_bias_when: str = "False",
     qkv_bias_when: str = "False",
     qkv_in: str = QKV_IN,
+    input_norm_when: str = "True",
 ) -> tuple[Param, ...]:
     """The EAGLE-3 decoder layer as the engines fuse it (qkv_proj, gate_up_proj).
 
@@ -70,7 +71,7 @@ def llama_decoder(
             pads=True,
         ),
         Param(prefix + "mlp.down_proj.weight", ("H", "I"), per_layer=per_layer, role="decoder", tp_dim=1, pads=True),
-        Param(prefix + "input_layernorm.weight", ("H",), per_layer=per_layer, role="decoder"),
+        Param(prefix + "input_layernorm.weight", ("H",), when=input_norm_when, per_layer=per_layer, role="decoder"),
         Param(prefix + "hidden_norm.weight", ("H",), when=hidden_norm_when, per_layer=per_layer, role="decoder"),
         Param(prefix + "post_attention_layernorm.weight", ("H",), per_layer=per_layer, role="decoder"),
     )

@@ -319,7 +319,7 @@ def dispatch(config: dict, era: Era, family: FamilyRange | None = None) -> Dispa
     if "*" in d.registry:  # the engine builds one class whatever the architecture says
         return Dispatched(classes[d.registry["*"]], True, None, dict(config), "config.json as written", assumptions)
     p = d.rewrite_prefix
-    if p and arch and not (arch.startswith(p) or arch.endswith(p)):
+    if p and arch and not (arch.startswith(p) or (d.rewrite_keeps_suffix and arch.endswith(p))):
         rewritten = p + arch
         assumptions.append(d.rewrite_note.format(arch=arch, rewritten=rewritten))
         arch = rewritten

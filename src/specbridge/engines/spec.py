@@ -358,6 +358,7 @@ class Dispatch:
     # vLLM's EAGLEConfig: an architecture that neither starts nor ends with this word is renamed word + arch
     # ("Eagle3" for method eagle3, "DFlash" for method dflash); "" = the name is looked up as written
     rewrite_prefix: str = ""
+    rewrite_keeps_suffix: bool = True  # an architecture ending with the word is kept too (eagle3, dflash; not eagle)
     rewrite_note: str = ""  # said when the rename applies ({arch} {rewritten})
     # what the engine raises on a speculators-format config it cannot read ({archs} {arch}); "" = our own words
     speculators_refusal: str = ""

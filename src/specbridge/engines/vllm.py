@@ -823,3 +823,82 @@ FAMILY_RANGES = (
         runs=(_dflash_run("0.29.0", "2026-12-01", 18), _dflash_run("0.32.0", "2026-12-01", 18)),
     ),
 )
+
+
+# --- EAGLE-1/2 (method eagle): vllm/model_executor/models/llama_eagle.py -------------------------------------------
+LE = "vllm/model_executor/models/llama_eagle.py"
+EAGLE1_CLASS = DraftClass(
+    name="EagleLlamaForCausalLM",
+    file=f"{LE} @ 0.27.0 … 0.32.0",
+    fields=VLLM_FIELDS,
+    derive=VLLM_DERIVE,
+    # fc = ReplicatedLinear(2H -> H, bias=False) over cat(embedding, target feature); layer 0's input_layernorm is an
+    # Identity (EAGLE's cnets.py); no norm and no lm_head of its own (the target's head is used)
+    params=(
+        Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+        Param("model.fc.weight", ("H", "2*H"), role="fc"),
+    )
+    + llama_decoder(
+        "model.layers.{i}.",
+        per_layer=True,
+        hidden_norm_when="False",
+        o_bias_when="attention_bias or bias",
+        qkv_bias_when="attention_bias or bias",
+        qkv_in="H",
+        input_norm_when="i > 0",
+    ),
+    loader=(
+        Prefix("model.", unless="lm_head", cite=f"{LE} EagleLlamaForCausalLM.load_weights"),
+        *STACK_LLAMA,
+        IgnoreSuffix(
+            ".bias",
+            why="unexpected .bias names are ignored (fc is built without a bias)",
+            cite="vllm/model_executor/models/utils.py AutoWeightsLoader.load_weights (ignore_unexpected_suffixes .bias)",
+        ),
+    ),
+    unknown="raise",
+    unknown_message=VALUEERROR,
+    missing="silent",
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_cite=f"{PROP}; {LE} load_weights (process_eagle_weight)",
+    wider_tp="truncate",
+)
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="vllm",
+        family="eagle",
+        first="0.8.5",
+        last="0.26",
+        dispatch=Dispatch("vllm", {"EagleLlamaForCausalLM": "EagleLlamaForCausalLM"}, "EagleLlamaForCausalLM", cite=REG),
+        classes={},
+        begins="the EAGLE-1 loader was read from 0.27.0 only",
+        unmodelled="specbridge models vLLM's EAGLE-1/2 loader (llama_eagle.py) from 0.27.0; earlier releases were not read",
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="eagle",
+        first="0.27.0",
+        last=None,
+        dispatch=Dispatch(
+            "vllm",
+            {"EagleLlamaForCausalLM": "EagleLlamaForCausalLM"},
+            "EagleLlamaForCausalLM",
+            cite=f"{REG} @ 0.27.0 … 0.32.0; vllm/transformers_utils/configs/eagle.py (method eagle: Eagle + arch)",
+            rewrite_prefix="Eagle",
+            rewrite_keeps_suffix=False,
+            rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle",
+            unknown_message="ValueError: Model architectures {archs} are not supported for method eagle (vllm registry: {arch!r} unknown)",
+        ),
+        classes={"EagleLlamaForCausalLM": EAGLE1_CLASS},
+        begins=f"{LE} loads through AutoWeightsLoader (unexpected .bias ignored, unknown names raise): read in the 0.27.0, "
+        "0.29.0 and 0.32.0 wheels (the same loader; 0.32.0 only retypes the base class)",
+        versions_read=("0.27.0", "0.29.0", "0.32.0"),
+        unmodelled_archs={
+            "EagleDeepSeekMTPModel": "deepseek_eagle.py",
+            "EagleMistralLarge3ForCausalLM": "mistral_eagle.py",
+            "EagleMiniCPMForCausalLM": "minicpm_eagle.py",
+            "EagleLlama4ForCausalLM": "llama4_eagle.py",
+            "EagleCohereForCausalLM": "cohere_eagle.py",
+        },
+    ),
+)

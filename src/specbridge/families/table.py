@@ -120,6 +120,7 @@ FAMILIES: tuple[Family, ...] = (
         ),
         speculators_types=("eagle",),
         path_words=("eagle-",),
+        modelled=True,
         method="eagle",
     ),
     Family("medusa", "Medusa", architectures=("MedusaModel",), config_keys=("medusa_num_heads", "medusa_num_layers"), method="medusa"),

