@@ -27,7 +27,12 @@ _FUNCS = {"len": len, "min": min, "max": max, "bool": bool}
 
 
 class ExprError(ValueError):
-    pass
+    """The expression cannot be evaluated over these values (a config value of the wrong kind): a data problem."""
+
+
+class RowError(ExprError):
+    """The expression itself is wrong (a name no field or derive defines, syntax outside the grammar): a bug in a
+    table row, never turned into False or None by its callers."""
 
 
 @functools.lru_cache(maxsize=1024)
@@ -45,7 +50,7 @@ def _eval(node: ast.expr, ns: dict, src: str):
         return node.value
     if isinstance(node, ast.Name):
         if node.id not in ns:
-            raise ExprError(f"unknown name {node.id!r} in {src!r}")
+            raise RowError(f"unknown name {node.id!r} in {src!r}")
         return ns[node.id]
     if isinstance(node, ast.BinOp) and type(node.op) in _BIN:
         a, b = _eval(node.left, ns, src), _eval(node.right, ns, src)
@@ -75,4 +80,9 @@ def _eval(node: ast.expr, ns: dict, src: str):
         return _FUNCS[node.func.id](*(_eval(a, ns, src) for a in node.args))
     if isinstance(node, (ast.Tuple, ast.List)):
         return tuple(_eval(e, ns, src) for e in node.elts)
-    raise ExprError(f"unsupported expression {ast.dump(node)[:60]} in {src!r}")
+    raise RowError(f"unsupported expression {ast.dump(node)[:60]} in {src!r}")
+
+
+def names(src: str) -> set[str]:
+    """Every name an expression reads (to check a table's rows against the namespace their class builds)."""
+    return {n.id for n in ast.walk(_parse(src)) if isinstance(n, ast.Name)} - set(_FUNCS)

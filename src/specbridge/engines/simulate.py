@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from ..checkpoint.reader import Checkpoint
 from ..layouts.canonical import flat_config
-from .expr import ExprError, evaluate
+from .expr import ExprError, RowError, evaluate
 from .spec import DraftClass, Era, FamilyRange, Param, Step
 
 
@@ -153,7 +153,9 @@ def _resolve_fields(cls: DraftClass, cfg: dict, has: dict) -> tuple[dict, list[s
     for d in cls.derive:
         try:
             ns[d.name] = evaluate(d.expr, ns)
-        except (ExprError, TypeError, ZeroDivisionError):
+        except RowError as e:
+            raise RowError(f"{cls.file}: derive {d.name}: {e}") from None
+        except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row: no value
             ns[d.name] = None
     return ns, errors
 
@@ -172,7 +174,9 @@ def _valid(f, v) -> bool:
 def _shape(exprs: tuple[str, ...], ns: dict) -> tuple | None:
     try:
         out = tuple(evaluate(e, ns) for e in exprs)
-    except (ExprError, TypeError, ZeroDivisionError):
+    except RowError:
+        raise
+    except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row: no shape
         return None
     return None if any(type(x) is not int or not 0 <= x < MAX_DIM**2 for x in out) else out
 
@@ -180,7 +184,9 @@ def _shape(exprs: tuple[str, ...], ns: dict) -> tuple | None:
 def _when(expr: str, ns: dict) -> bool:
     try:
         return bool(evaluate(expr, ns))
-    except (ExprError, TypeError, ZeroDivisionError):
+    except RowError:
+        raise
+    except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row
         return False
 
 
@@ -362,11 +368,10 @@ def simulate(ckpt: Checkpoint, era: Era, version: str, family: FamilyRange | Non
     )
 
 
-def namespace(dis: Dispatched, ckpt: Checkpoint) -> tuple[dict, list[str]]:
-    """The values the class's shape and `when` expressions read (config fields as the engine reads them,
-    derived sizes, what the checkpoint holds), and what the engine raises while building the class."""
+def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
+    """What the checkpoint holds, as names the rows' expressions read beside the config fields."""
     names = list(ckpt.tensors)
-    has = {
+    return {
         "has_embed": any(n.endswith("embed_tokens.weight") for n in names),
         "has_head": any(n.endswith("lm_head.weight") for n in names),
         "has_d2t": any("d2t" in n for n in names),
@@ -374,7 +379,16 @@ def namespace(dis: Dispatched, ckpt: Checkpoint) -> tuple[dict, list[str]]:
         # a side file beside the weights the engine reads by name (DFlash's mask embedding)
         "has_mask_file": ckpt.root.is_dir() and (ckpt.root / "mask_embedding.pt").is_file(),
     }
-    ns, errors = _resolve_fields(dis.cls, dis.view, has)
+
+
+# every name a row may read besides its class's fields and derives: the checkpoint facts, the layer / aux index
+ROW_NAMES = ("has_embed", "has_head", "has_d2t", "has_mask_hidden", "has_mask_file", "i", "j")
+
+
+def namespace(dis: Dispatched, ckpt: Checkpoint) -> tuple[dict, list[str]]:
+    """The values the class's shape and `when` expressions read (config fields as the engine reads them,
+    derived sizes, what the checkpoint holds), and what the engine raises while building the class."""
+    ns, errors = _resolve_fields(dis.cls, dis.view, checkpoint_facts(ckpt))
     if dis.message:
         errors.insert(0, dis.message)
     errors.extend(r.message for r in dis.cls.raises if _when(r.when, ns))
