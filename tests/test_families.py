@@ -337,3 +337,33 @@ def test_eagle1_releases_and_engines_not_modelled_are_refused(tmp_path):
     assert r.returncode == 2 and "EAGLE-1/2" in r.stderr
     r = run_cli("convert", d, "--engine", "vllm==0.32.0", "-o", tmp_path / "out")
     assert r.returncode == 2 and "reads EAGLE-3 drafters only" in r.stderr
+
+
+def test_a_launch_line_with_another_method_builds_another_class(dflash, tmp_path):
+    """L014: the method builds the class; SGLang's EAGLE3 on a DFlash drafter, vLLM without a method on a path
+    without 'dflash' (vLLM 0.32 then runs it as a plain draft model), EAGLE-1 launched as EAGLE3."""
+    sg = f"python -m sglang.launch_server --model-path /m --speculative-algorithm EAGLE3 --speculative-draft-model-path {dflash}"
+    rc, codes = _codes_launch(dflash, "sglang==0.5.23", sg)
+    assert rc == 1 and any("launched with EAGLE3" in m for m in codes["L014"])
+    ok = sg.replace("EAGLE3", "DFLASH")
+    assert "L014" not in _codes_launch(dflash, "sglang==0.5.23", ok)[1]
+    plain = dfx.write(tmp_path / "drafter")  # no method word in the path
+    no_method = f"""vllm serve /m --speculative-config '{{"model": "{plain}", "num_speculative_tokens": 3}}'"""
+    rc, codes = _codes_launch(plain, "vllm==0.32.0", no_method)
+    assert rc == 1 and any("DRAFT_MODEL" in m and "infers it from the draft path" in m for m in codes["L014"])
+    named = tmp_path / "qwen3-dflash-b16"
+    dfx.write(named)
+    inferred = f"""vllm serve /m --speculative-config '{{"model": "{named}", "num_speculative_tokens": 3}}'"""
+    assert "L014" not in _codes_launch(named, "vllm==0.32.0", inferred)[1]
+    eagle1 = e1.write(tmp_path / "e1")
+    as3 = f"""vllm serve /m --speculative-config '{{"method": "eagle3", "model": "{eagle1}", "num_speculative_tokens": 3}}'"""
+    assert "L014" in _codes_launch(eagle1, "vllm==0.32.0", as3)[1]
+
+
+def _codes_launch(path: Path, engine: str, launch: str) -> tuple[int, dict[str, list[str]]]:
+    r = run_cli("check", path, "--engine", engine, "--launch", launch, "--json")
+    out = json.loads(r.stdout)
+    codes: dict[str, list[str]] = {}
+    for f in out["findings"]:
+        codes.setdefault(f["code"], []).append(f["message"])
+    return r.returncode, codes

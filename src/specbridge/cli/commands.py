@@ -135,9 +135,9 @@ def check_cmd(
         if fam.family.name == "eagle3":
             results = check(ckpt, specs, str(path), target=tgt, launch=lau, parent=par)
         else:
-            if lau is not None or par is not None:
-                return fail(f"--launch and --parent read EAGLE-3 drafters only so far; this is a {fam.family.title} drafter")
-            results, skipped = check_family(ckpt, specs, fam.family, str(path), target=tgt)
+            if par is not None:
+                return fail(f"--parent reads EAGLE-3 drafters only so far; this is a {fam.family.title} drafter")
+            results, skipped = check_family(ckpt, specs, fam.family, str(path), target=tgt, launch=lau)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     for line in skipped:

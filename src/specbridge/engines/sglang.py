@@ -605,6 +605,7 @@ def _sglang_dflash_class(
         missing="silent",
         raises=(NO_MLP, NO_IDS_FEW_LAYERS, ids_check),
         side_files=side_files,
+        methods=("DFLASH",),  # --speculative-algorithm DFLASH (server_args / arg_groups/speculative_hook.py _handle_dflash)
     )
 
 

@@ -303,6 +303,10 @@ class Launcher:
     fa3_topk1_only: bool = False  # --attention-backend fa3 takes only topk 1 for EAGLE
     requires_steps: str = ""  # the error when a speculative config has no num_speculative_tokens
     eagle_skips_fc: bool = False  # algorithm EAGLE on an EAGLE-3 drafter: fc skipped when widths match
+    # a launch line without a method: the engine infers one from words in the draft's path, first match wins
+    # ((word, METHOD), …), else `infer_default`; () = the engine needs the method named
+    infers_method: tuple[tuple[str, str], ...] = ()
+    infer_default: str = ""
 
 
 @dataclass(frozen=True)
@@ -333,6 +337,9 @@ class DraftClass:
     # files beside the weights this class's loader reads by name (DFlash's mask_embedding.pt); a checkpoint's side
     # file an engine does not read is lost without a word (rule D004)
     side_files: tuple[str, ...] = ()
+    # the speculative algorithm / method (upper-cased, as `--speculative-algorithm` or vLLM's `method`) that builds
+    # this class; a launch line naming another builds something else (rule L014). () = not checked here (EAGLE-3: A004)
+    methods: tuple[str, ...] = ()
     wider_tp: str = "raise"  # "raise" | "truncate"
     narrower_tp: str = "raise"  # "raise" | "pad" (for params with pads=True; the rest raise)
 

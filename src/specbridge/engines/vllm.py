@@ -655,6 +655,10 @@ LAUNCH = Launcher(
     target_after="serve",
     requires_steps="vLLM needs num_speculative_tokens in --speculative-config ('A speculative model was provided, but "
     "num_speculative_tokens was not provided').",
+    # vllm/config/speculative.py @ 0.32.0 SpeculativeConfig.__post_init__ ("Automatically detect the method"): words of
+    # the draft path, lower-cased; anything else runs as a plain draft model
+    infers_method=(("eagle-", "EAGLE"), ("eagle3", "EAGLE3"), ("dflash", "DFLASH"), ("dspark", "DSPARK")),
+    infer_default="DRAFT_MODEL",
 )
 
 
@@ -754,6 +758,7 @@ def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
         share_head="'target' if not has_head else 'own-unless-equal'",
         share_cite=f"{PROP}; {DF} load_weights (process_eagle_weight)",
         side_files=("mask_embedding.pt",),  # _read_mask_embedding (get_hf_file_bytes: a local dir or the Hub)
+        methods=("DFLASH",),  # vllm/config/speculative.py SpeculativeConfig.method
         wider_tp="truncate",
     )
 
@@ -861,6 +866,7 @@ EAGLE1_CLASS = DraftClass(
     missing="silent",
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_cite=f"{PROP}; {LE} load_weights (process_eagle_weight)",
+    methods=("EAGLE",),
     wider_tp="truncate",
 )
 FAMILY_RANGES += (

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..checkpoint.safetensors import FLOAT_DTYPES
+from ..engines.registry import LAUNCHERS
 from ..engines.simulate import (
     DROPPED,
     LOADED,
@@ -378,3 +379,41 @@ def lost_bias(c: Context) -> Iterator[Hit]:
             + " never reach the model (ignored or skipped without an error).",
             "serve with an engine release whose class builds this bias, or retrain without it",
         )
+
+
+@rule(
+    "L014",
+    "launched with another speculative method than the drafter's family",
+    severity=ERROR,
+    families=("eagle", "dflash"),
+    fix="launch with the method the drafter's class is built by (SGLang `--speculative-algorithm`, vLLM `method`).",
+)
+def launch_method(c: Context) -> Iterator[Hit]:
+    """With `--launch`: the engine builds the drafter class that the launch line's algorithm names (SGLang's
+    `--speculative-algorithm`, vLLM's `--speculative-config` `method`), not the one the checkpoint's family needs.
+    A DFlash drafter launched as EAGLE3, or an EAGLE-1 drafter launched as EAGLE3, is built as another network
+    (or refused at start-up). The method that builds each class is a row fact (`DraftClass.methods`).
+    """
+    methods = c.rep.cls.methods
+    algo, how = _launch_method(c)
+    if methods and algo and algo not in methods:
+        yield Hit(
+            ERROR,
+            f"launched with {algo}{how} but {c.rep.cls.name} is built by {' / '.join(methods)} on {c.eng}: the engine builds "
+            "another drafter class from this checkpoint, or refuses it at start-up.",
+            f'launch with {methods[0]} (SGLang: --speculative-algorithm {methods[0]}; vLLM: "method": "{methods[0].lower()}")',
+        )
+
+
+def _launch_method(c: Context) -> tuple[str | None, str]:
+    """The method the launch line runs: named, or inferred the way the engine's LAUNCH row says (vLLM: from the path)."""
+    if c.launch is None:
+        return None, ""
+    if c.launch.algorithm:
+        return c.launch.algorithm, ""
+    row = LAUNCHERS.get(c.rep.engine)
+    if row is None or not row.infers_method:
+        return None, ""
+    path = (c.launch.draft or c.path).lower()
+    inferred = next((m for word, m in row.infers_method if word in path), row.infer_default)
+    return inferred, f" (no method given: {c.rep.engine} infers it from the draft path {c.launch.draft or c.path!r})"
