@@ -825,7 +825,7 @@ FAMILY_RANGES = (
         "registry the MuseGlimmerAssistantModel names: first in the 0.29.0 wheel, absent from 0.27.0",
         versions_read=("0.29.0", "0.30.0", "0.31.0", "0.32.0"),
         unmodelled_archs={**LAGUNA, **DFLASH2},
-        runs=(_dflash_run("0.29.0", "2026-12-01", 18), _dflash_run("0.32.0", "2026-12-01", 18)),
+        runs=(_dflash_run("0.29.0", "2026-12-01", 19), _dflash_run("0.32.0", "2026-12-01", 19)),
     ),
 )
 
