@@ -9,11 +9,14 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import sglang, trtllm, vllm
+from .serving import Serving
 from .spec import CaptureRule, Era, Launcher, in_release_range, is_prerelease, parse_version
 
 ENGINES: dict[str, tuple[Era, ...]] = {"sglang": sglang.ERAS, "vllm": vllm.ERAS, "trtllm": trtllm.ERAS}
 CAPTURE: dict[str, tuple[CaptureRule, ...]] = {"sglang": sglang.CAPTURE, "vllm": vllm.CAPTURE, "trtllm": trtllm.CAPTURE}
 LAUNCHERS: dict[str, Launcher] = {"sglang": sglang.LAUNCH, "vllm": vllm.LAUNCH}  # TensorRT-LLM: no launch line modelled
+# how serve, sweep and bench run and read each live server; bench --engine auto probes them in this order
+SERVERS: dict[str, Serving] = {"vllm": vllm.SERVE, "sglang": sglang.SERVE}
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}
 
 # how a version was placed in its era

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
+from .serving import Phase, Serving
 from .spec import (
     Buffer,
     CaptureRule,
@@ -508,4 +509,33 @@ LAUNCH = Launcher(
     tree_bound=True,
     fa3_topk1_only=True,  # sgl-project/sglang issue #5491
     eagle_skips_fc=True,  # llama_eagle3.py forward: fc only when the hidden width differs from the draft's
+)
+
+SERVE = Serving(
+    engine="sglang",
+    phases=(
+        Phase("process started", r"", "the engine never logged: check the Python environment and the command"),
+        Phase("engine init", r"server_args=|Init torch distributed", "model config loading: check paths"),
+        Phase("weights loaded", r"Load weight end", "memory pool / KV-cache setup: lower --mem-fraction-static"),
+        Phase(
+            "target graphs",
+            r"Capture cuda graph begin|Capture cuda graph end",
+            "draft CUDA-graph capture (can take minutes, or hang with DeepEP/expert metrics): retry with --disable-cuda-graph or a smaller --cuda-graph-max-bs",
+        ),
+        Phase(
+            "draft graphs",
+            r"Capture draft cuda graph end|Capture draft extend cuda graph end|draft.*cuda graph.*end",
+            "HTTP server start: check the port",
+        ),
+        Phase("ready", r"The server is fired up and ready to roll", ""),
+    ),
+    ready_path="/health",
+    ready_line="The server is fired up and ready to roll (HTTP ready)",
+    interpreter=(("python",), ("{python}",)),
+    speculative_from="--speculative-algorithm",
+    cite="SGLang 0.5.x start-up log lines; /health, /server_info internal_states and return_spec_tokens_details "
+    "(sglang/srt/entrypoints/http_server.py)",
+    trees=True,
+    server_info_path="/server_info",
+    request_extra={"return_spec_tokens_details": True},
 )
