@@ -156,7 +156,7 @@ AUTOLOADER_SKIPS = (
 )
 
 V32_CLASS = _class(
-    "0.30.0 … 0.33.0",
+    "0.30.0 and every later release read",
     "Ht*n_aux",
     D2T_IF_REDUCED,
     VALUEERROR,
