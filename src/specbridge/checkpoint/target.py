@@ -8,8 +8,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .assemble import read_json
 from .errors import CheckpointError
-from .reader import read_json
+from .hub import hub_ref_or_none, hub_target_config
+from .hubref import HubRef
 
 # configs that wrap a text model (VL models, Kimi-K2.5 around DeepSeek-V3)
 TEXT_KEYS = ("text_config", "language_config", "llm_config")
@@ -36,7 +38,7 @@ class TargetInfo:
     bundled_mtp_layers: int = 0
     tokenizer_sha256: str | None = None
     weights_dir: Path | None = None
-    hub: object | None = None  # a checkpoint.hub.HubRef when the target is a Hub id
+    hub: HubRef | None = None  # when the target is a Hub id
 
 
 def _find_config(p: Path) -> Path:
@@ -78,8 +80,6 @@ def open_target(path: str | os.PathLike) -> TargetInfo:
         weights_dir = cfg_path.parent if has_weights else None
         where = cfg_path.parent
     else:  # a Hub id: only config.json is fetched; weights are read by range if a rule needs them
-        from .hub import hub_ref_or_none, hub_target_config
-
         ref = hub_ref_or_none(os.fspath(path))
         if ref is None:
             raise CheckpointError(p, "target: no such file or directory")

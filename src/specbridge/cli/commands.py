@@ -114,9 +114,9 @@ def check_cmd(
             body = {**results[0].to_json(), "ok": ok, "engine_ok": results[0].ok, "gate": policy}
         else:
             body = {"ok": ok, "gate": policy, "results": [r.to_json() for r in results]}
-        from ..checkpoint.hub import hub_sources
+        from ..checkpoint.hubref import hub_sources
 
-        body.update(hub_sources(ckpt, tgt))  # the commits read, for Hub ids only
+        body.update(hub_sources(ckpt.hub, tgt.hub if tgt is not None else None))  # the commits read, for Hub ids only
         print_json("check", body)
     else:
         from . import report
@@ -152,9 +152,10 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
         return fail(str(e))
     errors = [f for f in res.findings if f.severity == "error"]
     if as_json:
-        from ..checkpoint.hub import hub_sources
+        from ..checkpoint.hubref import hub_sources
 
-        print_json("launch", {"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json(), **hub_sources(ckpt, tgt)})
+        sources = hub_sources(ckpt.hub, tgt.hub if tgt is not None else None)
+        print_json("launch", {"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json(), **sources})
         return 0 if res.ok else 1
     if not res.ok:
         sys.stderr.write(f"specbridge: refusing to print a launch command: {len(errors)} error finding(s)\n")
