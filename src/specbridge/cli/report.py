@@ -4,24 +4,15 @@ finding once with the versions it applies to. Everything from the input is escap
 
 from __future__ import annotations
 
-import os
-import sys
-
 from rich.console import Console
 
 from ..display import markup_safe as escape
 from ..engines.simulate import BUFFER, DROPPED, LOADED, OVERWRITTEN, P_LOADED, P_SHARED, UNUSED
 from ..rules.findings import doc_link
+from .console import make_console
+from .render import print_accounting
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-PIPE_WIDTH = 100
-
-
-def make_console() -> Console:
-    """Terminal width on a terminal or from COLUMNS; 100 columns of plain text in a pipe."""
-    tty = sys.stdout.isatty()
-    width = None if tty or os.environ.get("COLUMNS", "").isdigit() else PIPE_WIDTH
-    return Console(highlight=False, soft_wrap=False, emoji=False, width=width)
 
 
 def counts_line(res) -> str:
@@ -146,17 +137,13 @@ def print_check(ckpt, results, tables: bool, failing: list[str]) -> None:
     ok = not failing
     if len(results) == 1:
         if tables:
-            from . import render
-
-            render.print_check(ckpt, results[0])  # the accounting; the summary and findings follow
+            print_accounting(ckpt, results[0])  # the summary and findings follow
         print_single(c, ckpt, results[0], ok)
     else:
         print_many(c, ckpt, results, ok)
         if tables:
-            from . import render
-
             for res in results:
-                render.print_check(ckpt, res)
+                print_accounting(ckpt, res)
                 for f in res.findings:
                     print_finding(c, f)
     if ok != all(r.ok for r in results):
