@@ -197,13 +197,6 @@ class ServerProcess:
         self._follow_pos += end + 1
         return iter(data[: end + 1].decode("utf-8", "replace").splitlines())
 
-    def grep(self, needle: str) -> list[str]:
-        try:
-            text = self.log_path.read_text("utf-8", "replace")
-        except OSError:
-            return []
-        return [ln for ln in text.splitlines() if needle in ln]
-
 
 if __name__ == "__main__":  # tiny manual helper: python -m specbridge.bench.server URL -- CMD...
     url, cmd = sys.argv[1], sys.argv[sys.argv.index("--") + 1 :]

@@ -35,7 +35,6 @@ class TargetInfo:
     tie_word_embeddings: bool = False
     bos_token_id: int | None = None
     eos_token_id: int | list | None = None
-    bundled_mtp_layers: int = 0
     tokenizer_sha256: str | None = None
     weights_dir: Path | None = None
     hub: HubRef | None = None  # when the target is a Hub id
@@ -112,7 +111,6 @@ def open_target(path: str | os.PathLike) -> TargetInfo:
         tie_word_embeddings=bool(get("tie_word_embeddings", False)),
         bos_token_id=_int(get("bos_token_id")),
         eos_token_id=get("eos_token_id"),
-        bundled_mtp_layers=_int(get("num_nextn_predict_layers")) or 0,
         tokenizer_sha256=tok_sha,
         weights_dir=weights_dir,
         hub=hub,

@@ -24,7 +24,6 @@ from .spec import CaptureRule, in_release_range
 class Capture:
     supported: bool | None  # None = unknown architecture for this engine table
     support_note: str
-    ids_used: list[int] | None  # the ids the engine reads (None = its default)
     ids_source: str
     boundaries: list[int] | None  # physical boundaries fed to fc, in order
     notes: list[str]
@@ -51,7 +50,7 @@ def engine_capture(
         notes.append(rule.first_id_note)
     else:
         chosen = [i + rule.shift for i in ids]
-    return Capture(supported, note, ids, source, _boundaries(rule, arch, chosen, n_layers, notes), notes, rule.cite)
+    return Capture(supported, note, source, _boundaries(rule, arch, chosen, n_layers, notes), notes, rule.cite)
 
 
 def _support(rule: CaptureRule, engine: str, version: str, arch: str, model_type: str | None) -> tuple[bool | None, str]:

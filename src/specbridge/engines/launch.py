@@ -26,7 +26,6 @@ class Launch:
     steps: int | None = None
     topk: int | None = None
     draft_tokens: int | None = None
-    token_map: str | None = None
     tp: int | None = None
     draft_tp: int | None = None
     context_length: int | None = None

@@ -475,7 +475,6 @@ LAUNCH = Launcher(
         "--speculative-num-steps": "steps",
         "--speculative-eagle-topk": "topk",
         "--speculative-num-draft-tokens": "draft_tokens",
-        "--speculative-token-map": "token_map",
         "--tp": "tp",
         "--tp-size": "tp",
         "--tensor-parallel-size": "tp",
