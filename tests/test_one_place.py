@@ -106,3 +106,27 @@ def test_the_bundled_extra_prompts_are_what_make_prompts_writes(tmp_path):
     assert run.returncode == 0, run.stderr
     assert "wrote 2500 prompts" in run.stdout
     assert out.read_bytes() == (SRC / "data" / "prompts" / "train_extra.jsonl").read_bytes(), "rerun scripts/make_prompts.py"
+
+
+def test_train_options_are_the_trainargs_fields():
+    """`specbridge train`'s options are generated from TrainArgs (train/args.py): the same names, defaults and
+    help, so the CLI cannot drift from what the trainer reads."""
+    from dataclasses import fields
+
+    import typer
+    from typer.main import get_command
+
+    from specbridge.cli.train_cmd import register
+    from specbridge.train.args import TrainArgs
+
+    app = typer.Typer()
+    register(app)
+    app.command("noop")(lambda: None)  # a second command keeps typer in multi-command mode
+    params = {p.name: p for p in get_command(app).commands["train"].params}
+    declared = {f.name: f for f in fields(TrainArgs) if f.metadata["cli"] is not None}
+    assert set(params) == set(declared) and len(declared) == 35
+    for name, f in declared.items():
+        cli, p = f.metadata["cli"], params[name]
+        assert (p.required, p.help) == (cli["required"], cli["help"] or None), name
+        if not p.required and cli["cli_type"] is None:
+            assert p.default == f.default, name
