@@ -5,9 +5,9 @@ repository on the Hub (checkpoint/reader.py and checkpoint/hub.py both call it),
 from __future__ import annotations
 
 import json
+from collections.abc import Callable  # not typing: importing it costs the header-only commands ~2 ms
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from .errors import CheckpointError
 from .hubref import HubRef
