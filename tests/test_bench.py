@@ -529,3 +529,47 @@ def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
     assert [x["concurrency"] for x in j["speedup"]] == [1, 2] and all(x["speedup"] > 0 for x in j["speedup"])
     assert table.returncode == 0 and "MAL" in table.stdout and "4.00" in table.stdout
     assert (tmp_path / "bench.png").read_bytes()[:4] == b"\x89PNG"
+
+
+# --- sweep starts what launch prints ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "engine,draft,shape",
+    [("sglang", "SF_SGLANG", ("--steps", "3", "--topk", "2")), ("vllm", "SPEC_TRAIN", ("--steps", "4"))],
+)
+def test_sweep_starts_what_launch_prints(tmp_path, engine, draft, shape):
+    """The engine command `sweep` starts for a setting is the line `launch` prints for it, word for word, then
+    the address and the engine's sweep_flags; its baseline is that line without the speculative tail. A fake
+    `python`/`vllm` on PATH records its argv and exits, so no engine is needed."""
+    import shlex
+    import subprocess
+    import sys as _sys
+
+    import conftest
+
+    from specbridge.engines.registry import SERVERS
+
+    drafter, row = getattr(conftest, draft), SERVERS[engine]
+    bin_dir, record = tmp_path / "bin", tmp_path / "argv.txt"
+    bin_dir.mkdir()
+    for program in ("python", "vllm"):
+        fake = bin_dir / program
+        fake.write_text(f'#!/bin/sh\n{{ basename "$0"; printf "%s\\n" "$@"; echo ===; }} >> {record}\nexit 3\n')
+        fake.chmod(0o755)
+    launch = run_cli("launch", drafter, "-e", engine, "--target", conftest.TINY_TARGET, *shape)
+    assert launch.returncode == 0, launch.stderr
+    printed = shlex.split(launch.stdout.strip())
+    sweep = subprocess.run(
+        [_sys.executable, "-m", "specbridge", "sweep", str(drafter), "-e", engine, "-t", str(conftest.TINY_TARGET), *shape]
+        + ["--concurrency", "1", "--log-dir", str(tmp_path / "logs"), "--phase-timeout", "5"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"},
+    )
+    assert sweep.returncode == 1 and "the server exited" in sweep.stdout, sweep.stdout + sweep.stderr  # the fake engine exits
+    baseline, setting = [r.splitlines() for r in record.read_text().split("===\n") if r]
+    for started, line in ((setting, printed), (baseline, printed[: printed.index(row.speculative_from)])):
+        port = started[len(line) + 3]
+        assert started == line + ["--host", "127.0.0.1", "--port", port, *row.sweep_flags], (started, line)

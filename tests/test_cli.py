@@ -388,7 +388,7 @@ def test_trailing_blank_stripping_is_linear_and_keeps_style_codes():
     quadratic time: the fuzz run's 10⁴-character tensor name hung inspect); style codes at a line end stay."""
     import time
 
-    from specbridge.cli.report import without_trailing_blanks
+    from specbridge.cli.console import without_trailing_blanks
 
     wide = "x" + " " * 1_000_000 + "y"
     t0 = time.monotonic()

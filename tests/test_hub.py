@@ -196,6 +196,52 @@ def test_sharded_repo_and_token(tmp_path):
     assert auth == {"Bearer hf_secret"}
 
 
+def _sharded_copy(d: Path, wmap_edit, shard_edit=None) -> Path:
+    """SPEC_TRAIN as two shards with an index, the index (and optionally the second shard) then spoiled."""
+    from conftest import raw_tensors, write_raw
+
+    tensors = raw_tensors(SPEC_TRAIN)
+    names = list(tensors)
+    d.mkdir()
+    shards = {"model-00001-of-00002.safetensors": names[:7], "model-00002-of-00002.safetensors": names[7:]}
+    for fname, part in shards.items():
+        held = {n: tensors[n] for n in part}
+        write_raw(d / fname, shard_edit(fname, held, tensors) if shard_edit else held)
+    wmap = wmap_edit({n: f for f, part in shards.items() for n in part}, names)
+    (d / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": wmap}))
+    (d / "config.json").write_text((SPEC_TRAIN / "config.json").read_text())
+    return d
+
+
+def _moved(wmap: dict, names: list[str]) -> dict:
+    return {**wmap, names[0]: "model-00002-of-00002.safetensors"}  # the index puts a shard-1 tensor in shard 2
+
+
+def _unlisted(wmap: dict, names: list[str]) -> dict:
+    return {n: f for n, f in wmap.items() if n != names[-1]}  # shard 2 holds a tensor the index leaves out
+
+
+def _extra_tensor(fname: str, held: dict, tensors: dict) -> dict:
+    return {**held, "stray.weight": next(iter(tensors.values()))} if fname == "model-00002-of-00002.safetensors" else held
+
+
+@pytest.mark.parametrize(
+    "wmap_edit,shard_edit,needle",
+    [(_moved, None, "but it is in"), (_unlisted, None, "does not list"), (lambda w, n: w, _extra_tensor, "does not list")],
+    ids=["wrong-shard", "unlisted-tensor", "tensor-only-in-a-shard"],
+)
+def test_a_malformed_sharded_checkpoint_fails_alike_on_disk_and_on_the_hub(tmp_path, wmap_edit, shard_edit, needle):
+    """One assembly path (checkpoint/assemble.py) for a directory and a Hub repo: the same spoiled shards
+    give the same one-line error, the checkpoint's own name aside, both ways."""
+    d = _sharded_copy(tmp_path / "bad", wmap_edit, shard_edit)
+    on_disk = local("inspect", d)
+    with FakeHub({"org/bad": make_repo(d)}) as hub:
+        on_hub = cli(hub, tmp_path / "cache", "inspect", "org/bad")
+    assert on_disk.returncode == on_hub.returncode == 2, (on_disk.stderr, on_hub.stderr)
+    assert needle in on_disk.stderr and len(on_disk.stderr.strip().splitlines()) == 1, on_disk.stderr
+    assert on_hub.stderr.replace("org/bad", "CKPT") == on_disk.stderr.replace(str(d), "CKPT")
+
+
 def test_a_server_ignoring_range_is_refused(tmp_path):
     with FakeHub({"org/spec": make_repo(SPEC_TRAIN)}, honour_range=False) as hub:
         r = cli(hub, tmp_path / "cache", "check", "org/spec", "--engine", "vllm")

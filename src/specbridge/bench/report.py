@@ -73,7 +73,7 @@ def render(rep: BenchReport, console: Console) -> None:
     if spec and spec.acceptance:
         a = spec.acceptance
         line = f"acceptance over the run ({a.source}): "
-        if a.drafts is not None and a.source.startswith("vllm"):
+        if None not in (a.drafts, a.draft_tokens, a.accepted):  # counted drafts (an engine's counters)
             line += f"drafts {a.drafts:.0f}, drafted tokens {a.draft_tokens:.0f}, accepted {a.accepted:.0f}, "
         line += f"MAL {_f(a.mal, '{:.3f}')}"
         if a.rate is not None:

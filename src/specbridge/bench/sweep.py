@@ -7,12 +7,15 @@ speculation stops paying at some load — so the answer is a table, not one numb
 from __future__ import annotations
 
 import asyncio
+import os
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..engines.launch import build_launch, with_interpreter, without_speculation
+from ..engines.registry import SERVERS
 from .runner import BenchConfig, run_bench
-from .server import ServerProcess, ServerStartError, free_port, vllm_cpu_env, vllm_server_command
+from .server import ServerProcess, ServerStartError, free_port
 from .watchdog import log_lines, watch
 
 
@@ -38,32 +41,18 @@ class SweepResult:
     start_s: float | None = None
 
 
-def server_command(engine: str, python: str, target: str, draft: str, port: int, s: Setting, extra: list[str]) -> list[str]:
-    if engine == "vllm":
-        return vllm_server_command(
-            python, target, port, served_name="target", draft=draft if s.steps else None, num_speculative_tokens=s.steps or 1, extra=extra
-        )
-    cmd = [python, "-m", "sglang.launch_server", "--model-path", target, "--host", "127.0.0.1", "--port", str(port), *extra]
-    if s.steps:
-        n = s.draft_tokens or (s.steps + 1 if s.topk == 1 else s.steps * s.topk + 1)
-        cmd += [
-            "--speculative-algorithm",
-            "EAGLE3",
-            "--speculative-draft-model-path",
-            draft,
-            "--speculative-num-steps",
-            str(s.steps),
-            "--speculative-eagle-topk",
-            str(s.topk),
-            "--speculative-num-draft-tokens",
-            str(n),
-        ]
-    return cmd
+def server_command(engine: str, python: str | None, target: str, draft: str, port: int, s: Setting, extra: list[str]) -> list[str]:
+    """The argv a sweep starts for one setting: the line `specbridge launch` prints for it (`build_launch`,
+    the engine's LAUNCH row), run by `python` when given, its speculative tail cut for the baseline; then the
+    address and the engine's `sweep_flags` (its SERVE row)."""
+    line = build_launch(engine, target, draft, s.steps or 1, s.topk, s.draft_tokens)
+    argv = shlex.split(line) if s.steps else without_speculation(engine, shlex.split(line))
+    return with_interpreter(engine, argv, python) + ["--host", "127.0.0.1", "--port", str(port), *SERVERS[engine].sweep_flags, *extra]
 
 
 def run_sweep(
     engine: str,
-    python: str,
+    python: str | None,
     target: str,
     draft: str,
     settings: list[Setting],
@@ -79,11 +68,11 @@ def run_sweep(
         cmd = server_command(engine, python, target, draft, port, s, list(extra or []))
         res = SweepResult(s)
         say(f"== {s.label}: {shlex.join(cmd)}")
-        ready_url = f"http://127.0.0.1:{port}/v1/models"
-        srv = ServerProcess(
-            cmd, log_path=log_dir / f"server-{len(out)}.log", env=vllm_cpu_env() if engine == "vllm" else None, stop_grace=10
-        ).start()
+        row = SERVERS[engine]
+        ready_url = f"http://127.0.0.1:{port}{row.ready_path}"
+        srv = ServerProcess(cmd, log_path=log_dir / f"server-{len(out)}.log", env={**os.environ, **row.sweep_env}, stop_grace=10)
         try:
+            srv.start()
             prog, err = watch(log_lines(srv, ready_url, engine, poll=0.3), engine, phase_timeout, phase_timeout * 3, alive=srv.alive)
             if err:
                 res.error = err
@@ -99,6 +88,8 @@ def run_sweep(
                     res.mal = run.acceptance.mal if run.acceptance else None
         except ServerStartError as e:
             res.error = str(e)
+        except OSError as e:  # the program is not there (an engine not installed, a wrong --python)
+            res.error = f"cannot start {cmd[0]}: {e.strerror or e}"
         finally:
             srv.stop()
         say(

@@ -1,7 +1,7 @@
 """Follow an engine's startup log through its phases and say where a start stalls.
 
 The story's server hung at CUDA-graph capture with no error until a watchdog killed it. The phase
-patterns below are the engines' own log lines (vLLM 0.32, SGLang 0.5.x); each phase has its own
+patterns are the engines' own log lines, in each engine's SERVE row (`phases`); each phase has its own
 timeout, and a stall is reported with the phase, the last log lines and what to try.
 """
 
@@ -11,56 +11,7 @@ import re
 import time
 from dataclasses import dataclass, field
 
-
-@dataclass(frozen=True)
-class Phase:
-    name: str
-    pattern: str  # regex over one log line that marks the phase as reached
-    hint: str  # what to try when the start stalls right after this phase
-
-
-PHASES: dict[str, tuple[Phase, ...]] = {
-    "vllm": (
-        Phase("process started", r"", "the engine never logged: check the Python environment and the command"),
-        Phase(
-            "engine init",
-            r"Initializing a V1 LLM engine|Initializing an LLM engine|vLLM API server version",
-            "model config / tokenizer loading: check paths and trust_remote_code",
-        ),
-        Phase(
-            "weights loaded",
-            r"Loading weights took|Model loading took|Loading drafter model",
-            "KV-cache profiling: lower --gpu-memory-utilization / VLLM_CPU_KVCACHE_SPACE or --max-model-len",
-        ),
-        Phase(
-            "kv cache ready",
-            r"GPU KV cache size|KV cache size|init engine \(profile",
-            "CUDA-graph capture: retry with --enforce-eager; a drafter with many steps captures many graphs",
-        ),
-        Phase(
-            "graphs captured",
-            r"Graph capturing finished|Capturing CUDA graph.*100%|enforce_eager|Compilation .* took",
-            "API server start: check the port and host",
-        ),
-        Phase("ready", r"Application startup complete|Uvicorn running|Starting vLLM API server", ""),
-    ),
-    "sglang": (
-        Phase("process started", r"", "the engine never logged: check the Python environment and the command"),
-        Phase("engine init", r"server_args=|Init torch distributed", "model config loading: check paths"),
-        Phase("weights loaded", r"Load weight end", "memory pool / KV-cache setup: lower --mem-fraction-static"),
-        Phase(
-            "target graphs",
-            r"Capture cuda graph begin|Capture cuda graph end",
-            "draft CUDA-graph capture (can take minutes, or hang with DeepEP/expert metrics): retry with --disable-cuda-graph or a smaller --cuda-graph-max-bs",
-        ),
-        Phase(
-            "draft graphs",
-            r"Capture draft cuda graph end|Capture draft extend cuda graph end|draft.*cuda graph.*end",
-            "HTTP server start: check the port",
-        ),
-        Phase("ready", r"The server is fired up and ready to roll", ""),
-    ),
-}
+from ..engines.registry import SERVERS
 
 
 @dataclass
@@ -81,7 +32,7 @@ class Progress:
         """Advance on one log line; return the phase name when a new one is reached."""
         self.lines.append(line.rstrip("\n"))
         del self.lines[:-200]
-        phases = PHASES[self.engine]
+        phases = SERVERS[self.engine].phases
         done = {p for p, _ in self.reached}
         for i, ph in enumerate(phases):
             if ph.name in done or not ph.pattern:
@@ -96,7 +47,7 @@ class Progress:
         return None
 
     def stall_report(self, waited: float) -> str:
-        phases = PHASES[self.engine]
+        phases = SERVERS[self.engine].phases
         names = [p.name for p in phases]
         cur = self.phase if self.reached else "process started"
         nxt = names[names.index(cur) + 1] if cur in names and names.index(cur) + 1 < len(names) else "ready"
@@ -136,9 +87,7 @@ def log_lines(srv, ready_url: str | None, engine: str, poll: float = 0.2):
     the log says."""
     import urllib.request
 
-    ready_line = (
-        "Application startup complete (HTTP ready)" if engine == "vllm" else "The server is fired up and ready to roll (HTTP ready)"
-    )
+    ready_line = SERVERS[engine].ready_line
 
     while True:
         got = False

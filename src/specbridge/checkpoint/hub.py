@@ -16,75 +16,26 @@ A report carries the resolved commit (`HubRef`) so its result can be reproduced.
 from __future__ import annotations
 
 import os
-import re
 import struct
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import urlparse
 
+from .assemble import (
+    MAX_CONFIG_BYTES,
+    MAX_INDEX_BYTES,
+    Checkpoint,
+    assemble_shards,
+    choose_weights,
+    is_pickle,
+    read_json,
+    read_weights,
+    shard_name_ok,
+)
 from .errors import CheckpointError
+from .hubref import COMMIT, HubRef, hub_ref_or_none
 from .safetensors import MAX_HEADER_BYTES, TensorInfo, parse_header
 from .source import BlockCache
-
-_NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}"
-HUB_ID = re.compile(rf"^(?P<repo>{_NAME}/{_NAME})(?:@(?P<rev>[A-Za-z0-9._/-]{{1,200}}))?$")
-COMMIT = re.compile(r"^[0-9a-f]{40}$")
-DEFAULT_REVISION = "main"
-
-
-@dataclass(frozen=True)
-class HubRef:
-    """A repo at a revision, and (once resolved) the commit it meant."""
-
-    repo_id: str
-    revision: str | None = None  # as asked; None means the default branch
-    commit: str | None = None
-    endpoint: str | None = None
-
-    @property
-    def asked(self) -> str:
-        return self.revision or DEFAULT_REVISION
-
-    @property
-    def label(self) -> str:
-        return self.repo_id + (f"@{self.revision}" if self.revision else "")
-
-    def to_json(self) -> dict:
-        return {"hub": self.repo_id, "revision": self.asked, "commit": self.commit, "endpoint": self.endpoint}
-
-    def line(self) -> str:
-        """The one line every human report prints for a Hub input."""
-        return f"source: {self.repo_id} revision {self.asked} = commit {self.commit} ({self.endpoint})"
-
-
-LOCAL_PREFIXES = ("./", "../", "/", "~")  # how a person writes a path; never a Hub id
-
-
-def hub_ref_or_none(text: str) -> HubRef | None:
-    """`org/name[@rev]` → HubRef; anything that is or could be a local path → None: a path that exists,
-    one written as a path (`./`, `../`, `/`, `~`), and one whose first part is a local directory
-    (`examples/stroy` beside `examples/`): a typo there is a missing file, not a request to the network.
-    Callers only ask after the local path was not found, so a directory named like a repo always wins."""
-    if os.path.exists(text) or text.startswith(LOCAL_PREFIXES) or text in (".", ".."):
-        return None
-    m = HUB_ID.match(text)
-    if not m or ".." in text or os.path.isdir(m["repo"].split("/")[0]):
-        return None
-    return HubRef(m["repo"], m["rev"])
-
-
-def missing_path_line(text: str) -> str:
-    """The refusal for a path that is not there and is not read as a Hub id: says why not, when it looks like one."""
-    m = HUB_ID.match(text)
-    if m and os.path.isdir(m["repo"].split("/")[0]) and not text.startswith(LOCAL_PREFIXES):
-        return f"no such file or directory (read as a local path, not a Hub id: {m['repo'].split('/')[0]}/ is a directory here)"
-    return "no such file or directory"
-
-
-def source_json(obj) -> dict | None:
-    """The `source` object of a JSON report: repo, revision asked, commit served (None when local)."""
-    ref = getattr(obj, "hub", None)
-    return ref.to_json() if isinstance(ref, HubRef) else None
 
 
 def engine_model_arg(path) -> str:
@@ -102,17 +53,6 @@ def engine_model_arg(path) -> str:
             f"(hf download {ref.repo_id} --revision {ref.revision}) and pass that directory",
         )
     return ref.repo_id
-
-
-def hub_sources(ckpt, target=None) -> dict:
-    """Keys to add to a JSON report for Hub inputs: `source` (the drafter) and `target_source`, each
-    with the commit that was read. Empty for local inputs, so their reports keep exactly their keys."""
-    out = {}
-    if source_json(ckpt):
-        out["source"] = source_json(ckpt)
-    if target is not None and source_json(target):
-        out["target_source"] = source_json(target)
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -221,8 +161,6 @@ class Listing:
 
 
 def _complete_in_cache(names: list[str], where: str) -> bool:
-    from .reader import choose_weights
-
     if "config.json" not in names:
         return False
     try:
@@ -370,8 +308,6 @@ def remote_safetensors(f: HubFile) -> tuple[dict[str, TensorInfo], dict[str, str
 
 def weights_of(ref: HubRef, name: str, listing: Listing) -> tuple[dict[str, TensorInfo], dict[str, str], Path]:
     """One weights file: read in place from the cache when there, else its header by range."""
-    from .reader import is_pickle, read_weights
-
     local = cached_file(ref, name)
     if local is not None:
         tensors, meta = read_weights(local)
@@ -393,44 +329,22 @@ def weights_of(ref: HubRef, name: str, listing: Listing) -> tuple[dict[str, Tens
 # Checkpoints and targets
 
 
-def _sharded(ref: HubRef, index_name: str, listing: Listing):
-    from .reader import MAX_INDEX_BYTES, read_json
-
+def _sharded(ref: HubRef, index_name: str, listing: Listing) -> tuple[dict[str, TensorInfo], list[Path], dict[str, str]]:
+    """A sharded repo, through the same assembly (and checks) as a sharded directory on disk."""
+    where = f"{ref.label}/{index_name}"
     index = read_json(small_file(ref, index_name, listing, MAX_INDEX_BYTES), MAX_INDEX_BYTES)
-    wmap = index.get("weight_map")
-    if not isinstance(wmap, dict) or not wmap or not all(isinstance(v, str) for v in wmap.values()):
-        raise CheckpointError(f"{ref.label}/{index_name}", "no weight_map in the index")
-    tensors: dict[str, TensorInfo] = {}
-    files: list[Path] = []
-    meta: dict[str, str] = {}
-    for fname in dict.fromkeys(wmap.values()):
-        if fname.startswith("/") or ".." in fname.split("/"):
-            raise CheckpointError(f"{ref.label}/{index_name}", f"weight_map file {fname!r} points outside the repository")
+
+    def read_shard(fname: str) -> tuple[dict[str, TensorInfo], dict[str, str], Path]:
+        shard_name_ok(fname, where)
         if fname not in listing.names:
-            raise CheckpointError(f"{ref.label}/{index_name}", f"shard {fname!r} listed in the index does not exist")
-        t, m, path = weights_of(ref, fname, listing)
-        files.append(path)
-        meta.update(m)
-        for name, info in t.items():
-            if name in tensors:
-                raise CheckpointError(path, f"tensor {name!r} appears in more than one shard")
-            tensors[name] = info
-    missing = sorted(set(wmap) - set(tensors))
-    if missing:
-        raise CheckpointError(f"{ref.label}/{index_name}", f"index lists {missing[0]!r} but its shard has no such tensor")
-    return tensors, files, meta
+            raise CheckpointError(where, f"shard {fname!r} listed in the index does not exist")
+        return weights_of(ref, fname, listing)
+
+    return assemble_shards(where, index, read_shard)
 
 
-def open_hub_checkpoint(ref: HubRef):
+def open_hub_checkpoint(ref: HubRef) -> Checkpoint:
     """A Checkpoint for a Hub repo, headers only (see the module docstring for what is read)."""
-    from .reader import (
-        MAX_CONFIG_BYTES,
-        Checkpoint,
-        choose_weights,
-        is_pickle,
-        read_json,
-    )
-
     listing = resolve(ref)
     ref = listing.ref
     try:
@@ -460,8 +374,6 @@ def hub_target_config(ref: HubRef) -> tuple[Path, Path | None, str | None, HubRe
     """A target on the Hub: its config.json (downloaded or cached), its cached tokenizer.json if any
     (never downloaded: it only adds a fingerprint), whether it has safetensors weights (as a Hub id
     that open_checkpoint reads by range when a rule needs them), and the resolved ref."""
-    from .reader import MAX_CONFIG_BYTES
-
     listing = resolve(ref)
     ref = listing.ref
     if "config.json" not in listing.names:

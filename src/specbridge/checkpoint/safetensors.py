@@ -40,7 +40,6 @@ DTYPE_BITS: dict[str, int] = {
     "C64": 64,
 }
 FLOAT_DTYPES = {"F16", "BF16", "F32", "F64", "F8_E5M2", "F8_E4M3", "F8_E8M0", "F4", "F6_E2M3", "F6_E3M2"}
-INT_DTYPES = {"I8", "I16", "I32", "I64", "U8", "U16", "U32", "U64"}
 
 # Bounds. safetensors itself caps the header at 100 MB; real drafters need a few KB.
 MAX_HEADER_BYTES = 100_000_000

@@ -8,8 +8,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .assemble import read_json
 from .errors import CheckpointError
-from .reader import read_json
+from .hub import hub_target_config
+from .hubref import HubRef, hub_ref_or_none, missing_path_line
 
 # configs that wrap a text model (VL models, Kimi-K2.5 around DeepSeek-V3)
 TEXT_KEYS = ("text_config", "language_config", "llm_config")
@@ -33,10 +35,9 @@ class TargetInfo:
     tie_word_embeddings: bool = False
     bos_token_id: int | None = None
     eos_token_id: int | list | None = None
-    bundled_mtp_layers: int = 0
     tokenizer_sha256: str | None = None
     weights_dir: Path | None = None
-    hub: object | None = None  # a checkpoint.hub.HubRef when the target is a Hub id
+    hub: HubRef | None = None  # when the target is a Hub id
 
 
 def _find_config(p: Path) -> Path:
@@ -78,8 +79,6 @@ def open_target(path: str | os.PathLike) -> TargetInfo:
         weights_dir = cfg_path.parent if has_weights else None
         where = cfg_path.parent
     else:  # a Hub id: only config.json is fetched; weights are read by range if a rule needs them
-        from .hub import hub_ref_or_none, hub_target_config, missing_path_line
-
         ref = hub_ref_or_none(os.fspath(path))
         if ref is None:
             raise CheckpointError(os.fspath(path), f"target: {missing_path_line(os.fspath(path))}")
@@ -112,7 +111,6 @@ def open_target(path: str | os.PathLike) -> TargetInfo:
         tie_word_embeddings=bool(get("tie_word_embeddings", False)),
         bos_token_id=_int(get("bos_token_id")),
         eos_token_id=get("eos_token_id"),
-        bundled_mtp_layers=_int(get("num_nextn_predict_layers")) or 0,
         tokenizer_sha256=tok_sha,
         weights_dir=weights_dir,
         hub=hub,

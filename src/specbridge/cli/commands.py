@@ -59,11 +59,11 @@ def _inspect_family(ckpt, fam, geometry: dict, as_json: bool) -> int:
     """inspect for a family other than EAGLE-3: the family, its evidence, its own geometry, every tensor."""
     tensors = [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes} for t in ckpt.tensors.values()]
     if as_json:
-        from ..checkpoint.hub import hub_sources
+        from ..checkpoint.hubref import hub_sources
 
         body = {"path": str(ckpt.root), "storage": ckpt.storage, "files": [str(f) for f in ckpt.weight_files], "family": fam.to_json()}
         body |= {"geometry": geometry, "tensors": tensors, "totals": {"tensors": len(tensors), "bytes": ckpt.total_bytes}}
-        print_json("inspect", {**body, "metadata": ckpt.metadata, **hub_sources(ckpt)})
+        print_json("inspect", {**body, "metadata": ckpt.metadata, **hub_sources(ckpt.hub)})
         return 0
     print(f"{ckpt.root}  ({ckpt.storage}, {len(ckpt.weight_files)} file(s))")
     print(f"family: {fam.family.title}")
@@ -151,9 +151,9 @@ def check_cmd(
         else:
             body = {"ok": ok, "gate": policy, "results": [r.to_json() for r in results]}
         body |= {"family": fam.to_json(), "not_checked": skipped}
-        from ..checkpoint.hub import hub_sources
+        from ..checkpoint.hubref import hub_sources
 
-        body.update(hub_sources(ckpt, tgt))  # the commits read, for Hub ids only
+        body.update(hub_sources(ckpt.hub, tgt.hub if tgt is not None else None))  # the commits read, for Hub ids only
         print_json("check", body)
     else:
         from . import report
@@ -193,9 +193,10 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
         return fail(str(e))
     errors = [f for f in res.findings if f.severity == "error"]
     if as_json:
-        from ..checkpoint.hub import hub_sources
+        from ..checkpoint.hubref import hub_sources
 
-        print_json("launch", {"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json(), **hub_sources(ckpt, tgt)})
+        sources = hub_sources(ckpt.hub, tgt.hub if tgt is not None else None)
+        print_json("launch", {"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json(), **sources})
         return 0 if res.ok else 1
     if not res.ok:
         sys.stderr.write(f"specbridge: refusing to print a launch command: {len(errors)} error finding(s)\n")

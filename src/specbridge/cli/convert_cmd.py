@@ -112,7 +112,7 @@ def make_plan(src: Path, to: str | None, engine: str | None, target, embed: str)
 
 
 def print_convert_json(src: Path, ck, tgt, plan, res, checks, ok: bool) -> None:
-    from ..checkpoint.hub import hub_sources
+    from ..checkpoint.hubref import hub_sources
     from .contract import print_json
 
     print_json(
@@ -138,7 +138,7 @@ def print_convert_json(src: Path, ck, tgt, plan, res, checks, ok: bool) -> None:
             "backup": str(res.backup) if res.backup else None,
             "backup_kept": res.kept,
             "check": checks[0].to_json() if checks else None,
-            **hub_sources(ck, tgt),  # the commit converted, for a Hub source
+            **hub_sources(ck.hub, tgt.hub if tgt is not None else None),  # the commit converted, for a Hub source
         },
     )
 

@@ -33,7 +33,7 @@ def engines_cmd(as_json: bool) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    from .report import make_console
+    from .console import make_console
 
     c = make_console()
     t = Table(box=None, pad_edge=False)

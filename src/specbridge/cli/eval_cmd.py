@@ -258,12 +258,12 @@ def report_result(
     as_json: bool,
 ) -> int:
     """JSON or the human summary, the plot, and the --fail-under verdict as the exit code."""
-    from ..checkpoint.hub import hub_sources
+    from ..checkpoint.hubref import hub_sources
     from .contract import print_json
 
     mal = out["mean_accept_length"]
     ok = fail_under is None or mal >= fail_under
-    out = {"ok": ok, "fail_under": fail_under, **out, **hub_sources(ck)}  # the drafter's commit, for a Hub id
+    out = {"ok": ok, "fail_under": fail_under, **out, **hub_sources(ck.hub)}  # the drafter's commit, for a Hub id
     if plot:
         try:
             _plot(out, plot)

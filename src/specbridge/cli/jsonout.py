@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..checkpoint.hub import hub_sources
+from ..checkpoint.hubref import hub_sources
 from ..checkpoint.reader import Checkpoint
 from ..layouts.canonical import Drafter
 
@@ -37,5 +37,5 @@ def inspect_json(ckpt: Checkpoint, d: Drafter) -> dict:
         "unrecognised": d.unrecognised,
         "totals": {"tensors": len(ckpt.tensors), "bytes": ckpt.total_bytes, "dtypes": d.dtypes},
         "metadata": ckpt.metadata,
-        **hub_sources(ckpt),  # `source` (repo, revision, commit) for a Hub id; nothing for a local path
+        **hub_sources(ckpt.hub),  # `source` (repo, revision, commit) for a Hub id; nothing for a local path
     }

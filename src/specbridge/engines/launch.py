@@ -10,7 +10,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from .expr import evaluate
-from .registry import LAUNCHERS
+from .registry import LAUNCHERS, SERVERS
 
 
 class LaunchError(ValueError):
@@ -26,7 +26,6 @@ class Launch:
     steps: int | None = None
     topk: int | None = None
     draft_tokens: int | None = None
-    token_map: str | None = None
     tp: int | None = None
     draft_tp: int | None = None
     context_length: int | None = None
@@ -146,3 +145,21 @@ def build_launch(
     spec = json.dumps({"method": "eagle3", "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
     values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
     return shlex.join([a.format(**values) for a in row.argv] + list(extra or []))
+
+
+def with_interpreter(engine: str, argv: list[str], python: str | None) -> list[str]:
+    """A launch line run by a given Python (a venv that has the engine): the row's `interpreter` words
+    replace the line's own program; without `python` the line is what `launch` prints."""
+    prefix, replacement = SERVERS[engine].interpreter
+    if python is None or tuple(argv[: len(prefix)]) != prefix:
+        return argv
+    return [w.format(python=python) for w in replacement] + argv[len(prefix) :]
+
+
+def without_speculation(engine: str, argv: list[str]) -> list[str]:
+    """The launch line with its speculative tail cut (the row's `speculative_from` word onwards): the same
+    server without a drafter, the baseline a sweep compares against."""
+    cut = SERVERS[engine].speculative_from
+    if cut not in argv:
+        raise LaunchError(f"the {engine} launch line has no {cut}: {shlex.join(argv)}")
+    return argv[: argv.index(cut)]

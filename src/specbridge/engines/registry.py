@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from . import sglang, trtllm, vllm
+from .serving import Serving
 from .spec import CaptureRule, Era, FamilyRange, Launcher, in_release_range, is_prerelease, parse_version
 
 ENGINES: dict[str, tuple[Era, ...]] = {"sglang": sglang.ERAS, "vllm": vllm.ERAS, "trtllm": trtllm.ERAS}
@@ -17,6 +18,8 @@ LAUNCHERS: dict[str, Launcher] = {"sglang": sglang.LAUNCH, "vllm": vllm.LAUNCH} 
 # drafter families other than EAGLE-3, per engine: the release ranges that build them (an engine absent here, or
 # with no rows, has no modelled class for any of them)
 FAMILY_RANGES: dict[str, tuple[FamilyRange, ...]] = {"sglang": sglang.FAMILY_RANGES, "vllm": vllm.FAMILY_RANGES}
+# how serve, sweep and bench run and read each live server; bench --engine auto probes them in this order
+SERVERS: dict[str, Serving] = {"vllm": vllm.SERVE, "sglang": sglang.SERVE}
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}
 
 # how a version was placed in its era

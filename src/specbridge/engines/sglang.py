@@ -1,6 +1,6 @@
 """SGLang: how each release range builds and loads an EAGLE-3 drafter.
 
-Read from the PyPI wheels' source (0.4.6.post5 … 0.5.23): `sglang/srt/models/llama_eagle3.py`,
+Read from the PyPI wheels' source (0.4.6.post5 onwards: every release in the ERAS rows' `versions_read`): `sglang/srt/models/llama_eagle3.py`,
 `kimi_k25_eagle3.py`, `sglang/srt/speculative/eagle_worker.py` (`eagle_worker_v2.py` from 0.5.16).
 Key facts: unknown checkpoint names are skipped silently, missing parameters are never reported,
 and the decoder is `midlayer.*` up to 0.5.11 and `layers.N.*` from 0.5.12.
@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
+from .serving import Phase, Serving
 from .spec import (
     Buffer,
     CaptureRule,
@@ -175,12 +176,12 @@ def _layers_class(versions: str, input_norm: bool) -> DraftClass:
 
 
 LAYERS_CLASS = _layers_class("0.5.12 … 0.5.16", input_norm=False)
-LAYERS_CLASS_INPUT_NORM = _layers_class("0.5.17 … 0.5.23", input_norm=True)
+LAYERS_CLASS_INPUT_NORM = _layers_class("0.5.17 and every later release read", input_norm=True)
 
 MLA = "Eagle3DeepseekV2ForCausalLM"
 KIMI_CLASS = DraftClass(
     name=MLA,
-    file=f"{KIMI} @ 0.5.12 … 0.5.23",
+    file=f"{KIMI} @ 0.5.12 and every later release read",
     fields=COMMON_FIELDS
     + (
         Field("n_aux", ("len:eagle_config.eagle_aux_hidden_state_layer_ids", "len:eagle_aux_hidden_state_layer_ids"), 3),
@@ -230,7 +231,7 @@ KIMI_CLASS = DraftClass(
     share_cite=WORKER,
 )
 
-_DISPATCH_CITE = "SGLang dispatches on architectures[0] via EntryClass; no speculators support (0.5.23 source)"
+_DISPATCH_CITE = "SGLang dispatches on architectures[0] via EntryClass; no speculators support (every release read)"
 
 # A draft config naming an ordinary model class (the EAGLE research configs say LlamaForCausalLM) is not refused:
 # model_config.py renames no Llama architecture for a draft, so SGLang builds that plain model (one ordinary
@@ -392,7 +393,7 @@ ERAS = (
 
 
 # --- targets that capture aux hidden states (set_eagle3_layers_to_capture in sglang/srt/models/*.py), and the first
-# release that has it (read in the wheels 0.4.6.post5 … 0.5.23; a target's capture support is part of adding a release)
+# release that has it (read in every wheel of versions_read; a target's capture support is part of adding a release)
 CAPTURE_SINCE: dict[str, str] = {
     **dict.fromkeys(["LlamaForCausalLM", "Phi3ForCausalLM", "InternLM3ForCausalLM"], "0.4.6"),
     **dict.fromkeys(["Llama4ForConditionalGeneration", "Qwen3ForCausalLM", "Qwen3MoeForCausalLM"], "0.4.9"),
@@ -432,7 +433,7 @@ DEEPSEEK_FAMILY = frozenset(
         "KimiK25ForConditionalGeneration",
     }
 )
-CAPTURE_CITE = "sglang/srt/models/*.py set_eagle3_layers_to_capture, per wheel 0.4.6.post5 … 0.5.23"
+CAPTURE_CITE = "sglang/srt/models/*.py set_eagle3_layers_to_capture, in every wheel read from 0.4.6.post5 on"
 _CAPTURE = CaptureRule(
     first="0.4.6",
     last="0.5.4",
@@ -448,7 +449,7 @@ _CAPTURE = CaptureRule(
     supported_since=CAPTURE_SINCE,
     support_ok="{arch} captures aux states since SGLang {since}",
     support_later="{arch} gained set_eagle3_layers_to_capture only in SGLang {since}",
-    support_never="{arch} has no set_eagle3_layers_to_capture in any SGLang release we read (0.4.6–0.5.23)",
+    support_never="{arch} has no set_eagle3_layers_to_capture in any SGLang release we read ({read})",
 )
 CAPTURE = (
     _CAPTURE,
@@ -482,7 +483,6 @@ LAUNCH = Launcher(
         "--speculative-num-steps": "steps",
         "--speculative-eagle-topk": "topk",
         "--speculative-num-draft-tokens": "draft_tokens",
-        "--speculative-token-map": "token_map",
         "--tp": "tp",
         "--tp-size": "tp",
         "--tensor-parallel-size": "tp",
@@ -683,4 +683,33 @@ FAMILY_RANGES = (
         unmodelled_archs=_SG_LAGUNA,
         runs=_dflash_runs("0.5.20", "0.5.21", "0.5.22", "0.5.23"),
     ),
+)
+
+SERVE = Serving(
+    engine="sglang",
+    phases=(
+        Phase("process started", r"", "the engine never logged: check the Python environment and the command"),
+        Phase("engine init", r"server_args=|Init torch distributed", "model config loading: check paths"),
+        Phase("weights loaded", r"Load weight end", "memory pool / KV-cache setup: lower --mem-fraction-static"),
+        Phase(
+            "target graphs",
+            r"Capture cuda graph begin|Capture cuda graph end",
+            "draft CUDA-graph capture (can take minutes, or hang with DeepEP/expert metrics): retry with --disable-cuda-graph or a smaller --cuda-graph-max-bs",
+        ),
+        Phase(
+            "draft graphs",
+            r"Capture draft cuda graph end|Capture draft extend cuda graph end|draft.*cuda graph.*end",
+            "HTTP server start: check the port",
+        ),
+        Phase("ready", r"The server is fired up and ready to roll", ""),
+    ),
+    ready_path="/health",
+    ready_line="The server is fired up and ready to roll (HTTP ready)",
+    interpreter=(("python",), ("{python}",)),
+    speculative_from="--speculative-algorithm",
+    cite="SGLang 0.5.x start-up log lines; /health, /server_info internal_states and return_spec_tokens_details "
+    "(sglang/srt/entrypoints/http_server.py)",
+    trees=True,
+    server_info_path="/server_info",
+    request_extra={"return_spec_tokens_details": True},
 )

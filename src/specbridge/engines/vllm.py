@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
+from .serving import Phase, Serving
 from .spec import (
     CaptureRule,
     Derive,
@@ -157,7 +158,7 @@ AUTOLOADER_SKIPS = (
 )
 
 V32_CLASS = _class(
-    "0.30.0 … 0.33.0",
+    "0.30.0 and every later release read",
     "Ht*n_aux",
     D2T_IF_REDUCED,
     VALUEERROR,
@@ -907,4 +908,49 @@ FAMILY_RANGES += (
             "EagleCohereForCausalLM": "cohere_eagle.py",
         },
     ),
+)
+
+SERVE = Serving(
+    engine="vllm",
+    phases=(
+        Phase("process started", r"", "the engine never logged: check the Python environment and the command"),
+        Phase(
+            "engine init",
+            r"Initializing a V1 LLM engine|Initializing an LLM engine|vLLM API server version",
+            "model config / tokenizer loading: check paths and trust_remote_code",
+        ),
+        Phase(
+            "weights loaded",
+            r"Loading weights took|Model loading took|Loading drafter model",
+            "KV-cache profiling: lower --gpu-memory-utilization / VLLM_CPU_KVCACHE_SPACE or --max-model-len",
+        ),
+        Phase(
+            "kv cache ready",
+            r"GPU KV cache size|KV cache size|init engine \(profile",
+            "CUDA-graph capture: retry with --enforce-eager; a drafter with many steps captures many graphs",
+        ),
+        Phase(
+            "graphs captured",
+            r"Graph capturing finished|Capturing CUDA graph.*100%|enforce_eager|Compilation .* took",
+            "API server start: check the port and host",
+        ),
+        Phase("ready", r"Application startup complete|Uvicorn running|Starting vLLM API server", ""),
+    ),
+    ready_path="/v1/models",
+    ready_line="Application startup complete (HTTP ready)",
+    # the `vllm` console script is broken for the vllm-cpu dist: a given interpreter runs the API server module
+    interpreter=(("vllm", "serve"), ("{python}", "-m", "vllm.entrypoints.openai.api_server", "--model")),
+    speculative_from="--speculative-config",
+    cite="the start-up log lines and /metrics spec_decode counters of vllm-cpu 0.32.0 runs (tests/test_engine_vllm.py)",
+    # a small CPU server whose greedy tokens are eval's (float32; vLLM on a CPU downcasts to bfloat16 otherwise)
+    sweep_flags=("--dtype", "float32", "--max-model-len", "256", "--max-num-seqs", "4", "--enforce-eager"),
+    sweep_env={
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "VLLM_CPU_KVCACHE_SPACE": "1",
+        "VLLM_NO_USAGE_STATS": "1",
+        "DO_NOT_TRACK": "1",
+        "TOKENIZERS_PARALLELISM": "false",
+    },
+    counters_path="/metrics",
 )

@@ -36,7 +36,7 @@ def _fed(c: Context) -> list[int] | None:
 )
 def no_capture(c: Context) -> Iterator[Hit]:
     """The target class must implement aux capture in that engine version: SGLang `set_eagle3_layers_to_capture`
-    (`sglang/srt/models/*.py`, read per wheel 0.4.6.post5 … 0.5.23), vLLM `SupportsEagle3` from 0.32
+    (`sglang/srt/models/*.py`, read per wheel from 0.4.6.post5 on), vLLM `SupportsEagle3` from 0.32
     (`vllm/model_executor/models/interfaces.py`; otherwise a `RuntimeError` at load) and a `model_type`
     allow-list before. Without it the drafter gets no aux states and the launch fails. The table is
     `src/specbridge/engines/capture.py`; e.g. SGLang's `KimiK25ForConditionalGeneration` gained it in 0.5.10.

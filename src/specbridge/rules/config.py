@@ -287,7 +287,7 @@ def unread_variant(c: Context) -> Iterator[Hit]:
     `norm_before_fc` from 0.18, `fc_norm`/`norm_output` from 0.22; SGLang reads `fc_norm`/`norm_output` from
     0.5.12 and `norm_before_fc` from 0.5.17. For
     `norm_before_residual`: speculators trains with it true; vLLM's plain-config default is false and SGLang's
-    `llama_eagle3` does not read it (`sglang/srt/models/llama_eagle3.py`, 0.4.6.post5 … 0.5.23 wheels), so a
+    `llama_eagle3` does not read it (`sglang/srt/models/llama_eagle3.py`, every wheel read from 0.4.6.post5 on), so a
     speculators drafter served by SGLang runs its residual in the other order — a warning (not confirmed at
     run time; `specbridge eval --engine sglang` measures the cost). Information when a speculators config leaves
     `norm_before_residual` unset: vLLM's translation defaults it to true, and a converter writing a plain config

@@ -26,58 +26,15 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from ..bundled import PROMPTS
 from ..model.drafter import DrafterConfig, Eagle3Drafter, count_trainable
 from ..model.target import cache_root, load_target, target_geometry
 from ..prompts import read_prompts, token_ids
 from . import capture as cap
 from . import capture_vllm, selfdistill
+from .args import TrainArgs
 from .data import build_or_load_responses, eos_and_pad
 from .save import load_drafter, save_drafter
 from .vocab import build_vocab_map, coverage
-
-
-@dataclass
-class TrainArgs:
-    target: str = "smollm2-135m"
-    out: str = "out/drafter"
-    layout: str = "speculators"
-    train_prompts: str = f"{PROMPTS / 'train.jsonl'},{PROMPTS / 'train_extra.jsonl'}"  # comma-separated files
-    val_prompts: str = str(PROMPTS / "val.jsonl")
-    num_prompts: int | None = None
-    num_val_prompts: int | None = None
-    max_new_tokens: int = 96
-    max_length: int = 256
-    gen_batch_size: int = 32
-    gen_workers: int | None = None  # generation processes; None -> one per core on CPU (1 thread each), 1 on GPU
-    prepare_only: bool = False  # stop after the (cached) data: generate on one machine, train on another
-    one_pass: bool = True  # generate and capture in the same target pass (selfdistill.py); False -> two passes
-    capture: str = "transformers"  # engine that generates + captures: "transformers" (selfdistill) or "vllm" (capture_vllm)
-    tp: int = 1  # --capture vllm: tensor_parallel_size
-    pp: int = 1  # --capture vllm: pipeline_parallel_size
-    draft_vocab_size: int = 8192
-    aux_layers: list[int] | None = None  # input-of-layer ids; None -> [2, N//2, N-3]
-    ttt_steps: int = 3
-    step_decay: float = 0.8  # loss weight of TTT step j is step_decay**j
-    precondition_fc: bool = True  # train fc on per-dimension RMS-normalised aux states, folded in at save
-    ttt_inputs: str = "teacher"  # tokens fed at TTT steps >= 1 in training: "teacher" (x[t+1+j]) or "own" (argmax)
-    epochs: float = 1.0
-    steps: int | None = None  # overrides epochs
-    lr: float = 1e-3
-    warmup_steps: int = 20
-    weight_decay: float = 0.0
-    grad_clip: float = 1.0
-    batch_size: int = 8  # sequences per rank per step
-    seed: int = 0
-    save_every: int = 0  # 0 -> only at the end
-    eval_every: int = 0  # 0 -> only at the start and the end
-    resume: bool = False
-    init_from: str | None = None  # warm start: a saved drafter's weights and vocab map (training across sittings)
-    save_embeddings: bool = False
-    norm_before_residual: bool = True  # speculators' default; SGLang's layer always behaves as False
-    threads: int | None = 1
-    data_dir: str | None = None  # where responses/captures are cached; default $SPECBRIDGE_CACHE/data
-    progress: bool = True
 
 
 # ---- distributed helpers ------------------------------------------------------------------
