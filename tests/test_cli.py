@@ -518,7 +518,7 @@ def test_summary_counts_add_up_to_the_tables(tmp_path, monkeypatch):
         for res in check(ckpt, "all", str(d)):
             out = io.StringIO()
             monkeypatch.setattr(render, "console", Console(file=out, width=100_000, highlight=False, emoji=False))
-            render.print_check(ckpt, res)
+            render.print_accounting(ckpt, res)
             lines = out.getvalue().splitlines()
             summary = Text.from_markup(report.counts_line(res)).plain
             m = re.match(r"(\d+) tensors: ([^;]*); (\d+) \S+ parameters: ([^;]*)(; the engine raises: .*)?$", summary)

@@ -15,9 +15,6 @@ ENGINE_FILES = {f"engines/{name}.py" for name in ENGINES}
 # Files still allowed to compare with an engine's name, each with why; an entry whose file no longer does fails
 # below, so the list only shrinks.
 ALLOWED = {
-    # the lead is rewriting simulate.py for drafter families: its `d.style == "sglang"` / "trtllm" / "vllm"
-    # branches become Dispatch row fields there
-    "engines/simulate.py": "Dispatch.style branches, being rewritten",
     # --capture transformers|vllm picks the training capture backend (a venv running vLLM), not an engine table
     "train/trainer.py": "training capture backend",
     "cli/train_cmd.py": "argument parsing of --capture",

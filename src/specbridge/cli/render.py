@@ -18,7 +18,6 @@ from .jsonout import canonical_name as _canon
 console = make_console()  # a terminal: its width; a pipe: no width, nothing folded
 
 NAME_ALIGN = 64
-SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 FATE_STYLE = {
     Fate.LOADED: "green",
     Fate.DROPPED: "bold red",

@@ -47,7 +47,8 @@ def serve_cmd(
     validate_draft_shape(steps, topk, draft_tokens)
     output_file("--log", log)
     if python:
-        executable("--python", python)
+        if python is not None:
+            executable("--python", python)
     if dtype is not None:
         dtype = dtype_or_fail(dtype)
         if command:
@@ -216,7 +217,8 @@ def register_sweep(app: typer.Typer) -> None:
         prompt_format = prompt_format_or_fail(prompt_format)
         if prompts is not None:
             input_file("--prompts", prompts)
-        executable("--python", python)
+        if python is not None:
+            executable("--python", python)
         output_dir("--log-dir", log_dir)
         if plot:
             output_file("--plot", plot)

@@ -685,6 +685,136 @@ FAMILY_RANGES = (
     ),
 )
 
+
+# --- EAGLE-1/2 (--speculative-algorithm EAGLE): sglang/srt/models/llama_eagle.py LlamaForCausalLMEagle, read in all 19
+# cached wheels (0.4.6.post5 … 0.5.23); loading goes through sglang/srt/models/llama.py LlamaForCausalLM.load_weights
+LEA = "sglang/srt/models/llama_eagle.py"
+EAGLE1_FIELDS = LLAMA_FIELDS + (Field("bias", ("bias",), False, kind="bool"),)
+EAGLE1_PLAIN = (
+    "SGLang builds the plain {arch} as the draft (a registered target class; no release renames it to LlamaForCausalLMEagle): "
+    "every drafter name misses its parameters (logged as not found, fc.bias not even logged) and the draft runs at random "
+    "initialisation; architectures must be LlamaForCausalLMEagle"
+)
+TIED_EAGLE1 = Raise(
+    "tie",
+    "AttributeError in set_embed_and_head at worker start: with tie_word_embeddings lm_head is the embedding module, "
+    "which the worker cannot replace by the target's head",
+    f"{LEA} (lm_head = model.embed_tokens when tied); sglang/srt/models/llama.py set_embed_and_head (0.4.6, 0.5.23)",
+)
+
+
+def _eagle1_class(versions: str, stacked_keyerror: bool) -> DraftClass:
+    """LlamaForCausalLMEagle: fc = nn.Linear(2H, H) (bias always built), Llama layers of which layer 0 has no
+    input_layernorm, no final norm; the worker replaces embedding and head by the target's after loading."""
+    return DraftClass(
+        name="LlamaForCausalLMEagle",
+        file=f"{LEA} @ {versions}",
+        fields=EAGLE1_FIELDS,
+        derive=LLAMA_DERIVE,
+        params=(
+            Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+            Param("model.fc.weight", ("H", "2*H"), role="fc"),
+            Param(
+                "model.fc.bias",
+                ("H",),
+                role="fc",
+                missing_small="True",
+                missing_note="an nn.Linear bias nothing fills keeps its default initialisation U(±1/sqrt(2H))",
+            ),
+            Param("lm_head.weight", ("V", "H"), when="not tie", share="head", role="head"),
+        )
+        + llama_decoder(
+            "model.layers.{i}.",
+            per_layer=True,
+            hidden_norm_when="False",
+            o_bias_when=O_BIAS,
+            qkv_bias_when=O_BIAS,
+            qkv_in="H",
+            input_norm_when="i > 0",
+        ),
+        loader=(
+            Drop(
+                "lm_head",
+                why="names with lm_head are dropped: the worker uses the target's head",
+                cite="sglang/srt/models/llama.py load_weights",
+            ),
+            Drop(
+                "d2t",
+                why="hot tokens come only from --speculative-token-map (d2t ignored with a warning)",
+                cite="sglang/srt/models/llama.py load_weights",
+            ),
+            Drop("t2d", why="hot tokens come only from --speculative-token-map", cite="sglang/srt/models/llama.py load_weights"),
+            Prefix("model.", unless="lm_head", cite=f"{LEA} load_weights (every name gets model.)"),
+            *STACK_LLAMA,
+        ),
+        unknown="warn",
+        unknown_message="{name}: not found in params_dict, skipped with a warning (sglang/srt/models/llama.py load_weights)",
+        unknown_stacked="raise" if stacked_keyerror else "",
+        unknown_stacked_message=STACKED_KEYERROR,
+        missing="silent",
+        raises=(TIED_EAGLE1,),
+        share_embed="'target'",
+        share_head="'target'",
+        share_cite="sglang/srt/speculative/eagle_worker.py (non-EAGLE3 branch: draft.set_embed_and_head(target's), after loading)",
+        methods=("EAGLE",),
+    )
+
+
+def _eagle1_dispatch() -> Dispatch:
+    return Dispatch(
+        "sglang",
+        {"LlamaForCausalLMEagle": "LlamaForCausalLMEagle"},
+        "LlamaForCausalLMEagle",
+        cite=f"{LEA} EntryClass; sglang/srt/model_loader/utils.py get_model_architecture (architectures[0], no rewrite)",
+        unknown_message=UNKNOWN_MSG,
+        plain_classes=PLAIN,
+        plain_message=EAGLE1_PLAIN,
+    )
+
+
+EAGLE1_RANGES = (
+    FamilyRange(
+        engine="sglang",
+        family="eagle",
+        first="0.4.6",
+        last="0.4.8",
+        dispatch=_eagle1_dispatch(),
+        classes={"LlamaForCausalLMEagle": _eagle1_class("0.4.6.post5 … 0.4.8.post1", stacked_keyerror=True)},
+        begins="llama_eagle.py as read in the 0.4.6.post5 wheel (the oldest cached); llama.py load_weights indexes params_dict "
+        "with an unmatched q/k/v/gate/up name unguarded (KeyError)",
+        versions_read=("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
+    ),
+    FamilyRange(
+        engine="sglang",
+        family="eagle",
+        first="0.4.9",
+        last=None,
+        dispatch=_eagle1_dispatch(),
+        classes={"LlamaForCausalLMEagle": _eagle1_class("0.4.9.post6 … 0.5.23", stacked_keyerror=False)},
+        begins="sglang/srt/models/llama.py load_weights skips an unmatched q/k/v/gate/up name with a warning "
+        "(if name not in params_dict: continue): first in the 0.4.9.post6 wheel; llama_eagle.py changes after only refactor",
+        versions_read=(
+            "0.4.9.post6",
+            "0.5.1.post3",
+            "0.5.2",
+            "0.5.4.post3",
+            "0.5.5.post3",
+            "0.5.8",
+            "0.5.9",
+            "0.5.10",
+            "0.5.11",
+            "0.5.12",
+            "0.5.16",
+            "0.5.19",
+            "0.5.20",
+            "0.5.21",
+            "0.5.22",
+            "0.5.23",
+        ),
+    ),
+)
+FAMILY_RANGES += EAGLE1_RANGES
+
 SERVE = Serving(
     engine="sglang",
     phases=(

@@ -1,0 +1,96 @@
+"""EAGLE-1 conformance on SGLang's own loader: every installed SGLang release × EAGLE-1 drafters (research layout
+under LlamaForCausalLMEagle, and the mutations that lose fc.bias or the whole drafter), compared with `check` as
+tests/test_conformance_sglang.py compares EAGLE-3 drafters. Skipped per release when the environment is absent; the
+counts are FamilyRange.runs rows in src/specbridge/engines/sglang.py."""
+
+from __future__ import annotations
+
+import os
+
+import eagle1_fixtures as e1
+import numpy as np
+import pytest
+import test_conformance_sglang as base
+from test_conformance_sglang import ENV, _env_ready, differences, observed, predicted
+
+from specbridge.checkpoint.reader import open_checkpoint
+from specbridge.engines import sglang as table
+from specbridge.engines.spec import in_release_range
+from specbridge.families.table import BY_NAME
+from specbridge.rules.check import check
+
+SELF = "tests/test_conformance_sglang_eagle1.py"
+EAGLE = e1.config(architectures=["LlamaForCausalLMEagle"])
+CASES: dict[str, tuple] = {
+    "eagle-arch": (e1.tensors, EAGLE),
+    "eagle-arch-no-bias": (lambda: e1.tensors(bias=False), EAGLE),
+    "eagle-arch-no-embedding": (lambda: e1.tensors(embed=False), EAGLE),
+    "eagle-arch-two-layers": (lambda: e1.tensors(n_layers=2), {**EAGLE, "num_hidden_layers": 2}),
+    "eagle-arch-model-prefixed": (lambda: {"model." + k: v for k, v in e1.tensors().items()}, EAGLE),
+    "eagle-arch-lm-head": (lambda: e1.tensors() | {"lm_head.weight": np.zeros((e1.V, e1.H), np.float32)}, EAGLE),
+    "eagle-arch-unknown": (lambda: e1.tensors() | {"extra.weight": np.zeros((4, e1.H), np.float32)}, EAGLE),
+    "eagle-arch-bias-flag": (e1.tensors, {**EAGLE, "bias": True}),
+    "eagle-arch-vocab-maps": (lambda: e1.tensors() | {"d2t": np.zeros(e1.V, np.int64), "t2d": np.ones(e1.V, bool)}, EAGLE),
+}
+KNOWN: dict[tuple[str, str], str] = {}
+
+
+def releases() -> list[str]:
+    wheels = ENV / "wheels"
+    have = {p.name for p in wheels.iterdir() if (p / ".specbridge-ok").is_file()} if wheels.is_dir() else set()
+    per_era = os.environ.get("SPECBRIDGE_CONFORMANCE") == "per-era"
+    out: list[str] = []
+    for row in (r for r in table.FAMILY_RANGES if r.family == "eagle" and r.classes):
+        got = [v for v in row.versions_read if v in have]
+        out += got[-1:] if per_era else got
+    return out or [v for r in table.FAMILY_RANGES if r.family == "eagle" for v in r.versions_read]
+
+
+RELEASES = releases()
+
+
+@pytest.fixture(scope="session")
+def eagle1_cases(tmp_path_factory):
+    root = tmp_path_factory.mktemp("sglang-eagle1")
+    return {name: e1.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+
+
+_RESULTS: dict[str, dict] = {}
+
+
+def _real(version: str, cases) -> dict:
+    """One harness process per release over this matrix (the EAGLE-3 matrix's cache entry set aside meanwhile)."""
+    if version not in _RESULTS:
+        saved = base._RESULTS.pop(version, None)
+        try:
+            _RESULTS[version] = base.real(version, cases)
+        finally:
+            base._RESULTS.pop(version, None)
+            if saved is not None:
+                base._RESULTS[version] = saved
+    return _RESULTS[version]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES))
+@pytest.mark.parametrize("version", RELEASES)
+def test_check_matches_sglang_eagle1_loader(version, case, eagle1_cases, request):
+    why = _env_ready(version)
+    if why:
+        pytest.skip(why)
+    if (version, case) in KNOWN:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(version, case)]))
+    r = _real(version, eagle1_cases)[case]
+    assert not r.get("harness_failed"), r["errors"]
+    assert r["sglang_version"] == version and r["class"] == "LlamaForCausalLMEagle", r.get("class")
+    [res] = check(open_checkpoint(eagle1_cases[case]), f"sglang=={version}", family=BY_NAME["eagle"])
+    diff = differences(predicted(res.report), observed(r))
+    assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
+
+
+def test_eagle1_run_rows_cover_the_matrix():
+    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "eagle" for run in row.runs]
+    assert runs
+    for row, run in runs:
+        assert run.test == SELF and in_release_range(run.release, row.first, row.last)
+        assert run.cases == len(CASES) and run.agreed == run.cases - sum(1 for (v, _c) in KNOWN if v == run.release)
