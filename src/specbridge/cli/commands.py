@@ -42,7 +42,7 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
     if as_json:
         from .jsonout import inspect_json
 
-        print_json("inspect", inspect_json(ckpt, d))
+        print_json("inspect", {"ok": True, **inspect_json(ckpt, d)})
     else:
         from . import render
 
