@@ -19,6 +19,30 @@ from conftest import STORY
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _wheel_tools_missing() -> str | None:
+    """What `python -m build --no-isolation` lacks in this venv to build pyproject's wheel (its build-system
+    requires setuptools>=68, and wheel), or None. The core install (./setup.sh) has neither; ./setup.sh --ml
+    and CI install them."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from packaging.version import Version
+
+    missing = []
+    for name, least in (("build", "1"), ("setuptools", "68"), ("wheel", "0")):
+        try:
+            if Version(version(name)) < Version(least):
+                missing.append(f"{name}>={least} (have {version(name)})")
+        except PackageNotFoundError:
+            missing.append(name)
+    return ", ".join(missing) or None
+
+
+pytestmark = pytest.mark.skipif(
+    _wheel_tools_missing() is not None,
+    reason=f"building the wheel without isolation needs {_wheel_tools_missing()} in this venv (./setup.sh --ml installs them)",
+)
+
+
 @pytest.fixture(scope="module")
 def wheel_venv(tmp_path_factory):
     """(venv bin dir, a work dir outside the repo). The core dependencies are installed as the wheel
