@@ -392,7 +392,7 @@ def test_fault_injection_cli(mode, needle):
         took = time.monotonic() - t0
     assert r.returncode == 1, (r.returncode, r.stdout[-2000:], r.stderr[-2000:])
     j = json.loads(r.stdout)
-    assert j["ok"] is False and needle in j["error"], j["error"]
+    assert j["ok"] is False and j["error"]["exit_code"] == 1 and needle in j["error"]["message"], j["error"]
     assert "bench failed" in r.stderr and needle in r.stderr
     assert took < 45, took  # bounded: a few request timeouts at most, never a hang
 

@@ -32,6 +32,10 @@ VERSION_TABLE = [
     ("vllm==0.31.5", "0.31.0", True, None),
     ("vllm==9.0", "0.33.0", True, "R001"),
     ("sglang", "0.5.23", True, "R002"),  # a bare name: the newest modelled release, said in a finding
+    # releases the tables place without their source read: a placeholder, past the last release read of an era
+    ("tensorrt-llm==1.3", "1.3", True, "R004"),
+    ("vllm==0.16.1", "0.16.0", True, "R004"),
+    ("trtllm==1.0", "1.2", False, "R004"),  # before the first release read of its era
 ]
 
 
@@ -61,6 +65,9 @@ def test_version_strings_place_the_story_in_the_right_era(spec, release, ok, cod
     if code == "R003":
         [f] = [f for f in obj["findings"] if f["code"] == "R003"]
         assert f["severity"] == "warning" and "is a pre-release: modelled as the release it precedes" in f["message"]
+    if code == "R004":
+        [f] = [f for f in obj["findings"] if f["code"] == "R004"]
+        assert f["severity"] == "warning" and f"{place.version}: no source of this release was read" in f["message"]
 
 
 @pytest.mark.parametrize(

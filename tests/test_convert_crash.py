@@ -63,6 +63,7 @@ def _run_and_kill(args, delay):
     return killed
 
 
+@pytest.mark.long
 def test_kill_convert_rewrite(tmp_path, big_source):
     rng = random.Random(1234)
     src_hash = {f.name: sha(f) for f in big_source.iterdir()}

@@ -114,6 +114,7 @@ def big_source(tmp_path_factory) -> Path:
     )
 
 
+@pytest.mark.long
 def test_sigkill_during_write_checkpoint(tmp_path, big_source):
     src_hash = blake(big_source)
     hdr = read_header(big_source)

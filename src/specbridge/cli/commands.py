@@ -47,7 +47,7 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
     if as_json:
         from .jsonout import inspect_json
 
-        print_json("inspect", {**inspect_json(ckpt, d), "family": fam.to_json()})
+        print_json("inspect", {"ok": True, **inspect_json(ckpt, d), "family": fam.to_json()})
     else:
         from . import render
 
@@ -61,7 +61,13 @@ def _inspect_family(ckpt, fam, geometry: dict, as_json: bool) -> int:
     if as_json:
         from ..checkpoint.hubref import hub_sources
 
-        body = {"path": str(ckpt.root), "storage": ckpt.storage, "files": [str(f) for f in ckpt.weight_files], "family": fam.to_json()}
+        body = {
+            "ok": True,
+            "path": str(ckpt.root),
+            "storage": ckpt.storage,
+            "files": [str(f) for f in ckpt.weight_files],
+            "family": fam.to_json(),
+        }
         body |= {"geometry": geometry, "tensors": tensors, "totals": {"tensors": len(tensors), "bytes": ckpt.total_bytes}}
         print_json("inspect", {**body, "metadata": ckpt.metadata, **hub_sources(ckpt.hub)})
         return 0

@@ -1,8 +1,10 @@
-"""The contract every `--json` output keeps, for CI gates: a schema name and the tool version in every
-object, strict JSON (no NaN), and errors as a JSON object on stdout as well as one line on stderr.
+"""The contract every `--json` output keeps, for CI gates: one object on stdout with `schema`,
+`specbridge_version`, `ok` (exit code 0) and `error` (null, or `{"exit_code", "message"}` when the command
+could not give its answer), strict JSON (no NaN); errors also as one line on stderr.
 
 Schema names are `specbridge.<command>/<N>`; N changes only when a key changes meaning or goes away.
-`docs/ci.md` documents the keys."""
+The exit codes and these keys are tables here; `scripts/gen_ci_doc.py` writes them into `docs/ci.md` and a
+test keeps the page fresh and runs every command against them (tests/test_contract.py)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,32 @@ import sys
 from .. import __version__
 
 SCHEMA_VERSION = 2
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_CODES = {
+    EXIT_OK: "OK: no failing finding (and, for `eval --fail-under`, the accept length reached the bar)",
+    EXIT_FINDINGS: "a failing finding (severity `error`, or a code named in `--fail-on`), a launch refused, a load the engine "
+    "refuses (`eval --engine`: `refused`), an eval below `--fail-under`, a bench or sweep run that failed, a conversion "
+    "that failed while writing (no space left, an I/O error, verification; nothing is placed)",
+    EXIT_USAGE: "unusable input or request: a path that is not a drafter (or of a drafter family the command does not read), "
+    "an unknown or unreadable engine version, an unknown option, an option out of range, contradictory options, a convert "
+    "destination that exists (without `--force`), is the source or cannot be written",
+    EXIT_INTERNAL: "an internal error (a bug of ours; the fuzzer and the tests check that no input reaches it)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+}
+# The commands with --json and their schema names; `error` is the object every failure prints.
+JSON_COMMANDS = ("inspect", "check", "convert", "restore", "launch", "engines", "eval", "bench", "sweep")
+SCHEMAS = (*JSON_COMMANDS, "error")
+# Keys every --json object has, first.
+COMMON_KEYS = {
+    "schema": f"`specbridge.<command>/<N>`: {', '.join(f'`{s}`' for s in SCHEMAS)}. `N` (now {SCHEMA_VERSION}) changes "
+    "only when a key changes meaning or goes away.",
+    "specbridge_version": "the tool's version",
+    "ok": "the run's verdict: `true` exactly when the exit code is 0",
+    "error": "`null` when the command gave its answer (even a failing one: findings, a refusal, a low accept length); "
+    '`{"exit_code", "message"}` when it could not: every exit 2, 3 and 130; exit 1 for a request refused before any '
+    "answer (a launch line that cannot start, a conversion convert will not make) and a bench or sweep run that "
+    "failed. The message is also the one line on stderr",
+}
 
 
 class CliError(Exception):
@@ -36,8 +63,19 @@ def finite(obj):
     return obj
 
 
+def error_object(code: int, message: str) -> dict:
+    return {"exit_code": code, "message": message}
+
+
 def document(command: str, body: dict) -> dict:
-    return {"schema": f"specbridge.{command}/{SCHEMA_VERSION}", "specbridge_version": __version__, **body}
+    """The object for one command: the common keys first; a body without a boolean `ok` is our bug."""
+    if command not in SCHEMAS or not isinstance(body.get("ok"), bool):
+        raise ValueError(f"--json output of {command!r} breaks the contract (schema listed, boolean ok): {sorted(body)}")
+    error = body.get("error")
+    if error is not None and set(error) != {"exit_code", "message"}:
+        raise ValueError(f"--json output of {command!r}: error must be null or an error_object, not {error!r}")
+    head = {"schema": f"specbridge.{command}/{SCHEMA_VERSION}", "specbridge_version": __version__, "ok": body["ok"], "error": error}
+    return {**head, **{k: v for k, v in body.items() if k not in head}}
 
 
 def dumps(obj: dict) -> str:
@@ -48,8 +86,14 @@ def print_json(command: str, body: dict) -> None:
     print(dumps(document(command, body)))
 
 
+def one_line(message: str) -> str:
+    """A message as the one line the contract promises (a wrapped usage message joined up)."""
+    return " ".join(message.split())
+
+
 def report_error(err: CliError, as_json: bool) -> int:
-    sys.stderr.write(f"specbridge: error: {err.message}\n")
+    message = one_line(err.message)
+    sys.stderr.write(f"specbridge: error: {message}\n")
     if as_json:
-        print(dumps(document("error", {"ok": False, "error": {"exit_code": err.code, "message": err.message}})))
+        print(dumps(document("error", {"ok": False, "error": error_object(err.code, message)})))
     return err.code

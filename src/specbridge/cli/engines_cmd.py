@@ -6,7 +6,7 @@ from .contract import print_json
 
 
 def engines_rows() -> list[dict]:
-    from ..engines.registry import ENGINES
+    from ..engines.registry import ENGINES, releases_read
 
     return [
         {
@@ -14,7 +14,7 @@ def engines_rows() -> list[dict]:
             "era": era.name,
             "first": era.min_version,
             "last": era.max_version,
-            "releases_read": [v for v in era.versions_read if v not in era.placeholders],
+            "releases_read": releases_read(era),
             "placed_at": list(era.placeholders),  # releases the era is placed at without any of their source read
             "classes": sorted(era.classes),
         }
@@ -28,7 +28,10 @@ def engines_cmd(as_json: bool) -> int:
 
     rows = engines_rows()
     if as_json:
-        print_json("engines", {"engines": {name: dict(zip(("first", "newest"), modelled_range(name))) for name in ENGINES}, "eras": rows})
+        print_json(
+            "engines",
+            {"ok": True, "engines": {name: dict(zip(("first", "newest"), modelled_range(name))) for name in ENGINES}, "eras": rows},
+        )
         return 0
     from rich.markup import escape
     from rich.table import Table

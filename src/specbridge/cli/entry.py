@@ -63,26 +63,25 @@ def _fast(argv: list[str]) -> int:
 
 
 def main() -> None:
-    from .contract import CliError, report_error
+    from .contract import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, CliError, report_error
 
+    as_json = "--json" in sys.argv[1:]
     try:
         _main()
     except CliError as e:
-        sys.exit(report_error(e, "--json" in sys.argv[1:]))
+        sys.exit(report_error(e, as_json))
     except BrokenPipeError:  # `specbridge … | head` is fine; don't print a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
     except KeyboardInterrupt:
-        sys.stderr.write("specbridge: interrupted\n")
-        sys.exit(130)
+        sys.exit(report_error(CliError("interrupted", EXIT_INTERRUPTED), as_json))
     except MemoryError:
-        sys.stderr.write("specbridge: error: out of memory (the input claims more than this machine has)\n")
-        sys.exit(2)
+        sys.exit(report_error(CliError("out of memory (the input claims more than this machine has)", EXIT_USAGE), as_json))
     except Exception as e:  # a bug of ours: still one line, never a traceback dump on a user
         if os.environ.get("SPECBRIDGE_DEBUG"):
             raise
-        sys.stderr.write(f"specbridge: internal error: {type(e).__name__}: {e} (set SPECBRIDGE_DEBUG=1 for the traceback; please report)\n")
-        sys.exit(3)
+        message = f"internal error: {type(e).__name__}: {e} (set SPECBRIDGE_DEBUG=1 for the traceback; please report)"
+        sys.exit(report_error(CliError(message, EXIT_INTERNAL), as_json))
 
 
 def _main() -> None:
@@ -103,20 +102,23 @@ def _main() -> None:
 
 
 def run_typer(argv: list[str]) -> int:
-    """The full CLI. Usage errors (bad option, value out of range) become a CliError under --json, so a
-    CI gate always gets a JSON object on stdout; a person gets click's usage message."""
+    """The full CLI. A usage error (bad option, value out of range) is a CliError like any refusal: one line
+    on stderr naming the command's --help, and under --json the error object on stdout. Only a bare
+    `specbridge` (or a command without its arguments) prints the help it asks for."""
     from typer.exceptions import TyperException
 
-    from .contract import CliError
+    from .contract import EXIT_USAGE, CliError
     from .main import app
 
     try:
         return app(args=argv, prog_name="specbridge", standalone_mode=False) or 0
     except TyperException as e:
-        if "--json" in argv:
-            raise CliError(e.format_message(), getattr(e, "exit_code", 2)) from None
-        e.show()
-        return getattr(e, "exit_code", 2)
+        if type(e).__name__ == "NoArgsIsHelpError" and "--json" not in argv:
+            e.show()
+            return getattr(e, "exit_code", EXIT_USAGE)
+        ctx = getattr(e, "ctx", None)
+        hint = f" (see {ctx.command_path} --help)" if ctx is not None else ""
+        raise CliError(e.format_message().rstrip(".") + hint, getattr(e, "exit_code", EXIT_USAGE)) from None
 
 
 if __name__ == "__main__":

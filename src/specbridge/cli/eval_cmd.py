@@ -87,18 +87,22 @@ def eval_cmd(
         output_file("--plot", plot)
     load_as = loadable_target(target)
     ck = open_drafter(draft)
+    report, engine_json, findings = engine_view(ck, engine)
+    if report is not None and report.errors:  # check says the engine raises (L003–L006): nothing to measure
+        say_version_findings(findings)
+        return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
     try:
         import torch
     except ImportError:
         return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
+    say_version_findings(findings)
     torch.set_num_threads(threads)
     device = pick_device(torch, device)
     model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
-    report, engine_json = engine_view(ck, engine)
     built = build_engine_drafter(ck, model, report, algorithm)
     built.model.to(device=device, dtype=getattr(torch, dtype))  # target and drafter in the same precision, as served
     if built.refused:
-        return report_refusal(built, engine_json, as_json)
+        return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
     res = measure(model, built, prompts, tok, num_prompts, steps, topk, draft_tokens, max_new, quiet=as_json, prompt_format=prompt_format)
     extra = {
         "steps": steps,
@@ -110,6 +114,7 @@ def eval_cmd(
         "aux_boundaries": built.boundaries,
         "fc_skipped": built.skip_fc,
         "notes": built.notes,
+        "findings": [f.to_json() for f in findings],
         "target": str(tpath),
         "draft": str(draft),
         "device": device,
@@ -146,11 +151,12 @@ def load_target_or_fail(target: str, torch_dtype, device: str):
 
 
 def engine_view(ck, engine: str | None) -> tuple:
-    """(the engine version's simulated load, its JSON summary), or (None, None) for the drafter as trained."""
+    """(the engine version's simulated load, its JSON summary, check's findings for it) — the very run
+    `check --engine` makes, so eval and check agree — or (None, None, []) for the drafter as trained."""
     if not engine:
-        return None, None
+        return None, None, []
     from ..engines.registry import EngineSpecError, resolve
-    from ..engines.simulate import simulate
+    from ..rules.check import check
     from .commands import fail
 
     try:
@@ -159,18 +165,35 @@ def engine_view(ck, engine: str | None) -> tuple:
         fail(str(e))
     if len(places) != 1:
         fail(f"--engine {engine} names {len(places)} engine versions; eval answers for one (NAME==VERSION)")
-    era, version = places[0].era, places[0].version
-    report = simulate(ck, era, version)
+    [res] = check(ck, engine)
+    report = res.report
     summary = {
-        "name": era.engine,
-        "version": version,
-        "era": era.name,
+        "name": report.engine,
+        "version": report.version,
+        "era": report.era.name,
         "class": report.cls.name,
         "dropped": report.dropped,
         "missing": report.missing,
         "errors": report.errors,
     }
-    return report, summary
+    return report, summary, res.findings
+
+
+def say_version_findings(findings: list) -> None:
+    """The engine-version warnings (R001, R003, R004: a release not read) on stderr, as launch says them."""
+    for f in findings:
+        if f.code.startswith("R") and f.severity == "warning":
+            sys.stderr.write(f"{f.code} warning: {f.message}\n")
+
+
+def refusal(report, findings: list) -> str:
+    """Why the engine would not serve the drafter, naming the codes check reports for it."""
+    from ..rules.findings import ERROR
+    from ..rules.load import ENGINE_RAISES_CODES
+
+    codes = sorted({f.code for f in findings if f.severity == ERROR and f.code in ENGINE_RAISES_CODES})
+    named = f" ({', '.join(codes)})" if codes else ""
+    return f"{report.engine} {report.version} refuses to load it{named}: {report.errors[0]}"
 
 
 def build_engine_drafter(ck, model, report, algorithm: str):
@@ -181,9 +204,9 @@ def build_engine_drafter(ck, model, report, algorithm: str):
     return build_drafter(ck, model, text.num_hidden_layers, report, arch, text.model_type, algorithm)
 
 
-def report_refusal(built, engine_json: dict | None, as_json: bool) -> int:
+def report_refusal(refused: str, engine_json: dict | None, findings: list, notes: list[str], as_json: bool) -> int:
     """The engine would not serve this drafter at all: said, exit 1."""
-    from .contract import print_json
+    from .contract import EXIT_FINDINGS, print_json
 
     if as_json:
         print_json(
@@ -195,13 +218,14 @@ def report_refusal(built, engine_json: dict | None, as_json: bool) -> int:
                 "per_prompt": [],
                 "num_prompts": 0,
                 "engine": engine_json,
-                "refused": built.refused,
-                "notes": built.notes,
+                "refused": refused,
+                "notes": notes,
+                "findings": [f.to_json() for f in findings],
             },
         )
     else:
-        sys.stdout.write(f"predicted: the engine would not serve this drafter — {built.refused}\n")
-    return 1
+        sys.stdout.write(f"predicted: the engine would not serve this drafter — {refused}\n")
+    return EXIT_FINDINGS
 
 
 def measure(

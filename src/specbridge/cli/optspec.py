@@ -84,9 +84,20 @@ def option(command: str, dest: str) -> Opt:
     return next(o for o in OPTIONS[command] if o.dest == dest)
 
 
+class _Unparsed(Exception):
+    pass
+
+
+class _QuietParser(argparse.ArgumentParser):
+    """argparse that prints nothing on a usage error: typer, given the same argv, says it in one line."""
+
+    def error(self, message: str):
+        raise _Unparsed(message)
+
+
 def parse_fast(command: str, argv: list[str]) -> dict | None:
     """argv parsed by the rows of `command`, or None when it holds anything else (typer then handles and explains it)."""
-    p = argparse.ArgumentParser(prog=f"specbridge {command}", add_help=False, allow_abbrev=False)
+    p = _QuietParser(prog=f"specbridge {command}", add_help=False, allow_abbrev=False)
     for o in OPTIONS[command]:
         if o.kind == ARGUMENT:
             p.add_argument(o.dest)  # the text as typed: Path("./x") would drop the "./" that says it is no Hub id
@@ -98,6 +109,6 @@ def parse_fast(command: str, argv: list[str]) -> dict | None:
             p.add_argument(*o.flags, dest=o.dest, default=o.default, type=Path if o.kind == PATH else str)
     try:
         args, rest = p.parse_known_args(argv)
-    except SystemExit:  # argparse's usage error: typer says it better
+    except _Unparsed:  # a usage error: typer says it
         return None
     return None if rest else vars(args)

@@ -207,7 +207,7 @@ def register_sweep(app: typer.Typer) -> None:
         from ..engines.registry import SERVERS, EngineSpecError, engine_name
         from ..rules.check import check
         from .commands import fail, validate_draft_shape
-        from .contract import print_json
+        from .contract import EXIT_FINDINGS, error_object, print_json
         from .paths import executable, input_file, output_dir, output_file
         from .targets import servable_target
 
@@ -260,6 +260,7 @@ def register_sweep(app: typer.Typer) -> None:
         rows = best_per_concurrency(results)
         table = sweep_table(results)
         failed = [r for r in results if r.error]
+        failure = f"{len(failed)} of {len(results)} setting(s) failed; first: {failed[0].error}" if failed else ""
         if plot:
             plot_sweep(table, plot, f"{Path(path).name} on {Path(target).name} ({name})")
         if as_json:
@@ -267,6 +268,7 @@ def register_sweep(app: typer.Typer) -> None:
                 "sweep",
                 {
                     "ok": not failed,
+                    "error": error_object(EXIT_FINDINGS, failure) if failed else None,
                     "results": [
                         {"setting": r.setting.label, "tok_s": r.tok_s, "mal": r.mal, "error": r.error, "start_s": r.start_s}
                         for r in results
@@ -280,4 +282,6 @@ def register_sweep(app: typer.Typer) -> None:
             for r in rows:
                 sp = f"{r['speedup']:.2f}×" if r.get("speedup") else "–"
                 print(f"concurrency {r['concurrency']}: best {r['best']} (fastest speculative: {r.get('best_speculative')}, speedup {sp})")
-        raise typer.Exit(1 if failed else 0)
+        if failed:
+            sys.stderr.write(f"specbridge: sweep failed: {failure}\n")
+        raise typer.Exit(EXIT_FINDINGS if failed else 0)

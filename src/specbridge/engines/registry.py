@@ -47,6 +47,18 @@ def newest_version(era: Era) -> str:
     return max(era.versions_read, key=lambda v: parse_version(v.split(" ")[0]))
 
 
+def releases_read(era: Era) -> list[str]:
+    """The releases whose loader source was read for this era (its placeholders are placed at, not read)."""
+    return [v for v in era.versions_read if v not in era.placeholders]
+
+
+def release_read(era: Era, version: str) -> bool:
+    """Whether `version` lies between two releases read for its era (or is one): its loading is then known
+    from both sides. A placeholder, a release before the first or after the last one read is not."""
+    read = [parse_version(v.split(" ")[0]) for v in releases_read(era)]
+    return bool(read) and min(read) <= parse_version(version) <= max(read)
+
+
 def modelled_range(name: str) -> tuple[str, str]:
     """(first release modelled, newest release whose source was read) for one engine."""
     eras = ENGINES[name]

@@ -134,14 +134,8 @@ def build_drafter(
 
     boundaries, skip_fc = list(trained), False
     if report is not None:
-        if not report.dispatched:
-            notes.append(
-                f"{report.engine} {report.version} cannot dispatch this config ({report.dispatch_message}); "
-                "predicted as if only the config were converted, tensors as they are"
-            )
-        errors = [e for e in report.errors if e != report.dispatch_message]
-        if errors:
-            return Built(model, trained, False, notes, refused=f"{report.engine} {report.version} refuses to load it: {errors[0]}")
+        if report.errors:  # dispatch included: a server that cannot pick a class does not start (check: L005)
+            return Built(model, trained, False, notes, refused=f"{report.engine} {report.version} refuses to load it: {report.errors[0]}")
         missing = report.missing
         if missing:
             notes.append(

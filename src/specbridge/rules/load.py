@@ -25,6 +25,10 @@ from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import Hit, rule
 
+# The findings check reports when the simulated load raises (a size mismatch, an unknown name the engine indexes,
+# no class for the config, a class that cannot be built): `eval --engine` then refuses, naming them.
+ENGINE_RAISES_CODES = frozenset({"L003", "L004", "L005", "L006"})
+
 
 def _list(names: list[str], n: int = 4) -> str:
     head = ", ".join(names[:n])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engines.registry import NEWER, NEWEST, PRERELEASE, modelled_range
+from ..engines.registry import NEWER, NEWEST, PRERELEASE, modelled_range, release_read, releases_read
 from ..engines.spec import parse_version
 from .context import Context
 from .findings import INFO, WARNING
@@ -68,3 +68,35 @@ def prerelease(c: Context) -> Iterator[Hit]:
             f"({release}, era {place.era.name}); changes made before that release may be missing",
             "check against the final release you deploy",
         )
+
+
+@rule(
+    "R004",
+    "engine release whose loader source was not read",
+    severity=WARNING,
+    fix="check against a release the tables read (`specbridge engines` lists them), or read this release's loader and add it to the era's rows (`docs/engines.md`).",
+)
+def release_not_read(c: Context) -> Iterator[Hit]:
+    """Warning: the version is placed in an era, but no source of it was read: a placeholder release (TensorRT-LLM
+    1.3, placed where a change read at commits of no established release must land), or a release before the first
+    or after the last one read for its era (`vllm==0.16.1` when only 0.16.0 was read). The era's behaviour is
+    assumed to hold there; a change in that release would make this report wrong. A release between two read
+    releases of one era is not flagged (the same loading was read on both sides); one newer than every modelled
+    release is R001's.
+    """
+    place = c.place
+    if place is None or release_read(place.era, place.version):
+        return
+    era, read = place.era, releases_read(place.era)
+    if place.how == NEWER and read:
+        return  # R001 says it
+    if read:
+        span = sorted(read, key=parse_version)
+        why = f"its era ({era.name}) was read at {span[0]}" + (f" – {span[-1]}" if len(span) > 1 else "") + " only"
+    else:
+        why = f"no release of its era ({era.name}) was read: the era is only placed at {', '.join(era.placeholders)}"
+    yield Hit(
+        WARNING,
+        f"{era.engine} {place.version}: no source of this release was read ({why}); predicted as that era, which may not describe it",
+        f"check against a release the tables read (`specbridge engines`), or read {era.engine} {place.version}'s loader (docs/engines.md)",
+    )
