@@ -166,7 +166,10 @@ def test_R004_in_check_eval_and_launch():
     assert r.returncode == 0 and "R004 warning" in r.stdout and "no source of this release was read" in r.stdout
     obj = contract_json(["eval", SMOL, "-t", "smollm2-135m", "-e", "trtllm==1.3"], 1, "eval")
     assert "R004" in [f["code"] for f in obj["findings"]]
-    assert "R004 warning: trtllm 1.3: no source of this release was read" in run_cli("eval", SMOL, "-t", "smollm2-135m", "-e", "trtllm==1.3").stderr
+    assert (
+        "R004 warning: trtllm 1.3: no source of this release was read"
+        in run_cli("eval", SMOL, "-t", "smollm2-135m", "-e", "trtllm==1.3").stderr
+    )
     r = run_cli("launch", STORY, "-e", "vllm==0.16.1", "-t", "org/model")
     assert r.returncode == 0 and "R004 warning: vllm 0.16.1: no source of this release was read" in r.stderr
     obj = contract_json(["launch", STORY, "-e", "vllm==0.16.1", "-t", "org/model"], 0, "launch")
