@@ -760,6 +760,11 @@ def _eagle1_class(versions: str, stacked_keyerror: bool) -> DraftClass:
     )
 
 
+def _eagle1_runs(*releases: str) -> tuple[Run, ...]:
+    t = "tests/test_conformance_sglang_eagle1.py"
+    return tuple(Run(release=r, date="2026-12-01", test=t, cases=9, agreed=9) for r in releases)
+
+
 def _eagle1_dispatch() -> Dispatch:
     return Dispatch(
         "sglang",
@@ -783,6 +788,7 @@ EAGLE1_RANGES = (
         begins="llama_eagle.py as read in the 0.4.6.post5 wheel (the oldest cached); llama.py load_weights indexes params_dict "
         "with an unmatched q/k/v/gate/up name unguarded (KeyError)",
         versions_read=("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
+        runs=_eagle1_runs("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
     ),
     FamilyRange(
         engine="sglang",
@@ -810,6 +816,26 @@ EAGLE1_RANGES = (
             "0.5.21",
             "0.5.22",
             "0.5.23",
+        ),
+        runs=_eagle1_runs(
+            *(
+                "0.4.9.post6",
+                "0.5.1.post3",
+                "0.5.2",
+                "0.5.4.post3",
+                "0.5.5.post3",
+                "0.5.8",
+                "0.5.9",
+                "0.5.10",
+                "0.5.11",
+                "0.5.12",
+                "0.5.16",
+                "0.5.19",
+                "0.5.20",
+                "0.5.21",
+                "0.5.22",
+                "0.5.23",
+            )
         ),
     ),
 )

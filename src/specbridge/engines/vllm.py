@@ -814,6 +814,7 @@ FAMILY_RANGES = (
         "q/k/v and gate/up; unknown names raise ValueError): first in the 0.26.0 wheel, 0.25.0 has the params_dict loop",
         versions_read=("0.26.0", "0.27.0"),
         unmodelled_archs=LAGUNA,
+        runs=(_dflash_run("0.27.0", "2026-12-01", 19),),
     ),
     FamilyRange(
         engine="vllm",
@@ -900,6 +901,10 @@ FAMILY_RANGES += (
         begins=f"{LE} loads through AutoWeightsLoader (unexpected .bias ignored, unknown names raise): read in the 0.27.0, "
         "0.29.0 and 0.32.0 wheels (the same loader; 0.32.0 only retypes the base class)",
         versions_read=("0.27.0", "0.29.0", "0.32.0"),
+        runs=tuple(
+            Run(release=r, date="2026-12-01", test="tests/test_conformance_vllm_eagle1.py", cases=10, agreed=10)
+            for r in ("0.27.0", "0.29.0", "0.32.0")
+        ),
         unmodelled_archs={
             "EagleDeepSeekMTPModel": "deepseek_eagle.py",
             "EagleMistralLarge3ForCausalLM": "mistral_eagle.py",
