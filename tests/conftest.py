@@ -92,3 +92,13 @@ def tree_state(d: Path) -> dict[str, tuple[int, bytes | None]]:
     for p in sorted(Path(d).rglob("*")):
         out[str(p.relative_to(d))] = (p.stat().st_mode & 0o7777, None if p.is_dir() else p.read_bytes())
     return out
+
+
+def write_checkpoint(dir: Path, config: dict, tensors: dict) -> Path:
+    """A drafter directory from numpy arrays: config.json and one model.safetensors (the family fixtures' writer)."""
+    from safetensors.numpy import save_file
+
+    dir.mkdir(parents=True, exist_ok=True)
+    (dir / "config.json").write_text(json.dumps(config, indent=2))
+    save_file(tensors, str(dir / "model.safetensors"))
+    return dir

@@ -4,11 +4,10 @@ dflash_config; embed_tokens and lm_head shared from the target), plus the mutati
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
-from safetensors.numpy import save_file
+from conftest import write_checkpoint
 
 H, NH, NKV, HD, I, V, L = 64, 2, 2, 32, 128, 512, 2
 TARGET_IDS = [0, 1, 2]
@@ -65,7 +64,4 @@ def tensors(n_layers: int = L, n_ids: int = len(TARGET_IDS), seed: int = 0) -> d
 
 
 def write(dir: Path, cfg: dict | None = None, ts: dict | None = None) -> Path:
-    dir.mkdir(parents=True, exist_ok=True)
-    (dir / "config.json").write_text(json.dumps(cfg if cfg is not None else config(), indent=2))
-    save_file(ts if ts is not None else tensors(), str(dir / "model.safetensors"))
-    return dir
+    return write_checkpoint(dir, cfg if cfg is not None else config(), ts if ts is not None else tensors())

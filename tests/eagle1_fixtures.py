@@ -4,11 +4,10 @@ sized for the producer fixtures' tiny Llama target (H 64, 2 heads of 32, vocab 5
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
-from safetensors.numpy import save_file
+from conftest import write_checkpoint
 
 H, NH, NKV, HD, I, V = 64, 2, 2, 32, 128, 512
 
@@ -61,7 +60,4 @@ def tensors(n_layers: int = 1, bias: bool = True, embed: bool = True, seed: int 
 
 
 def write(dir: Path, cfg: dict | None = None, ts: dict | None = None) -> Path:
-    dir.mkdir(parents=True, exist_ok=True)
-    (dir / "config.json").write_text(json.dumps(cfg if cfg is not None else config(), indent=2))
-    save_file(ts if ts is not None else tensors(), str(dir / "model.safetensors"))
-    return dir
+    return write_checkpoint(dir, cfg if cfg is not None else config(), ts if ts is not None else tensors())

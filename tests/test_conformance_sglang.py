@@ -182,9 +182,10 @@ def _env_ready(version: str) -> str | None:
     return None
 
 
-def real(version: str, cases: dict[str, Path]) -> dict[str, dict]:
-    """One harness process per version, over every case (SGLang's import is the slow part)."""
-    if version not in _RESULTS:
+def real(version: str, cases: dict[str, Path], cache: dict[str, dict] = _RESULTS) -> dict[str, dict]:
+    """One harness process per version, over every case of a matrix (SGLang's import is the slow part); `cache`:
+    one per matrix (the DFlash and EAGLE-1 matrices keep their own)."""
+    if version not in cache:
         names = list(cases)
         proc = subprocess.run(
             [
@@ -202,8 +203,8 @@ def real(version: str, cases: dict[str, Path]) -> dict[str, dict]:
         )
         assert proc.returncode == 0, f"harness failed for sglang {version}:\n{proc.stderr[-4000:]}"
         got = json.loads(proc.stdout)
-        _RESULTS[version] = dict(zip(names, got if isinstance(got, list) else [got]))
-    return _RESULTS[version]
+        cache[version] = dict(zip(names, got if isinstance(got, list) else [got]))
+    return cache[version]
 
 
 # --- the prediction, in the harness's terms ---------------------------------------------------------

@@ -55,6 +55,9 @@ def dflash_cases(tmp_path_factory):
     return {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
 
 
+_RESULTS: dict[str, dict] = {}  # this matrix's harness output per release
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("version", RELEASES)
@@ -64,29 +67,12 @@ def test_check_matches_sglang_dflash_loader(version, case, dflash_cases, request
         pytest.skip(why)
     if (version, case) in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(version, case)]))
-    r = _real(version, dflash_cases)[case]
+    r = base.real(version, dflash_cases, cache=_RESULTS)[case]
     assert not r.get("harness_failed"), r["errors"]
     assert r["sglang_version"] == version and r["class"] == "DFlashDraftModel", r.get("class")
     [res] = check(open_checkpoint(dflash_cases[case]), f"sglang=={version}", family=BY_NAME["dflash"])
     diff = differences(predicted(res.report), observed(r))
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
-
-
-_RESULTS: dict[str, dict] = {}
-
-
-def _real(version: str, cases) -> dict:
-    """One harness process per release over this matrix (test_conformance_sglang.real caches its own matrix by
-    release, so its cache entry is set aside while this one runs)."""
-    if version not in _RESULTS:
-        saved = base._RESULTS.pop(version, None)
-        try:
-            _RESULTS[version] = base.real(version, cases)
-        finally:
-            base._RESULTS.pop(version, None)
-            if saved is not None:
-                base._RESULTS[version] = saved
-    return _RESULTS[version]
 
 
 def test_dflash_run_rows_cover_the_matrix():

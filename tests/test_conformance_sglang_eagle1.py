@@ -55,20 +55,7 @@ def eagle1_cases(tmp_path_factory):
     return {name: e1.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
 
 
-_RESULTS: dict[str, dict] = {}
-
-
-def _real(version: str, cases) -> dict:
-    """One harness process per release over this matrix (the EAGLE-3 matrix's cache entry set aside meanwhile)."""
-    if version not in _RESULTS:
-        saved = base._RESULTS.pop(version, None)
-        try:
-            _RESULTS[version] = base.real(version, cases)
-        finally:
-            base._RESULTS.pop(version, None)
-            if saved is not None:
-                base._RESULTS[version] = saved
-    return _RESULTS[version]
+_RESULTS: dict[str, dict] = {}  # this matrix's harness output per release
 
 
 @pytest.mark.slow
@@ -80,7 +67,7 @@ def test_check_matches_sglang_eagle1_loader(version, case, eagle1_cases, request
         pytest.skip(why)
     if (version, case) in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(version, case)]))
-    r = _real(version, eagle1_cases)[case]
+    r = base.real(version, eagle1_cases, cache=_RESULTS)[case]
     assert not r.get("harness_failed"), r["errors"]
     assert r["sglang_version"] == version and r["class"] == "LlamaForCausalLMEagle", r.get("class")
     [res] = check(open_checkpoint(eagle1_cases[case]), f"sglang=={version}", family=BY_NAME["eagle"])

@@ -155,46 +155,40 @@ def vllm_cases(tmp_path_factory) -> dict[str, Path]:
 
 
 _REAL: dict[str, dict] = {}
-_TARGETS: dict[str, Path] = {}
 
 
-def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict]:
-    """One vLLM process per release over every case (each case its own LLM engine)."""
-    if release not in _REAL:
-        py = str(venv(release) / "bin" / "python")
-        target = tmp_root / f"target-{release}"
+def run_loader(release: str, cases: dict[str, Path], tmp_root: Path, method: str = "eagle3", arch: str = "llama") -> dict[str, dict]:
+    """One vLLM process over every case of a matrix (each case its own LLM engine), on the tiny target of the producer
+    fixtures built as `arch` (llama, or qwen3 for DFlash), the drafters loaded with speculative `method`."""
+    py = str(venv(release) / "bin" / "python")
+    target = tmp_root / f"{arch}-target-{release}"
+    harness = [py, "-m", "specbridge.conformance.vllm_loader"]
+    if not target.exists():
         r = subprocess.run(
-            [py, "-m", "specbridge.conformance.vllm_loader", "make-target", str(target), "--config", str(TINY_TARGET / "config.json")],
+            [*harness, "make-target", str(target), "--config", str(TINY_TARGET / "config.json"), "--arch", arch],
             env=vllm_env(),
             capture_output=True,
             text=True,
             timeout=600,
         )
         assert r.returncode == 0, r.stderr[-3000:]
-        r = subprocess.run(
-            [
-                py,
-                "-m",
-                "specbridge.conformance.vllm_loader",
-                "load",
-                "--target",
-                str(target),
-                "--k",
-                "3",
-                "--generate",
-                "0",
-                *map(str, cases.values()),
-            ],
-            env=vllm_env(),
-            capture_output=True,
-            text=True,
-            timeout=3600,
-        )
-        (tmp_root / f"vllm-{release}.log").write_text(r.stderr)
-        marker = [ln for ln in r.stdout.splitlines() if ln.startswith("@@SPECBRIDGE-RESULT@@")]
-        assert r.returncode == 0 and marker, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
-        got = json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])
-        _REAL[release] = dict(zip(cases, got))
+    r = subprocess.run(
+        [*harness, "load", "--target", str(target), "--method", method, "--k", "3", "--generate", "0", *map(str, cases.values())],
+        env=vllm_env(),
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
+    (tmp_root / f"vllm-{method}-{release}.log").write_text(r.stderr)
+    marker = [ln for ln in r.stdout.splitlines() if ln.startswith("@@SPECBRIDGE-RESULT@@")]
+    assert r.returncode == 0 and marker, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
+    return dict(zip(cases, json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])))
+
+
+def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict]:
+    """The EAGLE-3 matrix on one release (run once per session)."""
+    if release not in _REAL:
+        _REAL[release] = run_loader(release, cases, tmp_root)
         out = os.environ.get("SPECBRIDGE_CONFORMANCE_OUT")
         if out:
             Path(out).mkdir(parents=True, exist_ok=True)

@@ -11,16 +11,13 @@ rows in src/specbridge/engines/vllm.py; this test reruns them. Skipped per relea
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import dflash_fixtures as dfx
 import numpy as np
 import pytest
 from conftest import TINY_TARGET
-from test_conformance_vllm import _ready, differences, venv
-from test_engine_vllm import vllm_env
+from test_conformance_vllm import _ready, differences, run_loader
 
 from specbridge.engines import vllm as table
 from specbridge.engines.spec import in_release_range
@@ -127,30 +124,8 @@ _REAL: dict[str, dict] = {}
 
 
 def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict]:
-    """One vLLM process per release over every case (each its own engine), on a tiny random Qwen3 target."""
     if release not in _REAL:
-        py = str(venv(release) / "bin" / "python")
-        target = tmp_root / f"qwen3-target-{release}"
-        args = [py, "-m", "specbridge.conformance.vllm_loader"]
-        r = subprocess.run(
-            [*args, "make-target", str(target), "--config", str(TINY_TARGET / "config.json"), "--arch", "qwen3"],
-            env=vllm_env(),
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert r.returncode == 0, r.stderr[-3000:]
-        r = subprocess.run(
-            [*args, "load", "--target", str(target), "--method", "dflash", "--k", "3", "--generate", "0", *map(str, cases.values())],
-            env=vllm_env(),
-            capture_output=True,
-            text=True,
-            timeout=3600,
-        )
-        (tmp_root / f"vllm-dflash-{release}.log").write_text(r.stderr)
-        marker = [ln for ln in r.stdout.splitlines() if ln.startswith("@@SPECBRIDGE-RESULT@@")]
-        assert r.returncode == 0 and marker, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
-        _REAL[release] = dict(zip(cases, json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])))
+        _REAL[release] = run_loader(release, cases, tmp_root, method="dflash", arch="qwen3")
     return _REAL[release]
 
 

@@ -5,16 +5,13 @@ its venv is absent; the counts are FamilyRange.runs rows in src/specbridge/engin
 
 from __future__ import annotations
 
-import json
-import subprocess
 from pathlib import Path
 
 import eagle1_fixtures as e1
 import numpy as np
 import pytest
 from conftest import TINY_TARGET
-from test_conformance_vllm import _ready, differences, venv
-from test_engine_vllm import vllm_env
+from test_conformance_vllm import _ready, differences, run_loader
 
 from specbridge.engines import vllm as table
 from specbridge.engines.registry import conformance_releases
@@ -57,28 +54,7 @@ _REAL: dict[str, dict] = {}
 
 def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict]:
     if release not in _REAL:
-        py = str(venv(release) / "bin" / "python")
-        target = tmp_root / f"llama-target-{release}"
-        args = [py, "-m", "specbridge.conformance.vllm_loader"]
-        r = subprocess.run(
-            [*args, "make-target", str(target), "--config", str(TINY_TARGET / "config.json")],
-            env=vllm_env(),
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert r.returncode == 0, r.stderr[-3000:]
-        r = subprocess.run(
-            [*args, "load", "--target", str(target), "--method", "eagle", "--k", "3", "--generate", "0", *map(str, cases.values())],
-            env=vllm_env(),
-            capture_output=True,
-            text=True,
-            timeout=3600,
-        )
-        (tmp_root / f"vllm-eagle1-{release}.log").write_text(r.stderr)
-        marker = [ln for ln in r.stdout.splitlines() if ln.startswith("@@SPECBRIDGE-RESULT@@")]
-        assert r.returncode == 0 and marker, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
-        _REAL[release] = dict(zip(cases, json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])))
+        _REAL[release] = run_loader(release, cases, tmp_root, method="eagle", arch="llama")
     return _REAL[release]
 
 
