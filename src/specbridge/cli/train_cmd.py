@@ -87,8 +87,9 @@ def _check_paths(out: str, data_dir: str | None, train_prompts: str | None, val_
     if data_dir:
         output_dir("--data-dir", data_dir)
     for option, value in (("--train-prompts", train_prompts), ("--val-prompts", val_prompts)):
-        if value:
-            input_file(option, value)
+        for one in (value or "").split(","):  # "Prompts JSONL, or several comma-separated"
+            if one.strip():
+                input_file(option, one.strip())
     if init_from:
         try:
             open_checkpoint(init_from)
