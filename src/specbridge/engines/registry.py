@@ -167,6 +167,11 @@ def conformance_releases(engine: str, test: str, per_era: bool | None = None) ->
     return out
 
 
+def family_rows(engine: str, family: str) -> list[FamilyRange]:
+    """An engine's rows for one drafter family, oldest first (none: the engine models no class of it)."""
+    return [r for r in FAMILY_RANGES.get(engine, ()) if r.family == family]
+
+
 class FamilyPlace(NamedTuple):
     """One engine version to answer for a drafter of a family other than EAGLE-3: the row that covers it (None:
     the release has no class for the family), and the first release that has one."""
@@ -190,7 +195,7 @@ def family_places(specs: str | list[str], family: str, title: str) -> tuple[list
         names = list(ENGINES) if spec.strip().lower() == "all" else [engine_name(spec)]
         pinned = "==" in spec
         for name in names:
-            rows = [r for r in FAMILY_RANGES.get(name, ()) if r.family == family]
+            rows = family_rows(name, family)
             modelled = [r for r in rows if r.classes]
             if not modelled:
                 why = f"specbridge does not model {title} drafters on {name} yet: nothing was checked there"

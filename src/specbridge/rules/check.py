@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from ..checkpoint.reader import Checkpoint
-from ..engines.registry import FAMILY_RANGES, NotModelled, Placement, family_places, resolve
+from ..engines.registry import NotModelled, Placement, family_places, family_rows, resolve
 from ..engines.simulate import LoadReport, simulate
 from ..layouts.canonical import Drafter, describe
 from ..layouts.embedding import embed_stats
@@ -94,7 +94,7 @@ def check_family(
     shared = run(CHECKPOINT, base)
     out = []
     for fp in places:
-        row = fp.row or next(r for r in _rows(fp.place.era.engine, family.name) if r.classes)
+        row = fp.row or next(r for r in family_rows(fp.place.era.engine, family.name) if r.classes)
         if arch in row.unmodelled_archs:
             raise NotModelled(
                 f"{fp.place.era.engine} {fp.place.version} builds {row.unmodelled_archs[arch]} for {arch!r}; specbridge does not "
@@ -112,7 +112,3 @@ def check_family(
         findings = in_catalogue_order(shared + run(ENGINE, ctx))
         out.append(CheckResult(drafter, rep, findings, None, fp.place))
     return out, skipped
-
-
-def _rows(engine: str, family: str):
-    return [r for r in FAMILY_RANGES.get(engine, ()) if r.family == family]
