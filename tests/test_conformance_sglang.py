@@ -174,6 +174,20 @@ def cases(tmp_path_factory) -> dict[str, Path]:
 _RESULTS: dict[str, dict] = {}
 
 
+def family_releases(family: str) -> list[str]:
+    """Per modelled range of a drafter family (the FamilyRange rows), the releases read that this environment holds
+    (SPECBRIDGE_CONFORMANCE=per-era, as CI: the newest of them); all the read releases when none is installed (their
+    tests then skip)."""
+    wheels = ENV / "wheels"
+    have = {p.name for p in wheels.iterdir() if (p / ".specbridge-ok").is_file()} if wheels.is_dir() else set()
+    rows = [r for r in _sglang_table.FAMILY_RANGES if r.family == family]
+    out: list[str] = []
+    for row in (r for r in rows if r.classes):
+        got = sorted((v for v in row.versions_read if v in have), key=_pv)
+        out += got[-1:] if os.environ.get("SPECBRIDGE_CONFORMANCE") == "per-era" else got
+    return out or [v for r in rows for v in r.versions_read]
+
+
 def _env_ready(version: str) -> str | None:
     if not PY.is_file():
         return f"SGLang conformance environment not found at {ENV} (run scripts/setup_sglang_conformance.sh)"

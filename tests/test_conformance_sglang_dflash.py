@@ -9,12 +9,10 @@ src/specbridge/engines/sglang.py."""
 
 from __future__ import annotations
 
-import os
-
 import dflash_fixtures as dfx
 import pytest
 import test_conformance_sglang as base
-from test_conformance_sglang import ENV, _env_ready, differences, observed, predicted
+from test_conformance_sglang import _env_ready, differences, observed, predicted
 from test_conformance_vllm_dflash import CASES as VLLM_CASES
 
 from specbridge.checkpoint.reader import open_checkpoint
@@ -33,20 +31,7 @@ CASES = {k: v for k, v in VLLM_CASES.items() if k != "architecture-qwen3"} | {
 KNOWN: dict[tuple[str, str], str] = {}
 
 
-def releases() -> list[str]:
-    """Per modelled DFlash range, the releases read that the SGLang environment holds (SPECBRIDGE_CONFORMANCE=per-era,
-    as CI: the newest of them); all the read releases when none is installed (their tests then skip)."""
-    wheels = ENV / "wheels"
-    have = {p.name for p in wheels.iterdir() if (p / ".specbridge-ok").is_file()} if wheels.is_dir() else set()
-    per_era = os.environ.get("SPECBRIDGE_CONFORMANCE") == "per-era"
-    out: list[str] = []
-    for row in (r for r in table.FAMILY_RANGES if r.family == "dflash" and r.classes):
-        got = sorted((v for v in row.versions_read if v in have), key=lambda v: tuple(map(int, v.split("."))))
-        out += got[-1:] if per_era else got
-    return out or sorted({v for r in table.FAMILY_RANGES for v in r.versions_read})
-
-
-RELEASES = releases()
+RELEASES = base.family_releases("dflash")
 
 
 @pytest.fixture(scope="session")

@@ -5,13 +5,11 @@ counts are FamilyRange.runs rows in src/specbridge/engines/sglang.py."""
 
 from __future__ import annotations
 
-import os
-
 import eagle1_fixtures as e1
 import numpy as np
 import pytest
 import test_conformance_sglang as base
-from test_conformance_sglang import ENV, _env_ready, differences, observed, predicted
+from test_conformance_sglang import _env_ready, differences, observed, predicted
 
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.engines import sglang as table
@@ -35,18 +33,7 @@ CASES: dict[str, tuple] = {
 KNOWN: dict[tuple[str, str], str] = {}
 
 
-def releases() -> list[str]:
-    wheels = ENV / "wheels"
-    have = {p.name for p in wheels.iterdir() if (p / ".specbridge-ok").is_file()} if wheels.is_dir() else set()
-    per_era = os.environ.get("SPECBRIDGE_CONFORMANCE") == "per-era"
-    out: list[str] = []
-    for row in (r for r in table.FAMILY_RANGES if r.family == "eagle" and r.classes):
-        got = [v for v in row.versions_read if v in have]
-        out += got[-1:] if per_era else got
-    return out or [v for r in table.FAMILY_RANGES if r.family == "eagle" for v in r.versions_read]
-
-
-RELEASES = releases()
+RELEASES = base.family_releases("eagle")
 
 
 @pytest.fixture(scope="session")
