@@ -188,6 +188,26 @@ def family_releases(family: str) -> list[str]:
     return out or [v for r in rows for v in r.versions_read]
 
 
+def family_case(version: str, path: Path, r: dict, family: str, cls_name: str) -> list[str]:
+    """One case of a drafter-family matrix: the harness built SGLang's `cls_name` for this release, and what check
+    predicts for the family differs from what the loader did in these ways (empty: they agree)."""
+    from specbridge.families.table import BY_NAME
+
+    assert not r.get("harness_failed"), r["errors"]
+    assert r["sglang_version"] == version and r["class"] == cls_name, r.get("class")
+    [res] = check(open_checkpoint(path), f"sglang=={version}", family=BY_NAME[family])
+    return differences(predicted(res.report), observed(r))
+
+
+def family_runs_agree(family: str, test: str, cases: int, known: dict) -> None:
+    """Each Run row of a family's SGLang ranges names `test`, a release its range covers, and the whole matrix."""
+    runs = [(row, run) for row in _sglang_table.FAMILY_RANGES if row.family == family for run in row.runs]
+    assert runs
+    for row, run in runs:
+        assert run.test == test and in_release_range(run.release, row.first, row.last)
+        assert run.cases == cases and run.agreed == run.cases - sum(1 for (v, _c) in known if v == run.release)
+
+
 def _env_ready(version: str) -> str | None:
     if not PY.is_file():
         return f"SGLang conformance environment not found at {ENV} (run scripts/setup_sglang_conformance.sh)"

@@ -12,14 +12,8 @@ from __future__ import annotations
 import dflash_fixtures as dfx
 import pytest
 import test_conformance_sglang as base
-from test_conformance_sglang import _env_ready, differences, observed, predicted
+from test_conformance_sglang import _env_ready
 from test_conformance_vllm_dflash import CASES as VLLM_CASES
-
-from specbridge.checkpoint.reader import open_checkpoint
-from specbridge.engines import sglang as table
-from specbridge.engines.spec import in_release_range
-from specbridge.families.table import BY_NAME
-from specbridge.rules.check import check
 
 SELF = "tests/test_conformance_sglang_dflash.py"
 # architecture-qwen3 names a target class SGLang would build as a plain Qwen3 model (check: no DFlash class): the
@@ -53,16 +47,9 @@ def test_check_matches_sglang_dflash_loader(version, case, dflash_cases, request
     if (version, case) in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(version, case)]))
     r = base.real(version, dflash_cases, cache=_RESULTS)[case]
-    assert not r.get("harness_failed"), r["errors"]
-    assert r["sglang_version"] == version and r["class"] == "DFlashDraftModel", r.get("class")
-    [res] = check(open_checkpoint(dflash_cases[case]), f"sglang=={version}", family=BY_NAME["dflash"])
-    diff = differences(predicted(res.report), observed(r))
+    diff = base.family_case(version, dflash_cases[case], r, "dflash", "DFlashDraftModel")
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
 
 
 def test_dflash_run_rows_cover_the_matrix():
-    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "dflash" for run in row.runs]
-    assert runs
-    for row, run in runs:
-        assert run.test == SELF and in_release_range(run.release, row.first, row.last)
-        assert run.cases == len(CASES) and run.agreed == run.cases - sum(1 for (v, _c) in KNOWN if v == run.release)
+    base.family_runs_agree("dflash", SELF, len(CASES), KNOWN)

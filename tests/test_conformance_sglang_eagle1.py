@@ -9,13 +9,7 @@ import eagle1_fixtures as e1
 import numpy as np
 import pytest
 import test_conformance_sglang as base
-from test_conformance_sglang import _env_ready, differences, observed, predicted
-
-from specbridge.checkpoint.reader import open_checkpoint
-from specbridge.engines import sglang as table
-from specbridge.engines.spec import in_release_range
-from specbridge.families.table import BY_NAME
-from specbridge.rules.check import check
+from test_conformance_sglang import _env_ready
 
 SELF = "tests/test_conformance_sglang_eagle1.py"
 EAGLE = e1.config(architectures=["LlamaForCausalLMEagle"])
@@ -55,16 +49,9 @@ def test_check_matches_sglang_eagle1_loader(version, case, eagle1_cases, request
     if (version, case) in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(version, case)]))
     r = base.real(version, eagle1_cases, cache=_RESULTS)[case]
-    assert not r.get("harness_failed"), r["errors"]
-    assert r["sglang_version"] == version and r["class"] == "LlamaForCausalLMEagle", r.get("class")
-    [res] = check(open_checkpoint(eagle1_cases[case]), f"sglang=={version}", family=BY_NAME["eagle"])
-    diff = differences(predicted(res.report), observed(r))
+    diff = base.family_case(version, eagle1_cases[case], r, "eagle", "LlamaForCausalLMEagle")
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
 
 
 def test_eagle1_run_rows_cover_the_matrix():
-    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "eagle" for run in row.runs]
-    assert runs
-    for row, run in runs:
-        assert run.test == SELF and in_release_range(run.release, row.first, row.last)
-        assert run.cases == len(CASES) and run.agreed == run.cases - sum(1 for (v, _c) in KNOWN if v == run.release)
+    base.family_runs_agree("eagle", SELF, len(CASES), KNOWN)

@@ -32,6 +32,7 @@ from .spec import (
     RenameRegex,
     Run,
     Stack,
+    all_agreed,
 )
 
 F = "sglang/srt/models/llama_eagle3.py"
@@ -284,7 +285,7 @@ CONF = "tests/test_conformance_sglang.py"
 
 
 def _runs(date: str, *releases: str, cases: int = 30) -> tuple[Run, ...]:
-    return tuple(Run(release=r, date=date, test=CONF, cases=cases, agreed=cases) for r in releases)
+    return all_agreed(CONF, date, cases, *releases)
 
 
 ERAS = (
@@ -636,11 +637,6 @@ def _sglang_dflash_dispatch(registry: dict[str, str]) -> Dispatch:
     )
 
 
-def _dflash_runs(*releases: str) -> tuple[Run, ...]:
-    t = "tests/test_conformance_sglang_dflash.py"
-    return tuple(Run(release=r, date="2026-12-01", test=t, cases=20, agreed=20) for r in releases)
-
-
 FAMILY_RANGES = (
     FamilyRange(
         engine="sglang",
@@ -652,7 +648,7 @@ FAMILY_RANGES = (
         begins=f"{DFM} (DFlashDraftModel) and the DFLASH algorithm first ship in the 0.5.11 wheel, absent from 0.5.10",
         versions_read=("0.5.11", "0.5.12", "0.5.16"),
         unmodelled_archs=_SG_LAGUNA,
-        runs=_dflash_runs("0.5.11", "0.5.12", "0.5.16"),
+        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 20, "0.5.11", "0.5.12", "0.5.16"),
     ),
     FamilyRange(
         engine="sglang",
@@ -666,7 +662,7 @@ FAMILY_RANGES = (
         "aliases and MuseGlimmerAssistantModel arrive",
         versions_read=("0.5.19",),
         unmodelled_archs=_SG_LAGUNA,
-        runs=_dflash_runs("0.5.19"),
+        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 20, "0.5.19"),
     ),
     FamilyRange(
         engine="sglang",
@@ -681,7 +677,7 @@ FAMILY_RANGES = (
         "(sgl-project/sglang #27924)",
         versions_read=("0.5.20", "0.5.21", "0.5.22", "0.5.23"),
         unmodelled_archs=_SG_LAGUNA,
-        runs=_dflash_runs("0.5.20", "0.5.21", "0.5.22", "0.5.23"),
+        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 20, "0.5.20", "0.5.21", "0.5.22", "0.5.23"),
     ),
 )
 
@@ -760,11 +756,6 @@ def _eagle1_class(versions: str, stacked_keyerror: bool) -> DraftClass:
     )
 
 
-def _eagle1_runs(*releases: str) -> tuple[Run, ...]:
-    t = "tests/test_conformance_sglang_eagle1.py"
-    return tuple(Run(release=r, date="2026-12-01", test=t, cases=9, agreed=9) for r in releases)
-
-
 def _eagle1_dispatch() -> Dispatch:
     return Dispatch(
         "sglang",
@@ -775,6 +766,27 @@ def _eagle1_dispatch() -> Dispatch:
         plain_classes=PLAIN,
         plain_message=EAGLE1_PLAIN,
     )
+
+
+# every cached wheel from 0.4.9.post6 on: read, and run by tests/test_conformance_sglang_eagle1.py
+EAGLE1_READ = (
+    "0.4.9.post6",
+    "0.5.1.post3",
+    "0.5.2",
+    "0.5.4.post3",
+    "0.5.5.post3",
+    "0.5.8",
+    "0.5.9",
+    "0.5.10",
+    "0.5.11",
+    "0.5.12",
+    "0.5.16",
+    "0.5.19",
+    "0.5.20",
+    "0.5.21",
+    "0.5.22",
+    "0.5.23",
+)
 
 
 EAGLE1_RANGES = (
@@ -788,7 +800,7 @@ EAGLE1_RANGES = (
         begins="llama_eagle.py as read in the 0.4.6.post5 wheel (the oldest cached); llama.py load_weights indexes params_dict "
         "with an unmatched q/k/v/gate/up name unguarded (KeyError)",
         versions_read=("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
-        runs=_eagle1_runs("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
+        runs=all_agreed("tests/test_conformance_sglang_eagle1.py", "2026-12-01", 9, "0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
     ),
     FamilyRange(
         engine="sglang",
@@ -799,44 +811,8 @@ EAGLE1_RANGES = (
         classes={"LlamaForCausalLMEagle": _eagle1_class("0.4.9.post6 … 0.5.23", stacked_keyerror=False)},
         begins="sglang/srt/models/llama.py load_weights skips an unmatched q/k/v/gate/up name with a warning "
         "(if name not in params_dict: continue): first in the 0.4.9.post6 wheel; llama_eagle.py changes after only refactor",
-        versions_read=(
-            "0.4.9.post6",
-            "0.5.1.post3",
-            "0.5.2",
-            "0.5.4.post3",
-            "0.5.5.post3",
-            "0.5.8",
-            "0.5.9",
-            "0.5.10",
-            "0.5.11",
-            "0.5.12",
-            "0.5.16",
-            "0.5.19",
-            "0.5.20",
-            "0.5.21",
-            "0.5.22",
-            "0.5.23",
-        ),
-        runs=_eagle1_runs(
-            *(
-                "0.4.9.post6",
-                "0.5.1.post3",
-                "0.5.2",
-                "0.5.4.post3",
-                "0.5.5.post3",
-                "0.5.8",
-                "0.5.9",
-                "0.5.10",
-                "0.5.11",
-                "0.5.12",
-                "0.5.16",
-                "0.5.19",
-                "0.5.20",
-                "0.5.21",
-                "0.5.22",
-                "0.5.23",
-            )
-        ),
+        versions_read=EAGLE1_READ,
+        runs=all_agreed("tests/test_conformance_sglang_eagle1.py", "2026-12-01", 9, *EAGLE1_READ),
     ),
 )
 FAMILY_RANGES += EAGLE1_RANGES

@@ -240,6 +240,11 @@ class Run:
     agreed: int
 
 
+def all_agreed(test: str, date: str, cases: int, *releases: str) -> tuple[Run, ...]:
+    """Run rows for releases on which `test` ran every one of its `cases` and `check` agreed on all of them."""
+    return tuple(Run(release=r, date=date, test=test, cases=cases, agreed=cases) for r in releases)
+
+
 @dataclass(frozen=True)
 class Read:
     """Source read at a release tag: the file, and what it shows (a boundary is cited by commit/PR when known)."""

@@ -30,6 +30,7 @@ from .spec import (
     Rename,
     RenameTo,
     Run,
+    all_agreed,
 )
 
 F = "vllm/model_executor/models/llama_eagle3.py"
@@ -782,10 +783,7 @@ def _dflash_dispatch(registry: dict[str, str], cite: str) -> Dispatch:
     )
 
 
-def _dflash_run(release: str, date: str, cases: int) -> Run:
-    return Run(release=release, date=date, test="tests/test_conformance_vllm_dflash.py", cases=cases, agreed=cases)
-
-
+DFLASH_CONF = "tests/test_conformance_vllm_dflash.py"
 _DF_REG = {"DFlashDraftModel": "DFlashQwen3ForCausalLM"}
 _MUSE = {"MuseGlimmerAssistantModel": "DFlashQwen3ForCausalLM", "DFlashMuseGlimmerAssistantModel": "DFlashQwen3ForCausalLM"}
 LAGUNA = {"DFlashLagunaForCausalLM": "laguna_dflash.py DFlashLagunaForCausalLM"}
@@ -814,7 +812,7 @@ FAMILY_RANGES = (
         "q/k/v and gate/up; unknown names raise ValueError): first in the 0.26.0 wheel, 0.25.0 has the params_dict loop",
         versions_read=("0.26.0", "0.27.0"),
         unmodelled_archs=LAGUNA,
-        runs=(_dflash_run("0.27.0", "2026-12-01", 19),),
+        runs=all_agreed(DFLASH_CONF, "2026-12-01", 19, "0.27.0"),
     ),
     FamilyRange(
         engine="vllm",
@@ -827,7 +825,7 @@ FAMILY_RANGES = (
         "registry the MuseGlimmerAssistantModel names: first in the 0.29.0 wheel, absent from 0.27.0",
         versions_read=("0.29.0", "0.30.0", "0.31.0", "0.32.0"),
         unmodelled_archs={**LAGUNA, **DFLASH2},
-        runs=(_dflash_run("0.29.0", "2026-12-01", 19), _dflash_run("0.32.0", "2026-12-01", 19)),
+        runs=all_agreed(DFLASH_CONF, "2026-12-01", 19, "0.29.0", "0.32.0"),
     ),
 )
 
@@ -901,10 +899,7 @@ FAMILY_RANGES += (
         begins=f"{LE} loads through AutoWeightsLoader (unexpected .bias ignored, unknown names raise): read in the 0.27.0, "
         "0.29.0 and 0.32.0 wheels (the same loader; 0.32.0 only retypes the base class)",
         versions_read=("0.27.0", "0.29.0", "0.32.0"),
-        runs=tuple(
-            Run(release=r, date="2026-12-01", test="tests/test_conformance_vllm_eagle1.py", cases=10, agreed=10)
-            for r in ("0.27.0", "0.29.0", "0.32.0")
-        ),
+        runs=all_agreed("tests/test_conformance_vllm_eagle1.py", "2026-12-01", 10, "0.27.0", "0.29.0", "0.32.0"),
         unmodelled_archs={
             "EagleDeepSeekMTPModel": "deepseek_eagle.py",
             "EagleMistralLarge3ForCausalLM": "mistral_eagle.py",
