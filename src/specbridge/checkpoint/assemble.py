@@ -114,6 +114,17 @@ def shard_name_ok(name: str, where: str | Path) -> None:
         raise CheckpointError(where, f"weight_map file {name!r} points outside the checkpoint")
 
 
+def weight_map_of(index: dict, where: str | Path) -> dict[str, str]:
+    """An index's weight_map (tensor name -> shard file), refused unless it is one."""
+    wmap = index.get("weight_map")
+    if not isinstance(wmap, dict) or not wmap:
+        raise CheckpointError(where, "no weight_map in the index")
+    bad = next((v for v in wmap.values() if not isinstance(v, str)), None)
+    if bad is not None:
+        raise CheckpointError(where, f"weight_map names an invalid file {bad!r}")
+    return wmap
+
+
 ReadShard = Callable[[str], tuple[dict[str, TensorInfo], dict[str, str], Path]]
 
 
@@ -121,12 +132,7 @@ def assemble_shards(where: str | Path, index: dict, read_shard: ReadShard) -> tu
     """The tensors of a sharded checkpoint from its index: every listed shard read once (`read_shard` finds
     it, on disk or on the Hub, and refuses one that is not there), each tensor in exactly one shard, in the
     shard the index names, and no tensor the index does not list. `where` names the index in errors."""
-    wmap = index.get("weight_map")
-    if not isinstance(wmap, dict) or not wmap:
-        raise CheckpointError(where, "no weight_map in the index")
-    bad = next((v for v in wmap.values() if not isinstance(v, str)), None)
-    if bad is not None:
-        raise CheckpointError(where, f"weight_map names an invalid file {bad!r}")
+    wmap = weight_map_of(index, where)
     tensors: dict[str, TensorInfo] = {}
     shard_of: dict[str, str] = {}  # tensor -> the shard it was found in
     files: list[Path] = []

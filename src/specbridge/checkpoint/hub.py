@@ -34,7 +34,7 @@ from .assemble import (
 )
 from .errors import CheckpointError
 from .hubref import COMMIT, HubRef, hub_ref_or_none
-from .safetensors import MAX_HEADER_BYTES, TensorInfo, parse_header
+from .safetensors import MAX_HEADER_BYTES, SafetensorsHeader, TensorInfo, parse_header
 from .source import BlockCache
 
 
@@ -295,14 +295,26 @@ def _size(ref: HubRef, name: str, listing: Listing) -> tuple[int, str]:
     return meta.size, meta.location or url
 
 
-def remote_safetensors(f: HubFile) -> tuple[dict[str, TensorInfo], dict[str, str]]:
-    """A safetensors header over HTTP: 8 bytes, then exactly the header; validated like a local one."""
+def hub_file(ref: HubRef, name: str, listing: Listing) -> HubFile:
+    """One file of the repository, to be read by range (its size from the listing, else one HEAD request)."""
+    size, url = _size(ref, name, listing)
+    return HubFile(ref, name, size, url)
+
+
+def remote_header(f: HubFile) -> SafetensorsHeader:
+    """A safetensors header over HTTP: 8 bytes, then exactly the header (8 + header_len bytes in all);
+    validated like a local one."""
     if f.size < 8:
         raise CheckpointError(f.path, f"not a safetensors file: {f.size} bytes")
     (n,) = struct.unpack("<Q", f.pread(0, 8))
     if n > MAX_HEADER_BYTES or 8 + n > f.size:
         raise CheckpointError(f.path, f"header length {n} is over the limit or past the end of the file ({f.size} bytes)")
-    h = parse_header(f.path, f.pread(8, n), f.size)
+    return parse_header(f.path, f.pread(8, n), f.size)
+
+
+def remote_safetensors(f: HubFile) -> tuple[dict[str, TensorInfo], dict[str, str]]:
+    """A safetensors header over HTTP, its tensors reading their bytes through `f`."""
+    h = remote_header(f)
     return {k: replace(t, source=f) for k, t in h.tensors.items()}, h.metadata
 
 
@@ -314,8 +326,7 @@ def weights_of(ref: HubRef, name: str, listing: Listing) -> tuple[dict[str, Tens
         return tensors, meta, local
     if _offline():
         raise CheckpointError(ref.label, f"offline (HF_HUB_OFFLINE) and {name} at commit {ref.commit} is not in the HF cache")
-    size, url = _size(ref, name, listing)
-    f = HubFile(ref, name, size, url)
+    f = hub_file(ref, name, listing)
     if is_pickle(Path(name)):
         from .torchzip import read_torch_zip
 
