@@ -32,11 +32,19 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
     from ..checkpoint.reader import open_checkpoint
     from ..layouts.canonical import describe
     from .guards import refuse_non_drafter
+    from .mtp_inspect import inspect_after_open, inspect_index_first
 
+    shown = inspect_index_first(path, as_json)  # a target with an MTP head: its index, not every shard header
+    if shown is not None:
+        return shown
     try:
         ckpt = open_checkpoint(path)
     except CheckpointError as e:
         return fail(str(e))
+    if ckpt.hub is not None:  # a single file on the Hub is read here, not index-first
+        shown = inspect_after_open(path, ckpt, as_json)
+        if shown is not None:
+            return shown
     d = describe(ckpt)
     fam = refuse_non_drafter(ckpt, d, read_here=("eagle3", "dflash", "eagle"), what="inspect")
     if fam.family.name != "eagle3":

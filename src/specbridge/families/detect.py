@@ -11,10 +11,14 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .mtp import announced_layers
 from .table import BY_NAME, FAMILIES, Family
 
 STRONG, MEDIUM, WEAK = 3, 2, 1
 LAYER = re.compile(r"^(?:model\.)?(?:layers\.(\d+)|midlayer)\.")
+LAYER_HIDDEN_NORM = re.compile(r"^(layers\.\d+|midlayer)\.hidden_norm\.weight$")
+MEDUSA = re.compile(r"^(medusa_head|blocks)\.\d+\.")
+MLP_SPECULATOR = re.compile(r"^(emb|proj|head|ln)\.\d+\.weight$")
 
 
 @dataclass
@@ -58,8 +62,9 @@ def structure_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int,
     votes: list[tuple[str, int, str]] = []
     fc = _shape(shapes, "fc.weight")
     q0 = _shape(shapes, "layers.0.self_attn.q_proj.weight", "midlayer.self_attn.q_proj.weight")
-    layer_hidden_norm = any(re.match(r"^(layers\.\d+|midlayer)\.hidden_norm\.weight$", n) for n in names)
-    top_hidden_norm = "hidden_norm.weight" in names
+    name_set = set(names)
+    layer_hidden_norm = any(n.endswith(".hidden_norm.weight") and LAYER_HIDDEN_NORM.match(n) for n in names)
+    top_hidden_norm = "hidden_norm.weight" in name_set
     layers = {m.group(1) or "0" for n in shapes if (m := LAYER.match(n))}
     h = fc[0] if fc and len(fc) == 2 else None
     q_in = q0[1] if q0 and len(q0) == 2 else None
@@ -80,15 +85,17 @@ def structure_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int,
                 f"fc [{h}, {2 * h}] over (embedding, feature){' with fc.bias' if 'fc.bias' in names else ''} and no hidden_norm",
             )
         )
-    if any(re.match(r"^(medusa_head|blocks)\.\d+\.", n) for n in names):
+    if any(n.startswith(("medusa_head.", "blocks.")) and MEDUSA.match(n) for n in names):
         votes.append(("medusa", MEDIUM, "medusa_head.N.* / blocks.N.* heads"))
-    if any(re.match(r"^(emb|proj|head|ln)\.\d+\.weight$", n) for n in names) and any(n.startswith("proj.") for n in names):
+    if any(n.startswith(("emb.", "proj.", "head.", "ln.")) and MLP_SPECULATOR.match(n) for n in names) and any(
+        n.startswith("proj.") for n in names
+    ):
         votes.append(("mlp_speculator", MEDIUM, "emb.N / proj.N / head.N tensors"))
-    mtp = [n for n in names if re.search(r"\.(eh_proj|enorm|hnorm)\.weight$", n) or n.startswith(("mtp.", "mtp_layers."))]
+    mtp = [n for n in names if n.endswith((".eh_proj.weight", ".enorm.weight", ".hnorm.weight")) or n.startswith(("mtp.", "mtp_"))]
     if mtp and len(layers) >= 2:
         votes.append(("mtp", MEDIUM, f"{len(mtp)} MTP tensor(s) beside {len(layers)} decoder layers (e.g. {mtp[0]})"))
-    drafter_parts = fc is not None or any(n in ("d2t", "t2d") for n in names) or "midlayer" in layers
-    if not drafter_parts and not mtp and len(layers) >= 2 and "embed_tokens.weight" in names:
+    drafter_parts = fc is not None or "d2t" in name_set or "t2d" in name_set or "midlayer" in layers
+    if not drafter_parts and not mtp and len(layers) >= 2 and "embed_tokens.weight" in name_set:
         votes.append(("causal_lm", MEDIUM, f"{len(layers)} decoder layers with an embedding and no fc fusion, vocab map or MTP tensors"))
     return votes
 
@@ -114,6 +121,9 @@ def config_votes(config: Mapping) -> list[tuple[str, int, str]]:
         for k in f.config_keys:
             if k in config and config[k] not in (None, 0, False):
                 votes.append((f.name, MEDIUM, f"config key {k}"))
+    announced, key = announced_layers(config)
+    if announced and key not in BY_NAME["mtp"].config_keys:  # in a wrapper's text config (Qwen3.5), or MiniMax's key
+        votes.append(("mtp", MEDIUM, f"config key {key}"))
     dc = config.get("dflash_config")
     if isinstance(dc, Mapping) and any(k in dc for k in ("selector_rank", "selector_top_k", "conv_kernel_size")):
         votes.append(("dflash2", MEDIUM, "dflash_config has DFlash2's selector/conv fields"))
@@ -136,6 +146,10 @@ def detect_family(config: Mapping | None, shapes: Mapping[str, Sequence[int]], p
     # the path is heard only when the files say nothing: a directory's or Hub repo's name is not the checkpoint
     votes = votes or path_votes(path)
     # a family that extends another (DFlash2, DSpark: DFlash plus a head) takes the parent's votes once it has its own
+    # an MTP head ships inside a full model: the causal LM's structure is the MTP family's, not a rival to it
+    # (a config announcing MTP over a plain decoder stack is a target whose head is missing: MiniMax-M2.5)
+    if any(fam == "mtp" for fam, _, _ in votes):
+        votes = [v for v in votes if v[0] != "causal_lm"]
     for child in {fam for fam, _, _ in votes if fam in BY_NAME and BY_NAME[fam].extends}:
         parent = BY_NAME[child].extends
         votes = [(child, w, why) if fam == parent else (fam, w, why) for fam, w, why in votes]
