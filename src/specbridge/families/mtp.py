@@ -95,6 +95,7 @@ STYLES: tuple[Style, ...] = (
             ("hnorm.", "hnorm"),
             ("eh_proj.", "eh_proj"),
             ("final_layernorm.", "shared_head.norm"),
+            ("transformer_layer.", "decoder"),  # LongCat-Flash's dense block
         ),
         ("enorm", "hnorm", "eh_proj", "shared_head.norm", "decoder"),
         shared=re.compile(r"^model\.mtp\.(?P<part>embed_tokens|norm)\."),
