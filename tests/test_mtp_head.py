@@ -341,6 +341,10 @@ def test_inspect_of_a_target_whose_head_was_dropped(tmp_path):
     assert (m["found"], m["missing_layers"], m["headers_read"]) == (0, [3], 0)
     h = sb("inspect", d)
     assert "MISSING layers (announced, no tensor): 3" in h.stdout, h.stdout
+    part = build(tmp_path / "no-enorm", layers=3, experts=2, dense=1, shards=3, drop=("model.layers.3.enorm.",))
+    j = json.loads(sb("inspect", part, "--json").stdout)["mtp"]
+    assert j["layers"][0]["missing_parts"] == ["enorm"] and "enorm" not in j["layers"][0]["parts"]
+    assert "MISSING parts: enorm" in sb("inspect", part).stdout
 
 
 def test_a_full_model_without_mtp_is_still_refused(tmp_path):
@@ -388,3 +392,22 @@ def test_inspect_over_the_hub_reads_the_index_and_the_heads_shards_only(target, 
     assert shard_gets == mtp_shards
     assert all(rng for m, p, rng in requests if m == "GET" and p.endswith(".safetensors"))  # ranges, never a file
     assert served < got["mtp"]["bytes_read"] + 20_000  # the files read, plus the API listing
+
+
+def test_a_single_file_target_over_the_hub(tmp_path):
+    pytest.importorskip("huggingface_hub")
+    from hubserver import FakeHub, make_repo
+
+    d = build(tmp_path / "single", layers=3, experts=2, dense=1, shards=1)
+    (d / "model-00001-of-000001.safetensors").rename(d / "model.safetensors")
+    (d / "model.safetensors.index.json").unlink()
+    with FakeHub({"org/single": make_repo(d)}) as hub:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE_"))}
+        env |= {"HF_ENDPOINT": hub.url, "HF_HUB_CACHE": str(tmp_path / "cache"), "HF_HUB_DISABLE_TELEMETRY": "1"}
+        r = sb("inspect", "org/single", "--json", env=env)
+        gets = [rng for m, p, rng in hub.stats.requests if m == "GET" and p.endswith("model.safetensors")]
+    assert r.returncode == 0, r.stderr
+    j = json.loads(r.stdout)
+    assert j["mtp"] == json.loads(sb("inspect", d, "--json").stdout)["mtp"]
+    assert j["mtp"]["found"] == 1 and j["mtp"]["headers_read"] == 1
+    assert gets and all(gets)  # the header by range, never the file

@@ -112,7 +112,7 @@ def print_human(idx: TargetIndex, fam: FamilyVerdict, head: MtpHead, shapes: dic
             print(f"    MISSING parts: {', '.join(layer.missing)}")
         absent = [p for p in PARTS if p not in layer.parts and p not in layer.missing]
         if absent:
-            print(f"    not shipped (the target's own are used where the engine shares them): {', '.join(absent)}")
+            print(f"    not in this layer (whether an engine takes the target's own is its loader's fact): {', '.join(absent)}")
         for part, raw in layer.raw:
             print(f"    {part} is written {raw}")
         dtypes = Counter(shapes[n][0] for n in layer.tensors if n in shapes)
