@@ -133,18 +133,23 @@ def _vllm_spec(launch: Launch, val: str) -> None:
 
 
 def build_launch(
-    engine: str, target: str, draft: str, steps: int, topk: int, draft_tokens: int | None, extra: list[str] | None = None
+    engine: str, target: str, draft: str | None, steps: int, topk: int, draft_tokens: int | None, extra: list[str] | None = None
 ) -> str:
-    """The engine command line for an EAGLE-3 drafter (checked by `check` before it is printed): the engine's
-    `LAUNCH.argv` filled in."""
+    """The engine command line (checked by `check` before it is printed): the engine's `LAUNCH.argv` filled in for an
+    EAGLE-3 drafter, or `LAUNCH.mtp_argv` for the MTP head inside the target (`draft` None)."""
     row = LAUNCHERS.get(engine)
     if row is None:
         raise LaunchError(f"no launch command for engine {engine!r} ({', '.join(LAUNCHERS)})")
     if draft_tokens is None and row.draft_tokens:
         draft_tokens = int(evaluate(row.draft_tokens, {"steps": steps, "topk": topk}))
-    spec = json.dumps({"method": "eagle3", "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
+    if draft is None:
+        spec = json.dumps({"method": row.mtp_method, "num_speculative_tokens": steps}, separators=(",", ":"))
+        argv = row.mtp_argv
+    else:
+        spec = json.dumps({"method": "eagle3", "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
+        argv = row.argv
     values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
-    return shlex.join([a.format(**values) for a in row.argv] + list(extra or []))
+    return shlex.join([a.format(**values) for a in argv] + list(extra or []))
 
 
 def with_interpreter(engine: str, argv: list[str], python: str | None) -> list[str]:

@@ -195,6 +195,8 @@ def expand_params(cls: DraftClass, ns: dict) -> list[tuple[str, Param, dict]]:
     out = []
     layers = ns.get("L") if isinstance(ns.get("L"), int) and 0 < ns.get("L") < 4096 else 1
     n_aux = ns.get("n_aux") if isinstance(ns.get("n_aux"), int) and 0 < ns.get("n_aux") < 4096 else 3
+    # {m}: the layer's number as the checkpoint writes it, for heads whose layers follow the target's (MTP)
+    base = ns.get("mtp_base") if isinstance(ns.get("mtp_base"), int) else 0
     for p in cls.params:
         idx_i = range(layers) if p.per_layer else [0]
         for i in idx_i:
@@ -202,8 +204,20 @@ def expand_params(cls: DraftClass, ns: dict) -> list[tuple[str, Param, dict]]:
             for j in idx_j:
                 local = {**ns, "i": i, "j": j}
                 if _when(p.when, local):
-                    out.append((p.name.format(i=i, j=j), p, local))
+                    out.append((p.name.format(i=i, j=j, m=base + i), p, local))
     return out
+
+
+def _outside_layers(name: str, step: Step, ns: dict, params: dict) -> bool:
+    """KeepLayers: is this name outside the class's own layers (first + range(count))? A name without a layer
+    number is read only when it already is one of the class's parameters (the top-level embedding)."""
+    m = re.search(step.a, name)
+    base, count = ns.get(step.b), ns.get(step.c or "L")
+    if m is None:
+        return name not in params
+    if not isinstance(base, int) or not isinstance(count, int):
+        return True
+    return not base <= int(m.group(1)) < base + count
 
 
 def _apply_steps(name: str, steps: tuple[Step, ...], params: dict, ns: dict) -> tuple[str, str | None, str | None, Step | None]:
@@ -216,6 +230,8 @@ def _apply_steps(name: str, steps: tuple[Step, ...], params: dict, ns: dict) -> 
             continue
         if st.op == "drop" and st.a in name:
             return name, None, "drop", st
+        if st.op == "keep_layers" and _outside_layers(name, st, ns, params):
+            return name, None, "skip", st
         if st.op == "buffer" and st.a in name:
             return st.b, None, "buffer", st
         if st.op == "rename_if" and st.a in name:
@@ -223,7 +239,7 @@ def _apply_steps(name: str, steps: tuple[Step, ...], params: dict, ns: dict) -> 
         if st.op == "substr" and st.a in name:
             name = name.replace(st.a, st.b)
         elif st.op == "regex":
-            name = re.sub(st.a, st.b, name)
+            name = re.sub(st.a, st.b.format(**ns) if "{" in st.b else st.b, name)
         elif st.op == "prefix" and st.b not in name:
             name = st.a + name
         elif st.op == "prefix_if_not_param" and name not in params:
@@ -351,6 +367,8 @@ def simulate(ckpt: Checkpoint, era: Era, version: str, family: FamilyRange | Non
     params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
     fates, filled, mismatched = tensor_fates(ckpt, dis.cls, params, ns, errors)
     fills = param_fills(dis.cls, params, filled, fates)
+    # the loader's own checks run after every tensor went through it, and the first that raises is the one seen
+    errors.extend(empty_layers(dis.cls, params, filled) or unfilled(dis.cls, params, filled, ns))
     return LoadReport(
         engine=era.engine,
         version=version,
@@ -366,6 +384,28 @@ def simulate(ckpt: Checkpoint, era: Era, version: str, family: FamilyRange | Non
         mismatched=mismatched,
         assumptions=dis.assumptions,
     )
+
+
+def empty_layers(cls: DraftClass, params: dict, filled: dict) -> list[str]:
+    """What the engine raises for each of the class's layers no tensor reached (vLLM's MTP completeness check);
+    nothing when the class has no such check (the layer keeps its initial values: rule L002 says so)."""
+    if not cls.empty_layer_message:
+        return []
+    got: dict[int, bool] = {}
+    for name, (p, local) in params.items():
+        if p.per_layer:
+            m = local["i"] + (local.get("mtp_base") if isinstance(local.get("mtp_base"), int) else 0)
+            got[m] = got.get(m, False) or bool(filled[name])
+    return [cls.empty_layer_message.format(layer=m) for m, any_filled in sorted(got.items()) if not any_filled]
+
+
+def unfilled(cls: DraftClass, params: dict, filled: dict, ns: dict) -> list[str]:
+    """What the loader's own completeness check raises over the parameters no tensor filled at load time, before
+    anything is shared from the target (vLLM's DefaultModelLoader: "Following weights were not initialized")."""
+    if not cls.unfilled_message or not _when(cls.unfilled_when, ns):
+        return []
+    names = [name for name, (p, _) in params.items() if not filled[name] and not p.side_file and (cls.unfilled_all or p.plain)]
+    return [cls.unfilled_message.format(names=", ".join(names))] if names else []
 
 
 def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
@@ -407,13 +447,23 @@ def tensor_fates(
         final, shard, term, st = _apply_steps(n, cls.loader, params, ns)
         if term == "drop":
             fates.append(TensorFate(n, UNUSED, None, None, st.why))
+        elif term == "skip":
+            fates.append(TensorFate(n, DROPPED, None, None, st.why))
         elif term == "buffer":
             fates.append(TensorFate(n, BUFFER, final, None, f"fills {final} ({st.why})" if st.why else f"fills {final}"))
+        elif final not in params and (group := _group_of(final, params)):
+            filled[group][None] = n
+            fates.append(TensorFate(n, LOADED, final, shard, f"read into {group.rstrip('.')} by the target's own layer loader"))
         elif final not in params:
             fates.append(_unknown_name(cls, n, final, shard, params, errors))
         else:
             fates.append(_fit(cls, n, info, final, shard, params[final], filled, mismatched, errors))
     return fates, filled, mismatched
+
+
+def _group_of(final: str, params: dict) -> str | None:
+    """The group parameter (a whole submodule, Param.group) this engine name falls in, if any."""
+    return next((name for name, (p, _) in params.items() if p.group and final.startswith(name.rstrip("*"))), None)
 
 
 def _unknown_name(cls: DraftClass, n: str, final: str, shard: str | None, params: dict, errors: list[str]) -> TensorFate:

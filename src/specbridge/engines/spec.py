@@ -66,6 +66,13 @@ class Param:
     side_file: str = ""
     tp_dim: int | None = None  # the dimension a tensor-parallel loader narrows
     pads: bool = False  # a narrower checkpoint along tp_dim is zero-padded (when the class pads at all)
+    # a whole submodule built from the target's own decoder-layer class (an MTP layer's `mtp_block`): `name` is its
+    # prefix (written with a trailing `*`), and any tensor whose engine name starts with it fills it. Its tensors are counted, not shape-checked
+    # one by one: the target's layer loader (experts, fused projections, quantization scales) reads them
+    group: bool = False
+    # a plain torch parameter (a norm, an nn.Linear) rather than one whose module has a quantization method: the
+    # parameters vLLM's DefaultModelLoader names when nothing filled them (DraftClass.unfilled_when)
+    plain: bool = False
 
 
 @dataclass(frozen=True)
@@ -77,11 +84,13 @@ class Step:
       buffer     a -> b     names containing `a` fill non-parameter state `b` (e.g. hot_token_id)
       rename_if  a -> b     names containing `a` become `b` and skip the remaining steps
       substr     a -> b     replace substring
-      regex      a -> b     re.sub
+      regex      a -> b     re.sub (`{name}` in `b` is the config value the class reads under that name)
       prefix     a unless b add prefix `a` unless the name contains `b`
       prefix_if_not_param a add prefix `a` unless the name already is a parameter
       stack      a -> b [c] `a` becomes `b`, filling shard `c` of the fused parameter
       ignore_suffix a       unknown names ending in `a` are skipped without error
+      keep_layers a b c     names whose layer number (regex `a`, group 1) is outside the class's own layers
+                            (`b` + range(`c`): an MTP head's layers after the target's) are skipped: never read
     """
 
     op: str
@@ -228,6 +237,23 @@ class IgnoreSuffix(Step):
     __repr__ = _kw_repr
 
 
+class KeepLayers(Step):
+    r"""Only the class's own layers are read: a name whose layer number (`pattern`, group 1) is outside
+    `first + range(count)`, or that does not match at all, is skipped without a word (vLLM's MTP loaders:
+    `get_spec_layer_idx_from_weight_name` is None → `continue`). `first` and `count` name values of the class's
+    namespace (`mtp_base`, `L`)."""
+
+    _required = ("pattern", "first", "why")
+
+    def __init__(self, pattern: str, *, first: str, why: str, count: str = "L", cite: str = "", when: str = "True"):
+        Step.__init__(self, "keep_layers", pattern, first, count, why=why, cite=cite, when=when)
+
+    def _view(self):
+        return {"pattern": self.a, "first": self.b, "count": self.c, "why": self.why, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
 @dataclass(frozen=True)
 class Run:
     """A conformance run: the engine's real loader code executed on every case of a test's matrix, and
@@ -312,6 +338,42 @@ class Launcher:
     # ((word, METHOD), …), else `infer_default`; () = the engine needs the method named
     infers_method: tuple[tuple[str, str], ...] = ()
     infer_default: str = ""
+    # the command line for a head inside the target (MTP / NextN): no draft path; `mtp_method` is the method it names
+    mtp_argv: tuple[str, ...] = ()
+    mtp_method: str = ""
+
+
+@dataclass(frozen=True)
+class QuantSkip:
+    """How an engine decides, for one quantization method of the target, that a module is built unquantized: the
+    `quantization_config` keys whose lists name the modules left out, and how an entry matches a module name
+    (`exact`: the module's name or a prefix of it at a dot; `regex`: compressed-tensors' "re:" entries, else exact;
+    `wildcard`: fnmatch patterns and substrings). The MTP head is built with the target's quantization, so these
+    decide whether its layers expect quantized tensors (rule M004)."""
+
+    method: str  # quantization_config.quant_method
+    keys: tuple[str, ...]
+    match: str
+    cite: str
+    # how the engine names the module it matches (re.sub pattern, replacement): SGLang's NextN decoder is
+    # `model.decoder.*`, not the checkpoint's `model.layers.{N}.*`
+    module_rename: tuple[str, str] | None = None
+    # how the engine renames the list's entries before matching (substring old -> new; SGLang 0.5.10's NextN mapper)
+    entry_rename: tuple[str, str] | None = None
+    everything: bool = False  # the engine builds these modules unquantized whatever the list says
+    # a scale or packed tensor name only a quantized module reads
+    scale_words: tuple[str, ...] = ("weight_scale", "weight_scale_inv", "input_scale", "weight_packed", "qweight", "scales")
+
+
+@dataclass(frozen=True)
+class LaunchCheck:
+    """What an engine does with a launch setting for this class: `when` reads the class's namespace plus `steps`
+    (the launch line's draft steps); the message may name them ({steps} {L})."""
+
+    when: str
+    severity: str  # "error" (the engine refuses to start) | "warning"
+    message: str
+    cite: str
 
 
 @dataclass(frozen=True)
@@ -345,6 +407,16 @@ class DraftClass:
     # the speculative algorithm / method (upper-cased, as `--speculative-algorithm` or vLLM's `method`) that builds
     # this class; a launch line naming another builds something else (rule L014). () = not checked here (EAGLE-3: A004)
     methods: tuple[str, ...] = ()
+    # raised when one of the class's layers (range(L)) gets no tensor at all (vLLM's MTP completeness check, {layer}:
+    # the layer's number as the checkpoint writes it); "" = such a layer keeps its initial values without a word
+    empty_layer_message: str = ""
+    # the loader's own completeness check: when `unfilled_when` holds, parameters nothing filled (the `plain` ones, or
+    # all when `unfilled_all`) raise `unfilled_message` ({names}); vLLM's DefaultModelLoader for an unquantized model
+    unfilled_when: str = "False"
+    unfilled_all: bool = False
+    unfilled_message: str = ""
+    quant_skips: tuple[QuantSkip, ...] = ()  # how the target's quantization reaches this class's modules
+    launch_checks: tuple[LaunchCheck, ...] = ()
     wider_tp: str = "raise"  # "raise" | "truncate"
     narrower_tp: str = "raise"  # "raise" | "pad" (for params with pads=True; the rest raise)
 
