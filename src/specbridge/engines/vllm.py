@@ -23,11 +23,15 @@ from .spec import (
     FamilyRange,
     Field,
     IgnoreSuffix,
+    KeepLayers,
+    LaunchCheck,
     Launcher,
     Param,
     Prefix,
+    QuantSkip,
     Raise,
     Rename,
+    RenameRegex,
     RenameTo,
     Run,
     all_agreed,
@@ -661,6 +665,9 @@ LAUNCH = Launcher(
     # the draft path, lower-cased; anything else runs as a plain draft model
     infers_method=(("eagle-", "EAGLE"), ("eagle3", "EAGLE3"), ("dflash", "DFLASH"), ("dspark", "DSPARK")),
     infer_default="DRAFT_MODEL",
+    # method mtp without a model: the draft is the target itself (config/speculative.py __post_init__, 0.11.0–0.32.0)
+    mtp_argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+    mtp_method="mtp",
 )
 
 
@@ -953,4 +960,240 @@ SERVE = Serving(
         "TOKENIZERS_PARALLELISM": "false",
     },
     counters_path="/metrics",
+)
+
+
+# --- MTP heads inside a target (method mtp): deepseek_mtp.py, glm4_moe_mtp.py ----------------------------------------
+# The "checkpoint" is the target's own MTP tensors (families/mtp.py finds them from the index), plus the target's
+# top-level embedding and head, which some MTP loaders read. `L` is the number of MTP layers the config announces
+# (vLLM's n_predict); their names follow the target's decoder layers (`mtp_base` = num_hidden_layers).
+SPEC_CFG = "vllm/config/speculative.py (SpeculativeConfig.hf_config_override: the target's model_type → MTP class)"
+DSM = "vllm/model_executor/models/deepseek_mtp.py"
+GLM_MTP = "vllm/model_executor/models/glm4_moe_mtp.py"
+MTP_LOADER = "vllm/model_executor/model_loader/default_loader.py (DefaultModelLoader.load_weights)"
+MTP_FIELDS = (
+    Field("H", ("hidden_size", "text_config.hidden_size")),
+    Field("V", ("vocab_size", "text_config.vocab_size")),
+    Field("N", ("num_hidden_layers", "text_config.num_hidden_layers")),
+    Field("L", ("num_nextn_predict_layers", "text_config.num_nextn_predict_layers"), 0),
+    Field("quant", ("quantization_config", "text_config.quantization_config"), None, kind="any"),
+)
+MTP_DERIVE = (Derive("mtp_base", "N"),)
+MTP_EMPTY = (
+    "ValueError: MTP speculative decoding layer {layer} weights missing from checkpoint. The checkpoint may have been "
+    "quantized without including the MTP layers. Use a checkpoint that includes MTP layer weights, or disable "
+    "speculative decoding."
+)
+NOT_INITIALISED = "ValueError: Following weights were not initialized from checkpoint: {{{names}}}"
+# _rewrite_spec_layer_name: the head's own modules stay under model.layers.{m}; the embedding becomes the top-level one;
+# everything else is the decoder block (`mtp_block`), built from the target's own decoder-layer class
+# method mtp, and the per-model names vLLM still accepts and rewrites to it (MTPModelTypes, 0.11.0–0.32.0)
+MTP_METHODS = ("MTP", "DEEPSEEK_MTP", "GLM4_MOE_MTP", "MIMO_MTP", "ERNIE_MTP", "QWEN3_NEXT_MTP", "LONGCAT_FLASH_MTP")
+MTP_HEAD_PARTS = "embed_tokens|enorm|hnorm|eh_proj|shared_head"
+
+
+def _mtp_params(strict_all: bool) -> tuple[Param, ...]:
+    """One MTP layer as DeepSeekMultiTokenPredictorLayer / Glm4MoeMultiTokenPredictorLayer build it: two norms, eh_proj
+    over cat(embedding, previous hidden state), a shared head (norm + lm head), and the target's decoder layer."""
+    return (
+        Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed", plain=strict_all),
+        Param("model.layers.{m}.enorm.weight", ("H",), per_layer=True, role="mtp norm", plain=True),
+        Param("model.layers.{m}.hnorm.weight", ("H",), per_layer=True, role="mtp norm", plain=True),
+        Param("model.layers.{m}.eh_proj.weight", ("H", "2*H"), per_layer=True, role="mtp projection", plain=True),
+        Param("model.layers.{m}.shared_head.norm.weight", ("H",), per_layer=True, role="norm", plain=True),
+        Param("model.layers.{m}.shared_head.head.weight", ("V", "H"), per_layer=True, share="head", role="head", plain=strict_all),
+        Param("model.layers.{m}.mtp_block.*", per_layer=True, role="decoder", group=True, plain=True),
+    )
+
+
+def _mtp_loader(file: str, glm: bool) -> tuple:
+    keep = KeepLayers(
+        r"^(?:model\.(?:language_model\.)?)?layers\.(\d+)\.",
+        first="mtp_base",
+        why="not one of the MTP layers the config announces (model.layers.{num_hidden_layers + i}.): the MTP loader skips it",
+        cite=f"vllm/model_executor/models/utils.py get_spec_layer_idx_from_weight_name; {file} load_weights (spec_layer None → continue)",
+    )
+    to_top = RenameRegex(r"^model\.layers\.\d+\.embed_tokens\.", "model.embed_tokens.", cite=f"{file} _rewrite_spec_layer_name")
+    block = RenameRegex(
+        rf"^(model\.layers\.\d+\.)(?!(?:{MTP_HEAD_PARTS})\.)", r"\1mtp_block.", cite=f"{file} _rewrite_spec_layer_name (.mtp_block)"
+    )
+    head = (
+        (RenameRegex(r"^lm_head\.weight$", "model.layers.{mtp_base}.shared_head.head.weight", cite=f"{file} load_weights"),)
+        if glm
+        else (Drop("lm_head.weight", why="the target's own head: the MTP loader skips it", cite=f"{file} load_weights"),)
+    )
+    scale = (IgnoreSuffix(".weight_scale", why="LM-head scales are skipped when no quantized head is built", cite=f"{file} load_weights"),)
+    return (
+        Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite=f"{file} load_weights"),
+        *head,
+        keep,
+        to_top,
+        block,
+        IgnoreSuffix(".bias", why="an extra .bias (GPTQ) no module has is skipped", cite=f"{file} load_weights"),
+        *(scale if glm else ()),
+    )
+
+
+QU = "vllm/model_executor/layers/quantization"
+MTP_QUANT = (
+    QuantSkip("fp8", ("ignored_layers", "modules_to_not_convert"), "exact", f"{QU}/fp8.py Fp8Config.get_quant_method (is_layer_skipped)"),
+    QuantSkip("compressed-tensors", ("ignore",), "regex", f"{QU}/compressed_tensors/utils.py should_ignore_layer"),
+    QuantSkip("modelopt", ("exclude_modules", "ignore"), "wildcard", f"{QU}/modelopt.py is_layer_excluded"),
+    QuantSkip("modelopt_fp4", ("exclude_modules", "ignore"), "wildcard", f"{QU}/modelopt.py is_layer_excluded"),
+)
+MTP_STEPS = (
+    LaunchCheck(
+        "steps is not None and L and steps > L and steps % L != 0",
+        "error",
+        "ValueError: num_speculative_tokens:{steps} must be divisible by n_predict={L}",
+        f"{SPEC_CFG.split(' (')[0]} SpeculativeConfig.__post_init__ (every release read, 0.9.2–0.32.0)",
+    ),
+    LaunchCheck(
+        "steps is not None and L and steps > L",
+        "warning",
+        "num_speculative_tokens {steps} > the {L} MTP layer(s): vLLM runs the same layers again (spec_step_idx % {L}), "
+        "which it warns 'may result in lower acceptance rate'",
+        f"{SPEC_CFG.split(' (')[0]} SpeculativeConfig.__post_init__; {DSM} DeepSeekMultiTokenPredictor.forward",
+    ),
+)
+
+
+def _mtp_class(name: str, file: str, glm: bool, *, completeness: bool, strict_all: bool, top_embed: bool) -> DraftClass:
+    """An MTP class at one release range: `completeness` (deepseek_mtp.py from 0.17.0 raises for an MTP layer no
+    tensor reached), `strict_all` (DefaultModelLoader's check of an unquantized model named every parameter nothing
+    filled until 0.20; later only plain torch parameters), `top_embed` (the target's top-level embedding is read)."""
+    loader = _mtp_loader(file, glm)
+    if not top_embed:
+        loader = (
+            Drop("model.embed_tokens.weight", why="the target's own embedding: the MTP loader skips it", cite=f"{file} load_weights"),
+        ) + loader
+    return DraftClass(
+        name=name,
+        file=file,
+        fields=MTP_FIELDS,
+        derive=MTP_DERIVE,
+        params=_mtp_params(strict_all),
+        loader=loader,
+        unknown="raise",
+        unknown_message=KEYERROR,
+        missing="silent",
+        raises=(Raise("not L", "num_nextn_predict_layers is 0 or absent: vLLM builds no MTP layer (n_predict None)", SPEC_CFG),),
+        # the proposer replaces the MTP model's embedding and every shared_head.head with the target's (PP = 1)
+        share_embed="'target'",
+        share_head="'target'",
+        share_cite="vllm/v1/spec_decode (_maybe_share_embeddings / _maybe_share_lm_head: MTP always shares, from 0.16.0)",
+        methods=MTP_METHODS,
+        empty_layer_message=MTP_EMPTY if completeness else "",
+        unfilled_when="quant is None",
+        unfilled_all=strict_all,
+        unfilled_message=NOT_INITIALISED,
+        quant_skips=MTP_QUANT,
+        launch_checks=MTP_STEPS,
+        notes=("the decoder block (mtp_block) is the target's own decoder-layer class: its tensors are counted, not simulated one by one",),
+    )
+
+
+def _mtp_range(first: str, last: str | None, read: tuple[str, ...], begins: str, **kw) -> FamilyRange:
+    registry = {"DeepseekV3ForCausalLM": "DeepSeekMTPModel", "Glm4MoeForCausalLM": "Glm4MoeMTPModel"}
+    v32 = {"DeepseekV32ForCausalLM": "DeepSeekMTPModel", "GlmMoeDsaForCausalLM": "DeepSeekMTPModel"}
+    later = kw.pop("v32_unmodelled", False)
+    return FamilyRange(
+        engine="vllm",
+        family="mtp",
+        first=first,
+        last=last,
+        dispatch=Dispatch(
+            "vllm",
+            registry if later else {**registry, **v32},
+            "DeepSeekMTPModel",
+            cite=f"{SPEC_CFG} @ {', '.join(read)}",
+            unknown_message="no MTP class for architectures {archs} in specbridge's rows; where vLLM's hf_config_override maps "
+            "none either it raises NotImplementedError: Unsupported speculative method: 'mtp' (" + SPEC_CFG + ")",
+        ),
+        classes={
+            "DeepSeekMTPModel": _mtp_class("DeepSeekMTPModel", f"{DSM} @ {', '.join(read)}", False, **kw),
+            "Glm4MoeMTPModel": _mtp_class(
+                "Glm4MoeMTPModel", f"{GLM_MTP} @ {', '.join(read)}", True, **{**kw, "completeness": False, "top_embed": True}
+            ),
+        },
+        begins=begins,
+        versions_read=read,
+        unmodelled_archs={
+            **(
+                {
+                    "DeepseekV32ForCausalLM": "vllm/models/deepseek_v32 (DeepseekV32MTP)",
+                    "GlmMoeDsaForCausalLM": "vllm/models/deepseek_v32 (DeepseekV32MTP)",
+                }
+                if later
+                else {}
+            ),
+            **MTP_UNMODELLED,
+        },
+    )
+
+
+MTP_UNMODELLED = {
+    "Qwen3NextForCausalLM": "qwen3_next_mtp.py (Qwen3NextMTP)",
+    "Qwen3_5ForConditionalGeneration": "qwen3_5_mtp.py (Qwen3_5MTP)",
+    "Qwen3_5MoeForConditionalGeneration": "qwen3_5_mtp.py (Qwen3_5MoeMTP)",
+    "MiMoForCausalLM": "mimo_mtp.py (MiMoMTPModel)",
+    "MiMoV2FlashForCausalLM": "mimo_v2_mtp.py (MiMoV2MTPModel)",
+    "Ernie4_5_MoeForCausalLM": "ernie_mtp.py (ErnieMTPModel)",
+    "LongcatFlashForCausalLM": "longcat_flash_mtp.py (LongCatFlashMTPModel)",
+    "Glm4MoeLiteForCausalLM": "glm4_moe_lite_mtp.py (Glm4MoeLiteMTPModel)",
+    "NemotronHForCausalLM": "nemotron_h_mtp.py (NemotronHMTPModel)",
+    "Step3p5ForCausalLM": "step3p5_mtp.py (Step3p5MTP)",
+}
+
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="vllm",
+        family="mtp",
+        first="0.9.2",
+        last="0.15",
+        dispatch=Dispatch("vllm", {}, "DeepSeekMTPModel", cite=SPEC_CFG),
+        classes={},
+        begins="method mtp and the MTP classes were read from 0.16.0",
+        versions_read=("0.9.2", "0.10.2", "0.11.0", "0.12.0", "0.14.0"),
+        unmodelled="vLLM 0.9.2–0.15 name MTP methods per model (deepseek_mtp, qwen3_next_mtp, …; one method mtp from 0.11.0), "
+        "override GLM's num_hidden_layers to 0 until 0.12.0 and keep the checkpoint's shared_head.head until 0.16.0; "
+        "specbridge models MTP loading from 0.16.0",
+    ),
+    _mtp_range(
+        "0.16.0",
+        "0.16",
+        ("0.16.0",),
+        f"{DSM} and {GLM_MTP}: the proposer shares every shared_head.head with the target from 0.16.0; no completeness check yet",
+        completeness=False,
+        strict_all=True,
+        top_embed=False,
+    ),
+    _mtp_range(
+        "0.17.0",
+        "0.20",
+        ("0.17.0", "0.18.0", "0.20.0"),
+        f"{DSM} raises for an MTP layer no tensor reached from 0.17.0 (vllm PR #35548); {MTP_LOADER} names every unfilled parameter",
+        completeness=True,
+        strict_all=True,
+        top_embed=False,
+    ),
+    _mtp_range(
+        "0.21.0",
+        "0.31",
+        ("0.23.0", "0.24.0", "0.25.0", "0.26.0", "0.27.0", "0.29.0"),
+        f"{MTP_LOADER} exempts modules with a quantization method from its check (read 0.23.0; 0.21–0.22 not read)",
+        completeness=True,
+        strict_all=False,
+        top_embed=False,
+    ),
+    _mtp_range(
+        "0.32.0",
+        None,
+        ("0.32.0",),
+        f"{DSM} also reads the target's top-level embed_tokens (0.32.0); GLM-5 and DeepSeek-V3.2 move to vllm/models/deepseek_v32",
+        completeness=True,
+        strict_all=False,
+        top_embed=True,
+        v32_unmodelled=True,
+    ),
 )
