@@ -131,27 +131,14 @@ def check_cmd(
     parent: Path | None = None,
     fail_on: list[str] | None = None,
     ignore: list[str] | None = None,
+    mtp: bool = False,
 ) -> int:
-    from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError
     from ..engines.registry import EngineSpecError
-    from ..layouts.canonical import describe
-    from ..rules.check import check, check_family
-    from .guards import refuse_non_drafter
 
     failing_codes, ignored_codes = split_codes(fail_on), split_codes(ignore)
     try:
-        specs, tgt, lau = resolve_inputs(engines, target, launch)
-        ckpt = open_checkpoint(path)
-        fam = refuse_non_drafter(ckpt, describe(ckpt), read_here=("eagle3", "dflash", "eagle"), what="check")
-        par = open_checkpoint(parent) if parent else None
-        skipped: list[str] = []
-        if fam.family.name == "eagle3":
-            results = check(ckpt, specs, str(path), target=tgt, launch=lau, parent=par)
-        else:
-            if par is not None:
-                return fail(f"--parent reads EAGLE-3 drafters only so far; this is a {fam.family.title} drafter")
-            results, skipped = check_family(ckpt, specs, fam.family, str(path), target=tgt, launch=lau)
+        ckpt, tgt, results, skipped, fam, head = _check_results(path, engines, target, launch, parent, mtp)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     for line in skipped:
@@ -165,6 +152,8 @@ def check_cmd(
         else:
             body = {"ok": ok, "gate": policy, "results": [r.to_json() for r in results]}
         body |= {"family": fam.to_json(), "not_checked": skipped}
+        if head is not None:
+            body["mtp"] = head.to_json()
         from ..checkpoint.hubref import hub_sources
 
         body.update(hub_sources(ckpt.hub, tgt.hub if tgt is not None else None))  # the commits read, for Hub ids only
@@ -172,11 +161,42 @@ def check_cmd(
     else:
         from . import report
 
+        if head is not None:
+            from .mtp_check import print_head
+
+            print_head(head)
         report.print_check(ckpt, results, tables=tables, failing=failing)
     return 0 if ok else 1
 
 
-def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draft_tokens: int | None, as_json: bool) -> int:
+def _check_results(path, engines, target, launch, parent, mtp: bool):
+    """(checkpoint, target, results, engines not checked, family verdict, MTP head or None): a drafter read as the
+    family its evidence shows, or a target's MTP head read from its index."""
+    from ..checkpoint.reader import open_checkpoint
+    from ..layouts.canonical import describe
+    from ..rules.check import check, check_family
+    from .guards import refuse_non_drafter
+    from .mtp_check import check_mtp, mtp_index
+
+    specs, tgt, lau = resolve_inputs(engines, target, launch)
+    idx = mtp_index(path, mtp)  # a target with an MTP head: its index, and only the head's shard headers
+    if idx is not None:
+        if parent:
+            raise CliError("--parent reads EAGLE-3 drafters; this is a target's MTP head")
+        results, skipped, head, fam, view = check_mtp(idx, path, specs, tgt, lau)
+        return view, tgt, results, skipped, fam, head
+    ckpt = open_checkpoint(path)
+    fam = refuse_non_drafter(ckpt, describe(ckpt), read_here=("eagle3", "dflash", "eagle"), what="check")
+    if fam.family.name == "eagle3":
+        par = open_checkpoint(parent) if parent else None
+        return ckpt, tgt, check(ckpt, specs, str(path), target=tgt, launch=lau, parent=par), [], fam, None
+    if parent:
+        raise CliError(f"--parent reads EAGLE-3 drafters only so far; this is a {fam.family.title} drafter")
+    results, skipped = check_family(ckpt, specs, fam.family, str(path), target=tgt, launch=lau)
+    return ckpt, tgt, results, skipped, fam, None
+
+
+def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: int, draft_tokens: int | None, as_json: bool) -> int:
     from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError, build_launch, parse_launch
     from ..engines.registry import LAUNCHERS, EngineSpecError, resolve
@@ -191,19 +211,34 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
         name = places[0].era.engine
         if name not in LAUNCHERS:  # the engines with a LAUNCH row
             return fail(f"launch prints SGLang and vLLM command lines; not {name}")
-        served, tgt = servable_target(target)
         from ..checkpoint.hub import engine_model_arg
+        from .mtp_check import check_mtp, mtp_index
 
-        drafter = engine_model_arg(path)  # a Hub id stays an id: the engine downloads it
-        cmd = build_launch(name, served, drafter, steps, topk, draft_tokens)
-        lau = parse_launch(cmd)
-        ckpt = open_checkpoint(path)
-        from ..layouts.canonical import describe
-        from .guards import refuse_non_drafter
+        idx = mtp_index(path, False)  # a target with an MTP head: the line serves the head inside it
+        if idx is not None:
+            if target is not None:
+                return fail(f"{path} carries its own MTP head: the engine serves it from the target itself; drop --target")
+            served, tgt = engine_model_arg(path), None
+            cmd = build_launch(name, served, None, steps, topk, draft_tokens)
+            lau = parse_launch(cmd)
+            results, _, _, _, ckpt = check_mtp(idx, path, engine, None, lau)
+            if len(results) != 1:  # a bare engine name answers each of its MTP release ranges
+                return fail(f"--engine {engine} spans {len(results)} MTP release ranges; name one release (NAME==VERSION)")
+            res = results[0]
+        else:
+            if target is None:
+                return fail("--target is required for a drafter (the target model the engine will be given)")
+            served, tgt = servable_target(target)
+            drafter = engine_model_arg(path)  # a Hub id stays an id: the engine downloads it
+            cmd = build_launch(name, served, drafter, steps, topk, draft_tokens)
+            lau = parse_launch(cmd)
+            ckpt = open_checkpoint(path)
+            from ..layouts.canonical import describe
+            from .guards import refuse_non_drafter
 
-        refuse_non_drafter(ckpt, describe(ckpt), what="launch")
-        [res] = check(ckpt, engine, drafter, target=tgt, launch=lau)
-    except (CheckpointError, EngineSpecError, LaunchError) as e:
+            refuse_non_drafter(ckpt, describe(ckpt), what="launch")
+            [res] = check(ckpt, engine, drafter, target=tgt, launch=lau)
+    except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     errors = [f for f in res.findings if f.severity == "error"]
     if as_json:
@@ -217,7 +252,7 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
         for f in errors:
             sys.stderr.write(f"{f.code} {f.message}\n" + (f"    fix: {f.fix}\n" if f.fix else ""))
         return 1
-    if tgt is None:
+    if tgt is None and idx is None:
         sys.stderr.write(f"note: {served} is a Hub id not read here; target-dependent rules (aux layers, vocab) were not checked\n")
     for f in res.findings:
         if f.severity == "warning":

@@ -57,23 +57,26 @@ def check(
     target: Optional[str] = typer_param("check", "target"),
     launch: Optional[str] = typer_param("check", "launch"),
     parent: Optional[str] = typer_param("check", "parent"),
+    mtp: bool = typer_param("check", "mtp"),
     as_json: bool = typer_param("check", "as_json"),
     tables: bool = typer_param("check", "tables"),
     fail_on: Optional[list[str]] = typer_param("check", "fail_on"),
     ignore: Optional[list[str]] = typer_param("check", "ignore"),
 ) -> None:
     """Predict exactly what an engine version will load, drop, leave random or reject; with --target and
-    --launch, also whether drafter, target and launch flags fit together."""
+    --launch, also whether drafter, target and launch flags fit together. A target with an MTP head: its head."""
     from .commands import check_cmd
 
-    raise typer.Exit(check_cmd(path, engine, as_json, tables, target, launch, parent, fail_on, ignore))
+    raise typer.Exit(check_cmd(path, engine, as_json, tables, target, launch, parent, fail_on, ignore, mtp))
 
 
 @app.command()
 def launch(
-    path: str = typer.Argument(..., help="drafter checkpoint"),
+    path: str = typer.Argument(..., help="drafter checkpoint, or a target that carries an MTP head"),
     engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm, optionally ==VERSION"),
-    target: str = typer.Option(..., "--target", "-t", help="target model path (or hub id) as the engine will be given it"),
+    target: Optional[str] = typer.Option(
+        None, "--target", "-t", help="target model path (or hub id) as the engine will be given it (a drafter needs it)"
+    ),
     steps: int = typer.Option(3, "--steps", help="draft steps (vLLM num_speculative_tokens)"),
     topk: int = typer.Option(1, "--topk", help="SGLang --speculative-eagle-topk"),
     draft_tokens: Optional[int] = typer.Option(
@@ -81,7 +84,8 @@ def launch(
     ),
     as_json: bool = FLAG("--json", help="print one JSON object"),
 ) -> None:
-    """Print the exact, checked engine command line; refuse (exit 1, with the findings) what check flags."""
+    """Print the exact, checked engine command line; refuse (exit 1, with the findings) what check flags. For a
+    target with an MTP head: the line that serves the head (vLLM method mtp, SGLang NEXTN)."""
     from .commands import launch_cmd
 
     raise typer.Exit(launch_cmd(path, engine, target, steps, topk, draft_tokens, as_json))

@@ -58,6 +58,7 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
         Opt("target", ("--target", "-t"), TARGET),
         Opt("launch", ("--launch",), "the intended engine command line (SGLang or vLLM)"),
         Opt("parent", ("--parent",), "the checkpoint this drafter was fine-tuned from (vocab map must match)"),
+        Opt("mtp", ("--mtp",), "PATH is a target: check the MTP head it carries (found from its index without --mtp too)", False, FLAG),
         JSON,
         Opt("tables", ("--tables", "-v"), "also print every tensor's fate and every engine parameter", False, FLAG),
         Opt("fail_on", ("--fail-on",), "finding codes that fail the run whatever their severity (comma list, repeatable)", None, MANY),

@@ -78,7 +78,7 @@ def check(
 
 
 def check_family(
-    ckpt: Checkpoint, engine: str, family, path_label: str | None = None, target=None, launch=None
+    ckpt: Checkpoint, engine: str, family, path_label: str | None = None, target=None, launch=None, mtp=None
 ) -> tuple[list[CheckResult], list[str]]:
     """`check` for a drafter of a family other than EAGLE-3 (families/table.py): each requested engine version
     is answered by that engine's row for the family (engines/*.py FAMILY_RANGES), with the rules that hold for
@@ -90,16 +90,15 @@ def check_family(
     drafter.layout, drafter.layout_candidates = family.name, [family.name]  # its family, not an EAGLE-3 producer layout
     archs = (ckpt.config or {}).get("architectures")
     arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
-    base = Context(ckpt, drafter, target=target, launch=launch, path=path_label or str(ckpt.root), family=family.name)
+    base = Context(ckpt, drafter, target=target, launch=launch, path=path_label or str(ckpt.root), family=family.name, mtp=mtp)
     shared = run(CHECKPOINT, base)
     out = []
+    unmodelled = []
     for fp in places:
         row = fp.row or next(r for r in family_rows(fp.place.era.engine, family.name) if r.classes)
         if arch in row.unmodelled_archs:
-            raise NotModelled(
-                f"{fp.place.era.engine} {fp.place.version} builds {row.unmodelled_archs[arch]} for {arch!r}; specbridge does not "
-                "model that class yet: nothing was checked"
-            )
+            unmodelled.append(f"{fp.place.era.engine} {fp.place.version} builds {row.unmodelled_archs[arch]} for {arch!r}")
+            continue
         # the era shown is the family's own range, not the EAGLE-3 loader era the release falls in
         span = f"{row.first}–{row.last}" if row.last else f"{row.first}+"
         era = replace(fp.place.era, name=f"{family.name} {span}" + ("" if fp.row else " (not in it)"))
@@ -111,4 +110,6 @@ def check_family(
         ctx = replace(base, rep=rep, place=fp.place)
         findings = in_catalogue_order(shared + run(ENGINE, ctx))
         out.append(CheckResult(drafter, rep, findings, None, fp.place))
-    return out, skipped
+    if not out and unmodelled:
+        raise NotModelled(f"{'; '.join(unmodelled)}; specbridge does not model that class yet: nothing was checked")
+    return out, skipped + [f"{u}; specbridge does not model that class yet: not checked" for u in unmodelled]

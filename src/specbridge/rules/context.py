@@ -34,6 +34,7 @@ class Context:
     parent: Checkpoint | None = None  # the checkpoint this one was fine-tuned from
     embed: EmbedStats | None = None  # sampled once per checkpoint
     family: str = "eagle3"  # the drafter family its evidence shows (families/detect.py)
+    mtp: object | None = None  # the MTP head a target carries (families/mtp.py MtpHead), for family "mtp"
 
     @property
     def eng(self) -> str:
@@ -41,6 +42,12 @@ class Context:
 
     @property
     def convert_fix(self) -> str:
+        if self.family == "mtp":  # the head ships inside the target: nothing to convert, the files must hold it
+            return (
+                f"serve a checkpoint whose MTP tensors are the ones {self.rep.cls.name} reads on {self.eng} (the publisher's "
+                f"original; the names: specbridge check {self.path} --engine {self.rep.engine}=={self.rep.version} --tables), "
+                "or serve without MTP"
+            )
         if self.family != "eagle3":  # convert writes EAGLE-3 layouts only: never point another family at it
             return (
                 f"rename the checkpoint's tensors / config to what {self.rep.cls.name} reads on {self.eng} "

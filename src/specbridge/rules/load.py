@@ -389,7 +389,7 @@ def lost_bias(c: Context) -> Iterator[Hit]:
     "L014",
     "launched with another speculative method than the drafter's family",
     severity=ERROR,
-    families=("eagle", "dflash"),
+    families=("eagle", "dflash", "mtp"),
     fix="launch with the method the drafter's class is built by (SGLang `--speculative-algorithm`, vLLM `method`).",
 )
 def launch_method(c: Context) -> Iterator[Hit]:

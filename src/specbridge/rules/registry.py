@@ -71,6 +71,15 @@ What a DFlash drafter needs beyond its load: the target layers its `fc` reads an
 mask token its parallel slots are fed, and the embedding those slots get (`src/specbridge/rules/dflash.py`).
 They run for DFlash drafters only; the L and R rules run for every family specbridge models.""",
     ),
+    "M": (
+        "MTP heads inside a target",
+        """
+A target that carries its own multi-token-prediction head (DeepSeek, GLM, Qwen3-Next, MiMo, …): whether the
+config announces the layers the weights hold, whether each is whole, whether the target's quantization builds
+the head the way its tensors are stored, and the launch line's draft steps against the layer count
+(`src/specbridge/rules/mtp.py`). The head is found from the index alone (`src/specbridge/families/mtp.py`);
+its load is the engine rows' (the L rules).""",
+    ),
     "C": (
         "Config and launch",
         """
@@ -103,7 +112,7 @@ class Rule:
 
 # every family check reads: the load simulation (L) and the version placement (R) hold for any class a row
 # describes; the other rules read EAGLE-3's geometry, aux layers and vocab maps
-EVERY_FAMILY = ("eagle3", "dflash", "eagle")
+EVERY_FAMILY = ("eagle3", "dflash", "eagle", "mtp")
 
 
 RULES: dict[str, Rule] = {}
@@ -157,4 +166,4 @@ def _position(code: str) -> tuple[int, str]:
 
 
 # The rule modules register themselves on import.
-from . import aux, config, dflash, embed_head, geometry, load, versions, vocab  # noqa: E402,F401
+from . import aux, config, dflash, embed_head, geometry, load, mtp, versions, vocab  # noqa: E402,F401
