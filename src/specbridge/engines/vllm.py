@@ -977,6 +977,12 @@ MTP_FIELDS = (
     Field("N", ("num_hidden_layers", "text_config.num_hidden_layers")),
     Field("L", ("num_nextn_predict_layers", "text_config.num_nextn_predict_layers"), 0),
     Field("quant", ("quantization_config", "text_config.quantization_config"), None, kind="any"),
+    Field("E", ("n_routed_experts",), None),
+    Field("hd", ("head_dim",), None),
+    Field("qk_norm", ("use_qk_norm",), False, kind="bool"),
+    Field("q_rank", ("q_lora_rank",), None),
+    Field("kv_rank", ("kv_lora_rank",), None),
+    Field("topk_method", ("topk_method",), None, kind="any"),
 )
 MTP_DERIVE = (Derive("mtp_base", "N"),)
 MTP_EMPTY = (
@@ -992,9 +998,41 @@ MTP_METHODS = ("MTP", "DEEPSEEK_MTP", "GLM4_MOE_MTP", "MIMO_MTP", "ERNIE_MTP", "
 MTP_HEAD_PARTS = "embed_tokens|enorm|hnorm|eh_proj|shared_head"
 
 
-def _mtp_params(strict_all: bool) -> tuple[Param, ...]:
+def _block_plain(glm: bool) -> tuple[Param, ...]:
+    """The decoder block's plain torch parameters (norms, the router gate): DefaultModelLoader names these when nothing
+    filled them, even though the block's linears and experts are exempt (conformance: 'mtp-linears-absent')."""
+    b = "model.layers.{m}.mtp_block."
+    out = [
+        Param(b + "input_layernorm.weight", ("H",), per_layer=True, role="decoder", plain=True),
+        Param(b + "post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder", plain=True),
+        Param(b + "mlp.gate.weight", ("E", "H"), when="E", per_layer=True, role="decoder", plain=True),
+    ]
+    if glm:  # glm4_moe.py Glm4MoE: the correction bias always; q/k norms with use_qk_norm
+        out += [
+            Param(b + "mlp.gate.e_score_correction_bias", ("E",), when="E", per_layer=True, role="decoder", plain=True),
+            Param(b + "self_attn.q_norm.weight", ("hd",), when="qk_norm", per_layer=True, role="decoder", plain=True),
+            Param(b + "self_attn.k_norm.weight", ("hd",), when="qk_norm", per_layer=True, role="decoder", plain=True),
+        ]
+    else:  # deepseek_v2.py: the bias only for topk_method noaux_tc; MLA's low-rank norms
+        out += [
+            Param(
+                b + "mlp.gate.e_score_correction_bias",
+                ("E",),
+                when="E and topk_method == 'noaux_tc'",
+                per_layer=True,
+                role="decoder",
+                plain=True,
+            ),
+            Param(b + "self_attn.q_a_layernorm.weight", ("q_rank",), when="q_rank", per_layer=True, role="decoder", plain=True),
+            Param(b + "self_attn.kv_a_layernorm.weight", ("kv_rank",), when="kv_rank", per_layer=True, role="decoder", plain=True),
+        ]
+    return tuple(out)
+
+
+def _mtp_params(strict_all: bool, glm: bool) -> tuple[Param, ...]:
     """One MTP layer as DeepSeekMultiTokenPredictorLayer / Glm4MoeMultiTokenPredictorLayer build it: two norms, eh_proj
-    over cat(embedding, previous hidden state), a shared head (norm + lm head), and the target's decoder layer."""
+    over cat(embedding, previous hidden state), a shared head (norm + lm head), and the target's decoder layer (its
+    plain parameters one by one, the rest as one group)."""
     return (
         Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed", plain=strict_all),
         Param("model.layers.{m}.enorm.weight", ("H",), per_layer=True, role="mtp norm", plain=True),
@@ -1002,7 +1040,8 @@ def _mtp_params(strict_all: bool) -> tuple[Param, ...]:
         Param("model.layers.{m}.eh_proj.weight", ("H", "2*H"), per_layer=True, role="mtp projection", plain=True),
         Param("model.layers.{m}.shared_head.norm.weight", ("H",), per_layer=True, role="norm", plain=True),
         Param("model.layers.{m}.shared_head.head.weight", ("V", "H"), per_layer=True, share="head", role="head", plain=strict_all),
-        Param("model.layers.{m}.mtp_block.*", per_layer=True, role="decoder", group=True, plain=True),
+        *_block_plain(glm),
+        Param("model.layers.{m}.mtp_block.*", per_layer=True, role="decoder", group=True, plain=strict_all),
     )
 
 
@@ -1072,7 +1111,7 @@ def _mtp_class(name: str, file: str, glm: bool, *, completeness: bool, strict_al
         file=file,
         fields=MTP_FIELDS,
         derive=MTP_DERIVE,
-        params=_mtp_params(strict_all),
+        params=_mtp_params(strict_all, glm),
         loader=loader,
         unknown="raise",
         unknown_message=KEYERROR,
