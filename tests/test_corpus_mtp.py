@@ -14,7 +14,7 @@ DIR = Path(__file__).parent / "fixtures" / "corpus-mtp"
 SPEC = importlib.util.spec_from_file_location("corpus_mtp_build", DIR / "_build.py")
 build = importlib.util.module_from_spec(SPEC)
 SPEC.loader.exec_module(build)
-ENTRIES = {p.name: json.loads(p.read_text()) for p in sorted(DIR.glob("*.json"))}
+ENTRIES = {p.name: json.loads(p.read_text()) for p in sorted(DIR.glob("*.json")) if not p.name.startswith("_")}
 
 
 def entry_by_id(model_id: str) -> dict:

@@ -135,10 +135,13 @@ def check_cmd(
 ) -> int:
     from ..engines.launch import LaunchError
     from ..engines.registry import EngineSpecError
+    from .mtp_check import HeadOnly, print_head_only
 
     failing_codes, ignored_codes = split_codes(fail_on), split_codes(ignore)
     try:
         ckpt, tgt, results, skipped, fam, head = _check_results(path, engines, target, launch, parent, mtp)
+    except HeadOnly as e:  # no release asked for models the head's class: what the files alone say
+        return print_head_only(e, as_json)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     for line in skipped:
@@ -212,7 +215,7 @@ def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: in
         if name not in LAUNCHERS:  # the engines with a LAUNCH row
             return fail(f"launch prints SGLang and vLLM command lines; not {name}")
         from ..checkpoint.hub import engine_model_arg
-        from .mtp_check import check_mtp, mtp_index
+        from .mtp_check import HeadOnly, check_mtp, mtp_index
 
         idx = mtp_index(path, False)  # a target with an MTP head: the line serves the head inside it
         if idx is not None:
@@ -221,7 +224,10 @@ def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: in
             served, tgt = engine_model_arg(path), None
             cmd = build_launch(name, served, None, steps, topk, draft_tokens)
             lau = parse_launch(cmd)
-            results, _, _, _, ckpt = check_mtp(idx, path, engine, None, lau)
+            try:
+                results, _, _, _, ckpt = check_mtp(idx, path, engine, None, lau)
+            except HeadOnly as e:  # refused like a check that found nothing it can run, with what the files say
+                return fail("; ".join([e.why, *(f"{f.code} {f.message}" for f in e.findings if f.severity == "error")]))
             if len(results) != 1:  # a bare engine name answers each of its MTP release ranges
                 return fail(f"--engine {engine} spans {len(results)} MTP release ranges; name one release (NAME==VERSION)")
             res = results[0]

@@ -29,15 +29,64 @@ def mtp_index(path, forced: bool) -> TargetIndex | None:
     return idx if forced or (v.family is not None and v.family.name == "mtp") else None
 
 
+class HeadOnly(Exception):
+    """No engine release asked for has a modelled class for this target's head: what the files alone say (the
+    checkpoint-scope M rules) is still worth saying — a head announced and absent is broken on every engine."""
+
+    def __init__(self, head, verdict, findings, why: str):
+        super().__init__(why)
+        self.head, self.verdict, self.findings, self.why = head, verdict, findings, why
+
+
 def check_mtp(idx: TargetIndex, path, specs, target, launch):
-    """(results, skipped, head, verdict, the head as a checkpoint) of the MTP head's check on every requested engine version."""
+    """(results, skipped, head, verdict, the head as a checkpoint) of the MTP head's check on every requested engine
+    version; HeadOnly when none of them models the head's class."""
+    from ..engines.registry import NotModelled
     from ..rules.check import check_family
 
     head = head_of(idx)
     view = mtp_view(idx, head)
     verdict = detect_family(idx.config, dict.fromkeys(idx.weight_map, ()))
-    results, skipped = check_family(view, specs, BY_NAME["mtp"], str(path), target=target, launch=launch, mtp=head)
+    try:
+        results, skipped = check_family(view, specs, BY_NAME["mtp"], str(path), target=target, launch=launch, mtp=head)
+    except NotModelled as e:
+        raise HeadOnly(head, verdict, head_findings(view, head, str(path)), str(e)) from None
     return results, skipped, head, verdict, view
+
+
+def head_findings(view, head, path: str) -> list:
+    """The rules that read the files alone (announced vs shipped layers, whole layers), run once."""
+    from ..layouts.canonical import describe
+    from ..rules.context import Context
+    from ..rules.registry import CHECKPOINT, run
+
+    return run(CHECKPOINT, Context(view, describe(view), path=path, family="mtp", mtp=head))
+
+
+def print_head_only(e: HeadOnly, as_json: bool) -> int:
+    """The head's own findings when no engine class is modelled: exit 1 with an error among them, else 2 (nothing an
+    engine does was checked)."""
+    from .contract import print_json
+
+    errors = [f for f in e.findings if f.severity == "error"]
+    if as_json:
+        print_json(
+            "check",
+            {
+                "ok": False,
+                "family": e.verdict.to_json(),
+                "mtp": e.head.to_json(),
+                "findings": [f.to_json() for f in e.findings],
+                "results": [],
+                "not_checked": [e.why],
+            },
+        )
+    else:
+        print_head(e.head)
+        for f in e.findings:
+            sys.stdout.write(f"{f.code} {f.severity}: {f.message}\n" + (f"    fix: {f.fix}\n" if f.fix else ""))
+        sys.stderr.write(f"note: {e.why}\n")
+    return 1 if errors else 2
 
 
 def print_head(head) -> None:

@@ -230,6 +230,8 @@ def _apply_steps(name: str, steps: tuple[Step, ...], params: dict, ns: dict) -> 
             continue
         if st.op == "drop" and st.a in name:
             return name, None, "drop", st
+        if st.op == "skip_unless" and not re.search(st.a, name):
+            return name, None, "skip", st
         if st.op == "keep_layers" and _outside_layers(name, st, ns, params):
             return name, None, "skip", st
         if st.op == "buffer" and st.a in name:
@@ -367,8 +369,10 @@ def simulate(ckpt: Checkpoint, era: Era, version: str, family: FamilyRange | Non
     params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
     fates, filled, mismatched = tensor_fates(ckpt, dis.cls, params, ns, errors)
     fills = param_fills(dis.cls, params, filled, fates)
-    # the loader's own checks run after every tensor went through it, and the first that raises is the one seen
-    errors.extend(empty_layers(dis.cls, params, filled) or unfilled(dis.cls, params, filled, ns))
+    # the loader's own checks run after every tensor went through it (only in a class the engine built), and the
+    # first that raises is the one seen
+    if dis.ok:
+        errors.extend(empty_layers(dis.cls, params, filled) or unfilled(dis.cls, params, filled, ns))
     return LoadReport(
         engine=era.engine,
         version=version,

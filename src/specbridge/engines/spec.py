@@ -89,6 +89,7 @@ class Step:
       prefix_if_not_param a add prefix `a` unless the name already is a parameter
       stack      a -> b [c] `a` becomes `b`, filling shard `c` of the fused parameter
       ignore_suffix a       unknown names ending in `a` are skipped without error
+      skip_unless a         names regex `a` does not find are skipped: never read
       keep_layers a b c     names whose layer number (regex `a`, group 1) is outside the class's own layers
                             (`b` + range(`c`): an MTP head's layers after the target's) are skipped: never read
     """
@@ -250,6 +251,21 @@ class KeepLayers(Step):
 
     def _view(self):
         return {"pattern": self.a, "first": self.b, "count": self.c, "why": self.why, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class SkipUnless(Step):
+    r"""A name the pattern does not find is skipped without a word (`SkipUnless(r"^mtp\.|embed_tokens|lm_head", why=…)`:
+    Qwen3-Next's `is_unused_checkpoint_weight`): the loader never reads it."""
+
+    _required = ("pattern", "why")
+
+    def __init__(self, pattern: str, *, why: str, cite: str = "", when: str = "True"):
+        Step.__init__(self, "skip_unless", pattern, why=why, cite=cite, when=when)
+
+    def _view(self):
+        return {"pattern": self.a, "why": self.why, "when": self.when, "cite": self.cite}
 
     __repr__ = _kw_repr
 

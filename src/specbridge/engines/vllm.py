@@ -34,6 +34,7 @@ from .spec import (
     RenameRegex,
     RenameTo,
     Run,
+    SkipUnless,
     all_agreed,
 )
 
@@ -1132,10 +1133,79 @@ def _mtp_class(name: str, file: str, glm: bool, *, completeness: bool, strict_al
     )
 
 
+QN_MTP = "vllm/model_executor/models/qwen3_next_mtp.py"
+Q35_MTP = "vllm/model_executor/models/qwen3_5_mtp.py"
+MTP_MODULE_FIELDS = (
+    Field("H", ("hidden_size", "text_config.hidden_size")),
+    Field("V", ("vocab_size", "text_config.vocab_size")),
+    Field("quant", ("quantization_config", "text_config.quantization_config"), None, kind="any"),
+    Field("hd", ("head_dim", "text_config.head_dim"), None),
+)
+
+
+def _mtp_module_class(name: str, file: str, layers_key: str, *, unknown_raises: bool) -> DraftClass:
+    """Qwen3-Next / Qwen3.5 MTP: the head is its own module `mtp.*` (fc over cat(embedding, hidden), two pre-fc norms,
+    full-attention decoder layers numbered from 0, a final norm); the target's embedding and head are read, then shared."""
+    b = "model.layers.{m}."
+    return DraftClass(
+        name=name,
+        file=file,
+        fields=MTP_MODULE_FIELDS + (Field("L", (layers_key, f"text_config.{layers_key}"), 1),),
+        derive=(Derive("mtp_base", "0"),),
+        params=(
+            Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+            Param("model.fc.weight", ("H", "2*H"), role="mtp projection"),
+            Param("model.pre_fc_norm_embedding.weight", ("H",), role="mtp norm", plain=True),
+            Param("model.pre_fc_norm_hidden.weight", ("H",), role="mtp norm", plain=True),
+            Param("model.norm.weight", ("H",), role="norm", plain=True),
+            Param(b + "input_layernorm.weight", ("H",), per_layer=True, role="decoder", plain=True),
+            Param(b + "post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder", plain=True),
+            Param(b + "self_attn.q_norm.weight", ("hd",), when="hd", per_layer=True, role="decoder", plain=True),
+            Param(b + "self_attn.k_norm.weight", ("hd",), when="hd", per_layer=True, role="decoder", plain=True),
+            Param(b + "*", per_layer=True, role="decoder", group=True),
+            Param("lm_head.weight", ("V", "H"), share="head", role="head"),
+        ),
+        loader=(
+            SkipUnless(
+                r"^mtp\.|embed_tokens|lm_head",
+                why="not an MTP tensor (is_unused_checkpoint_weight): the MTP loader skips it",
+                cite=f"{file} load_weights",
+            ),
+            RenameRegex(r"^mtp\.", "model.", cite=f"{file} load_weights (mtp. → model.)"),
+            RenameRegex(r"^model\.language_model\.embed_tokens\.", "model.embed_tokens.", cite=f"{file} load_weights"),
+        ),
+        unknown="raise" if unknown_raises else "skip",
+        unknown_message=VALUEERROR if unknown_raises else "{name}: not a parameter; skipped (if name not in params_dict: continue)",
+        missing="silent",
+        share_embed="'target'",
+        share_head="'target'",
+        share_cite="vllm/v1/spec_decode (_maybe_share_embeddings / _maybe_share_lm_head: MTP always shares)",
+        methods=MTP_METHODS,
+        unfilled_when="quant is None",
+        unfilled_message=NOT_INITIALISED,
+        quant_skips=MTP_QUANT,
+        launch_checks=MTP_STEPS,
+        notes=("the decoder layers are Qwen3-Next's full-attention layers: their tensors are counted, not simulated one by one",),
+    )
+
+
+QWEN_MTP_ARCHS = ("Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration")
+
+
 def _mtp_range(first: str, last: str | None, read: tuple[str, ...], begins: str, **kw) -> FamilyRange:
     registry = {"DeepseekV3ForCausalLM": "DeepSeekMTPModel", "Glm4MoeForCausalLM": "Glm4MoeMTPModel"}
     v32 = {"DeepseekV32ForCausalLM": "DeepSeekMTPModel", "GlmMoeDsaForCausalLM": "DeepSeekMTPModel"}
     later = kw.pop("v32_unmodelled", False)
+    qwen = kw.pop("qwen", None)  # None: the Qwen MTP classes are not modelled here; else whether Qwen3-Next raises on unknowns
+    at = ", ".join(read)
+    qwen_classes = {}
+    if qwen is not None:
+        qwen_classes = {
+            "Qwen3NextMTP": _mtp_module_class("Qwen3NextMTP", f"{QN_MTP} @ {at}", "num_nextn_predict_layers", unknown_raises=qwen),
+            "Qwen3_5MTP": _mtp_module_class("Qwen3_5MTP", f"{Q35_MTP} @ {at}", "mtp_num_hidden_layers", unknown_raises=True),
+            "Qwen3_5MoeMTP": _mtp_module_class("Qwen3_5MoeMTP", f"{Q35_MTP} @ {at}", "mtp_num_hidden_layers", unknown_raises=True),
+        }
+        registry = {**registry, **dict(zip(QWEN_MTP_ARCHS, qwen_classes, strict=True))}
     return FamilyRange(
         engine="vllm",
         family="mtp",
@@ -1150,10 +1220,9 @@ def _mtp_range(first: str, last: str | None, read: tuple[str, ...], begins: str,
             "none either it raises NotImplementedError: Unsupported speculative method: 'mtp' (" + SPEC_CFG + ")",
         ),
         classes={
-            "DeepSeekMTPModel": _mtp_class("DeepSeekMTPModel", f"{DSM} @ {', '.join(read)}", False, **kw),
-            "Glm4MoeMTPModel": _mtp_class(
-                "Glm4MoeMTPModel", f"{GLM_MTP} @ {', '.join(read)}", True, **{**kw, "completeness": False, "top_embed": True}
-            ),
+            "DeepSeekMTPModel": _mtp_class("DeepSeekMTPModel", f"{DSM} @ {at}", False, **kw),
+            "Glm4MoeMTPModel": _mtp_class("Glm4MoeMTPModel", f"{GLM_MTP} @ {at}", True, **{**kw, "completeness": False, "top_embed": True}),
+            **qwen_classes,
         },
         begins=begins,
         versions_read=read,
@@ -1166,7 +1235,7 @@ def _mtp_range(first: str, last: str | None, read: tuple[str, ...], begins: str,
                 if later
                 else {}
             ),
-            **MTP_UNMODELLED,
+            **{k: v for k, v in MTP_UNMODELLED.items() if k not in registry},
         },
     )
 
@@ -1218,12 +1287,24 @@ FAMILY_RANGES += (
     ),
     _mtp_range(
         "0.21.0",
-        "0.31",
-        ("0.23.0", "0.24.0", "0.25.0", "0.26.0", "0.27.0", "0.29.0"),
-        f"{MTP_LOADER} exempts modules with a quantization method from its check (read 0.23.0; 0.21–0.22 not read)",
+        "0.25",
+        ("0.23.0", "0.24.0", "0.25.0"),
+        f"{MTP_LOADER} exempts modules with a quantization method from its check (read 0.23.0; 0.21–0.22 not read); "
+        f"{QN_MTP}'s own loader skips a name it has no parameter for",
         completeness=True,
         strict_all=False,
         top_embed=False,
+        qwen=False,
+    ),
+    _mtp_range(
+        "0.26.0",
+        "0.31",
+        ("0.26.0", "0.27.0", "0.29.0"),
+        f"{QN_MTP} loads through AutoWeightsLoader (an unknown name raises): first in the 0.26.0 wheel",
+        completeness=True,
+        strict_all=False,
+        top_embed=False,
+        qwen=True,
     ),
     _mtp_range(
         "0.32.0",
@@ -1234,5 +1315,6 @@ FAMILY_RANGES += (
         strict_all=False,
         top_embed=True,
         v32_unmodelled=True,
+        qwen=True,
     ),
 )

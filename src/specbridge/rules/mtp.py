@@ -23,7 +23,7 @@ PARAM_SUFFIX = re.compile(
 EXPERT = re.compile(r"\.experts\.\d+\..*$")
 # the modules a quantization method builds as quantized linears: projections and the routed experts (not norms, not
 # DeepSeek's router gate, which is built without the quantization config)
-QUANTIZABLE = re.compile(r"(_proj|_proj_with_mqa|\.experts)$")
+QUANTIZABLE = re.compile(r"(_proj|_proj_with_mqa|\.experts|^(?:language_model\.)?mtp\.fc)$")
 FLOAT8_OR_PACKED = ("F8_E4M3", "F8_E5M2", "U8", "I8", "I32", "F4", "U4")
 
 
@@ -142,12 +142,14 @@ def _quant(c: Context) -> dict | None:
 
 
 def _layer_modules(layer) -> dict[str, list[str]]:
-    """The quantizable modules of an MTP layer's decoder block -> their tensor names."""
+    """The quantizable modules of an MTP layer (its decoder block's projections and experts, Qwen's mtp.fc) -> their
+    tensor names."""
     modules: dict[str, list[str]] = {}
     for n in layer.tensors:
-        if n.startswith(layer.prefix) and any(w in n for w in ("self_attn.", "mlp.", "linear_attn.", "mixer.")):
-            if QUANTIZABLE.search(mod := _module(n)):
-                modules.setdefault(mod, []).append(n)
+        decoder = n.startswith(layer.prefix) and any(w in n for w in ("self_attn.", "mlp.", "linear_attn.", "mixer."))
+        # Qwen3-Next / Qwen3.5's mtp.fc is a quantizable linear shared by the layers; DeepSeek/GLM's eh_proj is a plain one
+        if (decoder or ".fc." in f".{n}") and QUANTIZABLE.search(mod := _module(n)):
+            modules.setdefault(mod, []).append(n)
     return modules
 
 

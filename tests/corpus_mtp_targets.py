@@ -1,0 +1,96 @@
+"""The MTP corpus (tests/fixtures/corpus-mtp) rebuilt as header-only sharded targets: config.json, an index, and
+safetensors shards whose headers name every tensor of the published key list and whose data is a hole (sparse
+files). The key lists are published names; shapes and dtypes are derived from the config (the corpus stores names,
+not headers): norms [H] (MLA's low-rank norms their rank, q/k norms head_dim), eh_proj and Qwen's mtp.fc [H, 2H], embeddings and heads [V, H], the router
+gate [E, H] and its bias [E], scales F32, a quantized weight F8/I32 beside its scale, anything else a one-element
+placeholder the engine rows count but do not shape-check (an MTP decoder block's linears and experts)."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import struct
+from pathlib import Path
+
+DIR = Path(__file__).resolve().parent / "fixtures" / "corpus-mtp"
+_SPEC = importlib.util.spec_from_file_location("corpus_mtp_build", DIR / "_build.py")
+build = importlib.util.module_from_spec(_SPEC)
+_SPEC.loader.exec_module(build)
+
+SCALES = ("weight_scale_inv", "weight_scale", "weight_scale_2", "input_scale", "weight_global_scale", "input_global_scale")
+HEAD_SHARD, BODY_SHARD = "model-00002-of-00002.safetensors", "model-00001-of-00002.safetensors"
+
+
+def entries() -> list[dict]:
+    return [json.loads(p.read_text()) for p in sorted(DIR.glob("*.json")) if not p.name.startswith("_")]
+
+
+def _text(cfg: dict) -> dict:
+    return cfg.get("text_config") if isinstance(cfg.get("text_config"), dict) else cfg
+
+
+def shape_of(name: str, cfg: dict) -> list[int]:
+    t = _text(cfg)
+    h, v, e = t.get("hidden_size", 1), t.get("vocab_size", 1), t.get("n_routed_experts") or t.get("num_experts") or 1
+    if name.endswith("q_a_layernorm.weight"):
+        return [t.get("q_lora_rank") or h]
+    if name.endswith("kv_a_layernorm.weight"):
+        return [t.get("kv_lora_rank") or h]
+    if name.endswith(("q_norm.weight", "k_norm.weight")):
+        return [t.get("head_dim") or h // max(t.get("num_attention_heads", 1), 1)]
+    if name.endswith(".weight") and "norm" in name.rsplit(".", 2)[-2]:
+        return [h]
+    if name.endswith(("eh_proj.weight", "mtp.fc.weight")):
+        return [h, 2 * h]
+    if name.endswith(("embed_tokens.weight", "lm_head.weight", "shared_head.head.weight")):
+        return [v, h]
+    if name.endswith("mlp.gate.weight"):
+        return [e, h]
+    if name.endswith("e_score_correction_bias"):
+        return [e]
+    return [1]
+
+
+def dtype_of(name: str, names: set[str], cfg: dict) -> str:
+    leaf = name.rsplit(".", 1)[-1]
+    if leaf in SCALES:
+        return "F32"
+    if leaf in ("weight_packed", "qweight", "qzeros"):
+        return "I32"
+    stem = name[: -len(".weight")] if name.endswith(".weight") else None
+    if stem and any(f"{stem}.{s}" in names for s in SCALES):
+        method = str((_text(cfg).get("quantization_config") or cfg.get("quantization_config") or {}).get("quant_method", ""))
+        return "U8" if "fp4" in method or method == "modelopt" else "F8_E4M3"
+    return "BF16"
+
+
+def _write_shard(path: Path, names: list[str], names_all: set[str], cfg: dict) -> None:
+    header, offset = {}, 0
+    sizes = {"F32": 4, "I32": 4, "BF16": 2, "F8_E4M3": 1, "U8": 1}
+    for n in names:
+        dt, shp = dtype_of(n, names_all, cfg), shape_of(n, cfg)
+        nbytes = sizes[dt]
+        for d in shp:
+            nbytes *= d
+        header[n] = {"dtype": dt, "shape": shp, "data_offsets": [offset, offset + nbytes]}
+        offset += nbytes
+    raw = json.dumps(header, separators=(",", ":")).encode()
+    raw += b" " * (-len(raw) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(raw)) + raw)
+        f.truncate(8 + len(raw) + offset)  # a hole: no tensor data is ever read
+
+
+def write_target(entry: dict, out: Path) -> Path:
+    """The entry as a target directory; the MTP tensors and the top-level embedding/head in one shard, the rest in another."""
+    cfg = entry["config"]
+    names = list(build.all_names(entry))
+    mtp = set(entry["weight_map"]) | {"model.embed_tokens.weight", "lm_head.weight"}
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.json").write_text(json.dumps(cfg))
+    shard = {n: HEAD_SHARD if n in mtp else BODY_SHARD for n in names}
+    all_names = set(names)
+    for f in (BODY_SHARD, HEAD_SHARD):
+        _write_shard(out / f, [n for n in names if shard[n] == f], all_names, cfg)
+    (out / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": shard}, sort_keys=True))
+    return out
