@@ -32,6 +32,17 @@ time) to `torch.cpu`; it is aliased back. triton 3.8 dropped `triton.runtime.cac
 Dispatch is read from SGLang's sources (the sglang/srt/models module whose EntryClass exports
 architectures[0]), not by importing SGLang's ModelRegistry (which imports every model).
 
+NEXTN (`--nextn`, each CKPT a TARGET): the draft SGLang builds for --speculative-algorithm NEXTN without a draft path,
+i.e. its own ModelConfig(is_draft_model=True) over the target's config.json (_config_draft_model renames
+architectures[0]: DeepseekV3ForCausalLM -> DeepseekV3ForCausalLMNextN, Glm4MoeForCausalLM -> Glm4MoeForCausalLMNextN
+from 0.4.9.post6), built from that hf_config, its load_weights fed ALL the target's tensors (it skips the others itself).
+What ModelRunner sets up first and the GLM / DeepSeek decoder layers read at construction is set up too (see
+_draft_runner_state); 0.4.6-0.4.8's YaRN rotary class defaults its cache to device "cuda": that default becomes "cpu".
+DeepSeek's loaders (0.4.9+) copy weights from a ThreadPoolExecutor: it runs inline here (_InlineExecutor) so each copy
+is attributed to the name being read; each loader call is attributed by the storage of the tensor it is handed (0.5.8
+reads every name first), and a tensor the loader concatenates itself (fused_qkv_a_proj_with_mqa) to both its sources
+(_sources). Log warnings raised during load_weights are returned ("warnings").
+
 How "filled" is measured (as in vllm_loader): just before `load_weights` every parameter is set to NaN;
 afterwards the elements still NaN were never written. Which checkpoint name wrote which parameter
 (and which shard of a fused one) is recorded by wrapping each parameter's `weight_loader` and the
@@ -47,21 +58,26 @@ Prints one JSON object per CKPT (a JSON list when several are given):
   tensors           {checkpoint name: {"loaded_into": [[param, shard or null], ...], "hot_token_id": bool}}
   consumed / skipped              checkpoint names that did / did not reach a parameter or hot_token_id
   hot_token_id_set  bool
+  warnings          log records at WARNING or above during load_weights (SGLang warns on names it skips)
+  seconds           wall time of the case (the first of a process includes SGLang's import)
 """
 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import contextlib
 import importlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
 import json
+import logging
 import os
 import re
 import sys
 import tempfile
+import time
 import traceback
 import types
 from pathlib import Path
@@ -149,8 +165,8 @@ def _sglang_version() -> str:
         return "unknown"
 
 
-def _publish_server_args(model_dir: str) -> str:
-    """Publish a CPU ServerArgs the way the scheduler does; returns which mechanism the version has.
+def _publish_server_args(model_dir: str) -> tuple[str, object]:
+    """Publish a CPU ServerArgs the way the scheduler does; returns which mechanism the version has, and the args.
 
     `model_dir` holds a config.json: some releases (0.5.2) read the model config in ServerArgs itself."""
     from sglang.srt.server_args import ServerArgs
@@ -164,20 +180,20 @@ def _publish_server_args(model_dir: str) -> str:
         if hasattr(sa, "resolve_once"):
             sa.resolve_once()
         publish(sa, role="test", ranks=SpawnRanks(world_rank=0))
-        return "runtime_context.publish"
+        return "runtime_context.publish", sa
     import sglang.srt.server_args as sam
 
     sa = ServerArgs(model_path=model_dir, device="cpu")
     if hasattr(sam, "set_global_server_args_for_scheduler"):  # 0.5.4 … 0.5.1x
         sam.set_global_server_args_for_scheduler(sa)
-        return "set_global_server_args_for_scheduler"
+        return "set_global_server_args_for_scheduler", sa
     try:  # older: a dict in schedule_batch
         from sglang.srt.managers import schedule_batch
 
         schedule_batch.global_server_args_dict.update({k: getattr(sa, k) for k in schedule_batch.global_server_args_dict if hasattr(sa, k)})
-        return "schedule_batch.global_server_args_dict"
+        return "schedule_batch.global_server_args_dict", sa
     except (ImportError, AttributeError):
-        return "none"
+        return "none", sa
 
 
 def _init_distributed(tmp: str) -> None:
@@ -310,17 +326,148 @@ def setup(config: dict) -> dict:
             tmp=tmp,
             stubs=stubs,
             sglang_version=_sglang_version(),
-            server_args=_publish_server_args(str(model_dir)),
         )
+        _READY["server_args"], _READY["server_args_obj"] = _publish_server_args(str(model_dir))
         _init_distributed(tmp)
     return _READY
 
 
-def run(root: Path, config_json: str | None = None) -> dict:
-    """Build SGLang's drafter class for ROOT's config and run its load_weights over ROOT's tensors."""
+def _draft_model_config(view: dict, tmp: str):
+    """The config SGLang builds a NEXTN draft from: its own ModelConfig(is_draft_model=True) over the target's
+    config.json (_config_draft_model renames architectures[0], e.g. DeepseekV3ForCausalLM -> …NextN)."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    d = Path(tempfile.mkdtemp(dir=tmp))
+    (d / "config.json").write_text(json.dumps(view))
+    return ModelConfig(model_path=str(d), trust_remote_code=False, model_override_args="{}", is_draft_model=True)
+
+
+def _draft_runner_state(server_args, model_config) -> list[str]:
+    """What SGLang's ModelRunner sets up before it builds a NEXTN draft and that the decoder layers of GLM / DeepSeek
+    read at construction: the global_server_args_dict keys (≤0.5.2, including speculative_algorithm, EAGLE for NEXTN)
+    and the attention-TP groups (initialize_dp_attention, ≤0.5.20). Returns what was done, for the assumptions."""
+    import inspect
+
+    done = []
+    with contextlib.suppress(ImportError, AttributeError):
+        from sglang.srt.managers import schedule_batch as sb
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        keys = getattr(sb, "GLOBAL_SERVER_ARGS_KEYS", [])
+        sb.global_server_args_dict.update({k: getattr(server_args, k) for k in keys if hasattr(server_args, k)})
+        sb.global_server_args_dict["speculative_algorithm"] = SpeculativeAlgorithm.from_string("EAGLE")
+        done.append("global_server_args_dict: GLOBAL_SERVER_ARGS_KEYS + speculative_algorithm=EAGLE (ModelRunner.__init__)")
+    with contextlib.suppress(ImportError):  # a module before 0.5.10, a package after (where "cuda" is no default)
+        import sglang.srt.layers.rotary_embedding as rope
+
+        moved = []
+        for name, klass in vars(rope).items():
+            init = vars(klass).get("__init__") if isinstance(klass, type) else None
+            if init is not None and (init.__kwdefaults__ or {}).get("device") == "cuda":
+                init.__kwdefaults__["device"] = "cpu"
+                moved.append(name)
+        if moved:
+            done.append(f"rotary caches built on cpu, not the 'cuda' default of {moved} (no parameters)")
+    from sglang.srt.layers import dp_attention
+
+    init = getattr(dp_attention, "initialize_dp_attention", None)
+    if init is not None:
+        params = inspect.signature(init).parameters
+        if "server_args" in params:  # 0.5.1-0.5.20 also take the model config; 0.5.21+ only the args
+            init(**{k: v for k, v in (("server_args", server_args), ("model_config", model_config)) if k in params})
+        else:  # ≤0.4.9: flags, as ModelRunner.init_torch_distributed passes them
+            init(False, 0, 1, 1, getattr(server_args, "moe_dense_tp_size", None), 1)
+        done.append("initialize_dp_attention (ModelRunner.init_torch_distributed)")
+    return done
+
+
+class _InlineExecutor(concurrent.futures.Executor):
+    """Runs each submitted call at once, in order. DeepSeek's loaders (0.4.9+) hand weight copies to a
+    ThreadPoolExecutor; inline, every copy happens while its checkpoint name is the current one, so the attribution
+    of names to parameters holds. The same calls run with the same arguments: only their timing changes."""
+
+    def submit(self, fn, /, *args, **kwargs):
+        f = concurrent.futures.Future()
+        try:
+            f.set_result(fn(*args, **kwargs))
+        except BaseException as e:  # noqa: BLE001  re-raised by .result(), as from a pool
+            f.set_exception(e)
+        return f
+
+
+@contextlib.contextmanager
+def _inline_thread_pools():
+    saved = concurrent.futures.ThreadPoolExecutor
+    concurrent.futures.ThreadPoolExecutor = _InlineExecutor
+    try:
+        yield
+    finally:
+        concurrent.futures.ThreadPoolExecutor = saved
+
+
+def _sources(loaded, seen: dict, by_storage: dict, current: str) -> list[str]:
+    """The checkpoint names a weight loader was handed: the one whose storage `loaded` shares (the tensor read, or a
+    view of it: 0.5.8's DeepSeek loader reads every name before it loads any); else the two whose tensors `loaded`
+    concatenates (0.4.9+ DeepSeek joins q_a_proj and kv_a_proj_with_mqa into fused_qkv_a_proj_with_mqa), when exactly
+    one pair does; else the name being read."""
+    import torch
+
+    name = by_storage.get(loaded.untyped_storage().data_ptr())
+    if name is not None:
+        return [name]
+
+    def block(t, at_start: bool, rows: int | None = None) -> bool:
+        n = t.shape[0] if t.dim() else 0
+        if not n or (rows is not None and n != rows) or t.dtype != loaded.dtype or t.shape[1:] != loaded.shape[1:] or n >= loaded.shape[0]:
+            return False
+        return torch.equal(loaded[:n] if at_start else loaded[-n:], t)
+
+    pairs = [
+        [a, b]
+        for a, ta in seen.items()
+        if block(ta, True)
+        for b, tb in seen.items()
+        if b != a and block(tb, False, loaded.shape[0] - ta.shape[0])
+    ]
+    return pairs[0] if len(pairs) == 1 else [current]
+
+
+class _Warnings(logging.Handler):
+    """Log records at WARNING and above while load_weights runs (SGLang warns on names it skips from 0.4.8)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages: list[str] = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
+
+
+def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict:
+    """Build SGLang's drafter class for ROOT's config and run its load_weights over ROOT's tensors. `nextn`: ROOT is a
+    target and the class is the NEXTN draft SGLang builds from it (--speculative-algorithm NEXTN, no draft path)."""
     view, notes, orig_arch = _config_view(root, config_json)
     env = setup(view)
     import torch
+
+    draft_config = None
+    if nextn:
+        try:
+            model_config = _draft_model_config(view, env["tmp"])
+        except Exception as e:  # noqa: BLE001  SGLang refusing the target's config is a result
+            return {
+                "checkpoint": str(root),
+                "sglang_version": env["sglang_version"],
+                "config_view": view,
+                "errors": [f"{type(e).__name__}: {e}"],
+            }
+        if "runner_state" not in env:
+            env["runner_state"] = _draft_runner_state(env["server_args_obj"], model_config)
+        notes += env["runner_state"]
+        draft_config = model_config.hf_config
+        orig_arch = draft_config.architectures[0]
+        view = {**view, "architectures": [orig_arch, *view["architectures"][1:]]}
+        notes.append(f"NEXTN draft: ModelConfig(is_draft_model=True) over the target's config -> architectures[0]={orig_arch!r}")
 
     out: dict = {
         "checkpoint": str(root),
@@ -349,8 +496,10 @@ def run(root: Path, config_json: str | None = None) -> dict:
     out["class"] = cls.__name__
     out["module"] = mod.__name__
 
-    cfg_dir = tempfile.mkdtemp(dir=env["tmp"])
-    hf_config = _load_config(view, cfg_dir)
+    if draft_config is not None:
+        hf_config = draft_config
+    else:
+        hf_config = _load_config(view, tempfile.mkdtemp(dir=env["tmp"]))
     torch.manual_seed(0)
     try:
         model = cls(hf_config, quant_config=None)
@@ -370,10 +519,15 @@ def run(root: Path, config_json: str | None = None) -> dict:
     current: list = [None]
     record: dict[str, dict] = {}
 
+    seen: dict = {}  # checkpoint name -> tensor, for tensors the loader fuses itself
+    by_storage: dict = {}  # storage address -> checkpoint name
+
     def wrap(fn):
         def loader(param, loaded_weight, *args, **kwargs):
             shard = args[0] if args else kwargs.get("loaded_shard_id", kwargs.get("shard_id"))
-            record[current[0]]["loaded_into"].append([by_id.get(id(param), "?"), None if shard is None else str(shard)])
+            into = [by_id.get(id(param), "?"), None if shard is None else str(shard)]
+            for n in _sources(loaded_weight, seen, by_storage, current[0]):
+                record[n]["loaded_into"].append(into)
             return fn(param, loaded_weight, *args, **kwargs)
 
         return loader
@@ -401,17 +555,24 @@ def run(root: Path, config_json: str | None = None) -> dict:
         for name, tensor in _weights(root):
             current[0] = name
             record[name] = {"loaded_into": [], "hot_token_id": False}
+            seen[name] = tensor
+            by_storage[tensor.untyped_storage().data_ptr()] = name
             before = getattr(model, "hot_token_id", None)
             yield name, tensor
             record[name]["hot_token_id"] = getattr(model, "hot_token_id", None) is not before
 
+    warned = _Warnings()
+    logging.getLogger().addHandler(warned)
     try:
-        model.load_weights(stream())
+        with _inline_thread_pools():
+            model.load_weights(stream())
     except Exception as e:  # noqa: BLE001
         out["errors"].append(f"{type(e).__name__}: {e}")
         out["load_failed_at"] = current[0]
         out["load_traceback"] = traceback.format_exc(limit=-3)
     finally:
+        logging.getLogger().removeHandler(warned)
+        out["warnings"] = warned.messages
         if saved_default is not None:
             mod.default_weight_loader = saved_default
         for m, fn in saved_defaults.items():
@@ -436,6 +597,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sglang-dir", help="folder holding the unpacked sglang package (put first on sys.path)")
     ap.add_argument("--config", help="use this config.json instead of CKPT/config.json (one CKPT only)")
+    ap.add_argument("--nextn", action="store_true", help="each CKPT is a target: build the NEXTN draft SGLang derives from it")
     ap.add_argument("ckpt", type=Path, nargs="+", help="drafter folder(s); several share one SGLang import")
     a = ap.parse_args(argv)
     if a.config and len(a.ckpt) > 1:
@@ -445,7 +607,11 @@ def main(argv=None) -> int:
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     real_stdout = sys.stdout
     with contextlib.redirect_stdout(sys.stderr):  # SGLang's own prints must not corrupt the JSON
-        outs = [run(c, a.config) for c in a.ckpt]
+        outs = []
+        for c in a.ckpt:
+            t0 = time.monotonic()
+            outs.append(run(c, a.config, a.nextn))
+            outs[-1]["seconds"] = round(time.monotonic() - t0, 2)  # the first one includes SGLang's import
     out = outs[0] if len(outs) == 1 else outs
     real_stdout.write(json.dumps(out, default=str) + "\n")
     real_stdout.flush()
