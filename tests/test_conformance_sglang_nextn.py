@@ -186,3 +186,43 @@ def _regenerate() -> None:
 if __name__ == "__main__":
     sys.path.insert(0, str(Path(__file__).parent))
     _regenerate()
+
+
+# --- the rows against the stored outcome: every stored release, no SGLang needed ------------------------------------
+STORED = _stored()
+ROW_CASES = [(v, c) for v in sorted(STORED, key=parse_version) for c in STORED[v]]
+
+
+@pytest.fixture(scope="module")
+def row_targets(tmp_path_factory) -> dict[str, Path]:
+    return _write(tmp_path_factory.mktemp("nextn-rows"), list(CASES))
+
+
+def _predicted(path: Path, version: str):
+    from specbridge.cli.mtp_check import check_mtp, mtp_index
+
+    results, _, _, _, view = check_mtp(mtp_index(path, True), path, [f"sglang=={version}"], None, None)
+    return results[0].report, view
+
+
+@pytest.mark.parametrize(("version", "case"), ROW_CASES)
+def test_rows_predict_the_stored_outcome(version, case, row_targets):
+    """specbridge's SGLang NEXTN rows (engines/sglang.py) predict what the real loader did, release by release: the class,
+    the first error, which NextN parameters were loaded, left at init or taken from the target, whether the decoder block
+    got its tensors, and which of the head's tensors were skipped."""
+    obs = STORED[version][case]
+    rep, view = _predicted(row_targets[case], version)
+    assert rep.cls.name == obs["class"]
+    if obs["errors"]:
+        assert rep.errors and rep.errors[0].startswith(obs["errors"][0].split(" (")[0][:60]), (rep.errors, obs["errors"])
+        return  # the load stopped there; what it left is the engine's order of tensors, not a row fact
+    assert not rep.errors, rep.errors
+    for p in rep.params:
+        if p.name.endswith("*"):  # the decoder block: filled when any of its parameters was
+            assert (p.status == "loaded") == any(n.startswith(p.name[:-1]) for n in obs["loaded"]), p.name
+        elif p.status in ("shared-from-target", "missing"):
+            assert p.name in obs["left_at_init"], (p.name, p.status)
+        else:
+            assert p.name in obs["loaded"], (p.name, p.status)
+    skipped = {t.name for t in rep.tensors if t.status in ("dropped", "unused")}
+    assert skipped == set(obs["skipped"]) & set(view.tensors)

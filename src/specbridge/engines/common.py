@@ -108,3 +108,8 @@ STACK_LLAMA = (
     Stack(".gate_proj", fused=".gate_up_proj", shard="0"),
     Stack(".up_proj", fused=".gate_up_proj", shard="1"),
 )
+
+
+# what a decoder layer holds, as an MTP head's block is matched (Param.group_parts): attention, MLP / MoE, the two norms,
+# and the linear-attention / mixer blocks hybrid targets use
+DECODER_PARTS = ("self_attn.", "mlp.", "input_layernorm.", "post_attention_layernorm.", "linear_attn.", "mixer.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
+from .common import DECODER_PARTS, LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
 from .serving import Phase, Serving
 from .spec import (
     Buffer,
@@ -871,6 +871,7 @@ SERVE = Serving(
 # The draft is the target's own checkpoint read by a NextN class (configs/model_config.py _config_draft_model renames
 # the target's architecture); it reads the one MTP layer model.layers.{nextn_id}.* and takes embed/head from the target.
 NEXTN_CFG = "sglang/srt/configs/model_config.py (ModelConfig._config_draft_model)"
+NEXTN_CONF = "tests/test_conformance_sglang_nextn.py"
 DSN = "sglang/srt/models/deepseek_nextn.py"
 GLMN = "sglang/srt/models/glm4_moe_nextn.py"
 NEXTN_LOAD = (
@@ -880,9 +881,11 @@ NEXTN_FIELDS = (
     Field("H", ("hidden_size",)),
     Field("V", ("vocab_size",)),
     Field("N", ("num_hidden_layers",)),
-    Field("L", ("num_nextn_predict_layers",), None, required="ValueError: num_nextn_predict_layers is not in the config"),
     Field("quant", ("quantization_config",), None, kind="any"),
 )
+NNPL_REQUIRED = Field("L", ("num_nextn_predict_layers",), None, required="ValueError: num_nextn_predict_layers is not in the config")
+# from 0.5.22 a config without the key loads as one NextN layer (observed on the 0.5.22 and 0.5.23 wheels, conformance run)
+NNPL_DEFAULT = Field("L", ("num_nextn_predict_layers",), 1)
 # "compatible with old design": a one-layer config is a standalone NextN checkpoint whose layer is 0
 NEXTN_DERIVE = (Derive("nextn_id", "0 if N == 1 else N"), Derive("one", "1"))
 NEXTN_ONE = Raise("L is not None and L != 1", "AssertionError: Only 1 nextn layer is supported", f"{DSN} / {NEXTN_LOAD}")
@@ -904,14 +907,14 @@ def _nextn_quant(mapper: bool) -> tuple[QuantSkip, ...]:
     )
 
 
-def _nextn_class(name: str, file: str, *, unknown_raises: bool, mapper: bool) -> DraftClass:
+def _nextn_class(name: str, file: str, *, unknown_raises: bool, mapper: bool, nnpl_default: bool = False) -> DraftClass:
     """DeepseekV3ForCausalLMNextN / Glm4MoeForCausalLMNextN: one MTP layer, its own norms and eh_proj at the top, the
     target's decoder-layer class as `model.decoder`; the checkpoint's embed_tokens / shared_head.head are skipped."""
     own = f"{file} + {NEXTN_LOAD}"
     return DraftClass(
         name=name,
         file=file,
-        fields=NEXTN_FIELDS,
+        fields=NEXTN_FIELDS + ((NNPL_DEFAULT if nnpl_default else NNPL_REQUIRED),),
         derive=NEXTN_DERIVE,
         params=(
             Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
@@ -920,7 +923,7 @@ def _nextn_class(name: str, file: str, *, unknown_raises: bool, mapper: bool) ->
             Param("model.eh_proj.weight", ("H", "2*H"), role="mtp projection"),
             Param("model.shared_head.norm.weight", ("H",), role="norm"),
             Param("lm_head.weight", ("V", "H"), share="head", role="head"),
-            Param("model.decoder.*", role="decoder", group=True),
+            Param("model.decoder.*", role="decoder", group=True, group_parts=DECODER_PARTS),
         ),
         loader=(
             Drop("model.embed_tokens.weight", why="the target's own embedding (the NextN layer takes the target's)", cite=own),
@@ -975,6 +978,9 @@ def _nextn_range(first: str, last: str | None, read: tuple[str, ...], begins: st
         classes=classes,
         begins=begins,
         versions_read=read,
+        # the real NextN loaders on every cached release, stored and compared with these rows (DeepSeek's 6 cases; GLM's
+        # 6 more once its class exists)
+        runs=all_agreed(NEXTN_CONF, "2026-12-01", 6 if glm is None else 12, *read),
         unmodelled_archs={
             "Qwen3NextForCausalLM": "Qwen3NextForCausalLMMTP (qwen3_next_mtp.py)",
             "Qwen3_5ForConditionalGeneration": "Qwen3_5ForCausalLMMTP (qwen3_5_mtp.py)",
@@ -990,7 +996,8 @@ def _nextn_range(first: str, last: str | None, read: tuple[str, ...], begins: st
 
 NEXTN_GLM_RAISES = ("0.4.9.post6", "0.5.1.post3", "0.5.2")
 NEXTN_LATER = ("0.5.4.post3", "0.5.5.post3", "0.5.8", "0.5.9")
-NEXTN_MAPPED = ("0.5.10", "0.5.11", "0.5.12", "0.5.16", "0.5.19", "0.5.20", "0.5.21", "0.5.22", "0.5.23")
+NEXTN_MAPPED = ("0.5.10", "0.5.11", "0.5.12", "0.5.16", "0.5.19", "0.5.20", "0.5.21")
+NEXTN_NNPL_DEFAULT = ("0.5.22", "0.5.23")
 FAMILY_RANGES += (
     _nextn_range(
         "0.4.6",
@@ -1031,12 +1038,23 @@ FAMILY_RANGES += (
     ),
     _nextn_range(
         "0.5.10",
-        None,
+        "0.5.21",
         NEXTN_MAPPED,
         f"{DSN} DeepseekV3ForCausalLMNextN.hf_to_sglang_mapper renames model.layers.61 → model.decoder in quantization ignore "
         "lists: first in the 0.5.10 wheel",
         glm=True,
         unknown_raises=False,
         mapper=True,
+    ),
+    _nextn_range(
+        "0.5.22",
+        None,
+        NEXTN_NNPL_DEFAULT,
+        "a config without num_nextn_predict_layers loads as one NextN layer instead of raising: first seen in the 0.5.22 "
+        "wheel (tests/test_conformance_sglang_nextn.py; 0.5.21 still raises)",
+        glm=True,
+        unknown_raises=False,
+        mapper=True,
+        nnpl_default=True,
     ),
 )

@@ -467,7 +467,11 @@ def tensor_fates(
 
 def _group_of(final: str, params: dict) -> str | None:
     """The group parameter (a whole submodule, Param.group) this engine name falls in, if any."""
-    return next((name for name, (p, _) in params.items() if p.group and final.startswith(name.rstrip("*"))), None)
+    for name, (p, _) in params.items():
+        prefix = name.rstrip("*")
+        if p.group and final.startswith(prefix) and (not p.group_parts or final[len(prefix) :].startswith(p.group_parts)):
+            return name
+    return None
 
 
 def _unknown_name(cls: DraftClass, n: str, final: str, shard: str | None, params: dict, errors: list[str]) -> TensorFate:

@@ -70,6 +70,9 @@ class Param:
     # prefix (written with a trailing `*`), and any tensor whose engine name starts with it fills it. Its tensors are counted, not shape-checked
     # one by one: the target's layer loader (experts, fused projections, quantization scales) reads them
     group: bool = False
+    # a group's submodules: a name under the prefix whose next part is none of these is unknown to the module (the
+    # class's `unknown` behaviour decides), as `model.decoder.foo.weight` is to SGLang's NextN decoder; () = any
+    group_parts: tuple[str, ...] = ()
     # a plain torch parameter (a norm, an nn.Linear) rather than one whose module has a quantization method: the
     # parameters vLLM's DefaultModelLoader names when nothing filled them (DraftClass.unfilled_when)
     plain: bool = False

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
+from .common import DECODER_PARTS, LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
 from .serving import Phase, Serving
 from .spec import (
     CaptureRule,
@@ -1042,7 +1042,7 @@ def _mtp_params(strict_all: bool, glm: bool) -> tuple[Param, ...]:
         Param("model.layers.{m}.shared_head.norm.weight", ("H",), per_layer=True, role="norm", plain=True),
         Param("model.layers.{m}.shared_head.head.weight", ("V", "H"), per_layer=True, share="head", role="head", plain=strict_all),
         *_block_plain(glm),
-        Param("model.layers.{m}.mtp_block.*", per_layer=True, role="decoder", group=True, plain=strict_all),
+        Param("model.layers.{m}.mtp_block.*", per_layer=True, role="decoder", group=True, group_parts=DECODER_PARTS, plain=strict_all),
     )
 
 
@@ -1162,7 +1162,7 @@ def _mtp_module_class(name: str, file: str, layers_key: str, *, unknown_raises: 
             Param(b + "post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder", plain=True),
             Param(b + "self_attn.q_norm.weight", ("hd",), when="hd", per_layer=True, role="decoder", plain=True),
             Param(b + "self_attn.k_norm.weight", ("hd",), when="hd", per_layer=True, role="decoder", plain=True),
-            Param(b + "*", per_layer=True, role="decoder", group=True),
+            Param(b + "*", per_layer=True, role="decoder", group=True, group_parts=DECODER_PARTS),
             Param("lm_head.weight", ("V", "H"), share="head", role="head"),
         ),
         loader=(

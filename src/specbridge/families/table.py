@@ -130,6 +130,7 @@ FAMILIES: tuple[Family, ...] = (
         "MTP / NextN head inside a target",
         arch_words=("mtp",),
         config_keys=("num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_layers"),
+        modelled=True,  # check / inspect / launch read the head from the target's index (families/mtp.py)
         method="mtp",
     ),
     Family("causal_lm", "plain causal LM (a target, or a draft model for method draft_model)", method="draft_model"),
