@@ -283,8 +283,28 @@ def _style_for_config(config: Mapping, key: str) -> Style:
     return BY_STYLE["layers-after-decoder"]
 
 
-def find_mtp_head(config: Mapping, names: Iterable[str]) -> MtpHead:
-    """The MTP head the tensor names hold and the config announces; names only, no I/O."""
+# every name any style's MTP tensors can have, but the after-decoder layers (numbered from num_hidden_layers)
+FIXED_PREFIXES = ("mtp.", "language_model.mtp.", "model.mtp.", "model.mtp_")
+AFTER_DECODER_WRAPPERS = ("", "model.", "model.language_model.", "language_model.model.")  # as the style's pattern allows
+
+
+def head_prefixes(config: Mapping) -> tuple[tuple[str, ...], tuple[str, ...]] | str:
+    """(name prefixes that hold every tensor find_mtp_head would read as the head, prefixes of the first layer past
+    those announced) for a config that announces MTP; else why every name has to be read."""
+    announced, key = announced_layers(config)
+    if not announced:
+        return "the config announces no MTP layers (a head without one is found only among all names)"
+    n = decoder_layers(config)
+    if n is None:
+        return f"config {key} = {announced} but no num_hidden_layers: the MTP layers' numbers are not known"
+    layers = tuple(w + f"layers.{i}." for i in range(n, n + announced) for w in AFTER_DECODER_WRAPPERS)
+    beyond = tuple(w + f"layers.{n + announced}." for w in AFTER_DECODER_WRAPPERS)
+    return (*layers, *FIXED_PREFIXES), beyond
+
+
+def find_mtp_head(config: Mapping, names: Iterable[str], names_are: str = "") -> MtpHead:
+    """The MTP head the tensor names hold and the config announces; names only, no I/O. `names_are`: what the
+    names are when not every name of the target (a partial index)."""
     names = list(names)
     announced, key = announced_layers(config)
     n_decoder = decoder_layers(config)
@@ -305,7 +325,9 @@ def find_mtp_head(config: Mapping, names: Iterable[str]) -> MtpHead:
             return MtpHead("none", 0, "", 0, (), ["no MTP tensor and no config key announcing MTP"])
         style = _style_for_config(config, key)
         base = (n_decoder or 0) if style.after_decoder else 0
-        evidence.append(f"no MTP tensor in {len(names)} names (looked for the {', '.join(s.name for s in STYLES)} layouts)")
+        evidence.append(
+            f"no MTP tensor in {names_are or f'{len(names)} names'} (looked for the {', '.join(s.name for s in STYLES)} layouts)"
+        )
         return MtpHead(style.name, announced, key, base, (), evidence, cite=style.cite)
     style, got = max(found, key=lambda sg: sum(len(v[1]) for v in sg[1]["layers"].values()) + len(sg[1]["shared"]))
     if len(found) > 1:
@@ -345,7 +367,9 @@ def mtp_shapes(index: TargetIndex, head: MtpHead) -> dict[str, tuple[str, tuple[
 
 def head_of(index: TargetIndex) -> MtpHead:
     """find_mtp_head over an index, with the index's reads counted."""
-    head = find_mtp_head(index.config, index.weight_map)
+    names_are = f"the {len(index.weight_map)} index entries read (the index was read in part)" if index.partial else ""
+    head = find_mtp_head(index.config, index.weight_map, names_are)
+    head.evidence += index.notes
     head.bytes_read, head.headers_read = index.bytes_read, index.headers_read
     return head
 

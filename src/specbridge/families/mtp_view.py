@@ -8,11 +8,20 @@ from pathlib import Path
 
 from ..checkpoint.assemble import Checkpoint
 from ..checkpoint.index import TargetIndex, read_shard_header
-from .mtp import MtpHead
+from .mtp import MtpHead, head_prefixes
 
 # the target's own tensors an MTP loader may read besides the head (vLLM's glm4_moe_mtp.py maps lm_head.weight to the
 # first MTP layer's shared_head.head and reads model.embed_tokens.weight; deepseek_mtp.py reads the embedding from 0.32.0)
 TARGET_SHARED = ("model.embed_tokens.weight", "lm_head.weight")
+
+
+def index_keys(config: dict) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | str:
+    """What the head and its view need from a target's index (checkpoint.index.Wanted)."""
+    got = head_prefixes(config)
+    if isinstance(got, str):
+        return got
+    prefixes, beyond = got
+    return prefixes, TARGET_SHARED, beyond
 
 
 def mtp_view(index: TargetIndex, head: MtpHead) -> Checkpoint:
