@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..checkpoint.index import TargetIndex, read_shard_header, read_target_index
+from .names import at_least, lines_with, name_lines
 
 VLLM = "vllm/model_executor/models/{} @ 0.32.0"
 # the keys vLLM reads (config/speculative.py), then MiniMax-M2's own (`num_mtp_modules`, with `use_mtp`)
@@ -237,6 +238,12 @@ def _layer_tensors(style: Style, names: list[str], base: int | None) -> dict[int
     return out
 
 
+def _after(base: int) -> re.Pattern:
+    """The lines of name_lines() that the after-decoder pattern matches with a layer number >= base."""
+    wrappers = "(?:model\\.language_model\\.|language_model\\.model\\.|model\\.)?"
+    return re.compile(rf"\n({wrappers}layers\.{at_least(base)}\.[^\n]*)")
+
+
 def _guess_base(names: list[str]) -> int | None:
     """Without num_hidden_layers: the lowest layer number carrying an MTP-only part (enorm, hnorm, eh_proj)."""
     style = BY_STYLE["layers-after-decoder"]
@@ -310,12 +317,16 @@ def find_mtp_head(config: Mapping, names: Iterable[str], names_are: str = "") ->
     n_decoder = decoder_layers(config)
     evidence = [f"config {key} = {announced}"] if key else []
     found: list[tuple[Style, dict]] = []
-    mtp_named = [n for n in names if "mtp" in n]  # every style but after-decoder says so in the name
+    text = name_lines(names)
+    odd = "\0" in text  # a name with a NUL or newline (never in a real checkpoint): read name by name, exactly
+    mtp_named = [n for n in names if "mtp" in n] if odd else lines_with(text, "mtp")  # every style but after-decoder says so
     for style in STYLES:
         base = n_decoder if style.after_decoder else 0
         if style.after_decoder and base is None:
             base = _guess_base(names)
-        candidates = names if style.after_decoder else mtp_named
+        candidates = mtp_named
+        if style.after_decoder:  # only the names numbered from base: the decoder's ~100 k are skipped in one scan
+            candidates = names if odd else [m[1] for m in _after(base).finditer(text)] if base is not None else []
         layers = _layer_tensors(style, candidates, base)
         shared = [(SHARED_PART[m["part"]], n) for n in candidates if style.shared and (m := style.shared.match(n))]
         if layers or shared:
