@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from specbridge.checkpoint.errors import CheckpointError
 from specbridge.checkpoint.index import PARTIAL_FROM_BYTES
 from specbridge.checkpoint.index_search import IndexSearchError, search_index
 from specbridge.checkpoint.source import LocalSource
@@ -152,6 +153,26 @@ def test_an_unsorted_or_compact_index_is_refused_by_the_search(tmp_path):
     rewrite_index(d, sort_keys=True)  # one line: no line breaks to search by
     with pytest.raises(IndexSearchError, match="line break"):
         search_index(LocalSource.of(d / INDEX), ("model.layers.10.",), ())
+
+
+class FailingSource:
+    """A file whose range reads fail after the first few (a connection that drops mid-search)."""
+
+    def __init__(self, path: Path, ok: int):
+        self.inner, self.ok = LocalSource.of(path), ok
+        self.path, self.size = self.inner.path, self.inner.size
+
+    def pread(self, offset: int, n: int) -> bytes:
+        self.ok -= 1
+        if self.ok < 0:
+            raise CheckpointError(self.path, "connection reset")
+        return self.inner.pread(offset, n)
+
+
+@pytest.mark.parametrize("ok", [0, 1, 3, 9])
+def test_a_failed_range_read_fails_the_search_without_hanging(big, ok):
+    with pytest.raises(CheckpointError, match="connection reset"):
+        search_index(FailingSource(big / INDEX, ok), ("model.layers.10.", "mtp.", "model.mtp."), ("lm_head.weight",))
 
 
 # --- through inspect over the Hub stand-in ----------------------------------------------------------------

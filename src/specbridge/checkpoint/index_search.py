@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 BLOCK = 4096  # the unit of a probe; a DeepSeek-V3 index line is ~100 bytes, so a block holds ~40 entries
@@ -47,28 +49,52 @@ class _Lines:
     blocks: dict[int, bytes] = field(default_factory=dict)
     seen: dict[int, tuple[int, str, str]] = field(default_factory=dict)  # start -> (end, name, file)
     bytes_read: int = 0
-
     reads: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    pending: dict[int, Future] = field(default_factory=dict)  # block -> the read in flight that brings it
 
     def fetch(self, first: int, last: int) -> None:
-        """Blocks first..last into the cache, each run of missing ones in one range read."""
-        k = first
-        while k <= last:
-            if k in self.blocks:
-                k += 1
-                continue
-            j = k
-            while j + 1 <= last and j + 1 not in self.blocks:
-                j += 1
-            off, n = k * BLOCK, min((j + 1) * BLOCK, self.src.size) - k * BLOCK
-            data = self.src.pread(off, n)
-            if len(data) != n:
-                raise IndexSearchError(f"range {off}..{off + n} came back with {len(data)} bytes")
+        """Blocks first..last into the cache, each run of missing ones in one range read; a block another thread is
+        already reading is waited for, not read twice."""
+        mine: list[tuple[int, int, Future]] = []
+        with self.lock:
+            k = first
+            while k <= last:
+                if k in self.blocks or k in self.pending:
+                    k += 1
+                    continue
+                j = k
+                while j + 1 <= last and j + 1 not in self.blocks and j + 1 not in self.pending:
+                    j += 1
+                fut: Future = Future()
+                self.pending.update(dict.fromkeys(range(k, j + 1), fut))
+                mine.append((k, j, fut))
+                k = j + 1
+        for n, (k, j, fut) in enumerate(mine):
+            try:
+                self._read_run(k, j)
+            except BaseException as e:
+                for _, _, f in mine[n:]:
+                    f.set_exception(e)  # whoever waits on these blocks fails as this thread does
+                raise
+            fut.set_result(None)
+        for k in range(first, last + 1):
+            if k not in self.blocks:
+                waiting = self.pending.get(k)
+                if waiting is not None:
+                    waiting.result()
+
+    def _read_run(self, k: int, j: int) -> None:
+        off, n = k * BLOCK, min((j + 1) * BLOCK, self.src.size) - k * BLOCK
+        data = self.src.pread(off, n)
+        if len(data) != n:
+            raise IndexSearchError(f"range {off}..{off + n} came back with {len(data)} bytes")
+        with self.lock:
             for i in range(k, j + 1):
                 self.blocks[i] = data[(i - k) * BLOCK : (i - k + 1) * BLOCK]
+                del self.pending[i]
             self.bytes_read += n
             self.reads += 1
-            k = j + 1
 
     def span(self, start: int, stop: int) -> bytes:
         stop = min(stop, self.src.size)
@@ -165,27 +191,34 @@ def _frame(lines: _Lines) -> dict:
     return meta if isinstance(meta, dict) else {}
 
 
+def _entries_under(lines: _Lines, key: str, prefix: bool) -> list[tuple[str, str]]:
+    """(name, file) of the entries whose names start with `key` (prefix) or equal it."""
+    out = []
+    s = lines.lower_bound(key)
+    while s < lines.end:
+        if prefix and (s // BLOCK not in lines.blocks or (s + BLOCK) // BLOCK not in lines.blocks):
+            lines.fetch(s // BLOCK, (min(s + RUN, lines.end) - 1) // BLOCK)  # read on in one request
+        nxt, name, file = lines.entry(s)
+        if not (name.startswith(key) if prefix else name == key):
+            break
+        out.append((name, file))
+        if not prefix:
+            break
+        s = nxt
+    return out
+
+
 def search_index(src, prefixes: tuple[str, ...], exact: tuple[str, ...]) -> PartialWeightMap:
     """The entries whose names start with one of `prefixes` or equal one of `exact`, by range reads of `src`."""
     lines = _Lines(src)
-    meta = _frame(lines)
-    wmap: dict[str, str] = {}
-    for p in sorted(set(prefixes)):
-        s = lines.lower_bound(p)
-        while s < lines.end:
-            if s // BLOCK not in lines.blocks or (s + BLOCK) // BLOCK not in lines.blocks:
-                lines.fetch(s // BLOCK, (min(s + RUN, lines.end) - 1) // BLOCK)  # read on in one request
-            nxt, name, file = lines.entry(s)
-            if not name.startswith(p):
-                break
-            wmap[name] = file
-            s = nxt
-    for key in sorted(set(exact)):
-        s = lines.lower_bound(key)
-        if s < lines.end:
-            _, name, file = lines.entry(s)
-            if name == key:
-                wmap[name] = file
+    targets = [(p, True) for p in sorted(set(prefixes))] + [(k, False) for k in sorted(set(exact))]
+    # each name's search in its own thread: over the Hub a range read is a round trip, and the searches share blocks
+    with ThreadPoolExecutor(max_workers=min(16, len(targets) + 1)) as pool:
+        tail = (max(0, src.size - BLOCK) // BLOCK, (src.size - 1) // BLOCK)
+        list(pool.map(lambda ks: lines.fetch(*ks), [(0, 0), tail]))
+        meta = _frame(lines)
+        found = list(pool.map(lambda t: _entries_under(lines, *t), targets))
+    wmap = {name: file for part in found for name, file in part}
     # the order of every entry parsed, in file order: one out of place and the search cannot be trusted
     order = [lines.seen[s][1] for s in sorted(lines.seen)]
     bad = next((i for i in range(1, len(order)) if order[i - 1] >= order[i]), None)
