@@ -208,6 +208,16 @@ def test_check_over_the_hub_reads_the_index_in_part_with_the_same_findings(big, 
     assert served < (big / INDEX).stat().st_size // 2
 
 
+def test_the_human_output_says_the_index_was_read_in_part(big, tmp_path):
+    r, _ = over_hub(big, tmp_path, "inspect", "org/t")
+    assert r.returncode == 0, r.stderr
+    assert "index read in part:" in r.stdout and f"{INDEX} read in part:" in r.stdout
+    assert "shard header(s) of the" in r.stdout and "the entries read name" in r.stdout
+    r, _ = over_hub(big, tmp_path, "check", "org/t", "--engine", "vllm==0.20.0")
+    assert r.returncode == 0, r.stderr
+    assert f"{INDEX} read in part:" in r.stdout
+
+
 def test_an_unsorted_index_is_read_whole_and_says_so(tmp_path):
     d = deepseek(tmp_path / "ds")
     rewrite_index(d, shard_order=True, indent=2)

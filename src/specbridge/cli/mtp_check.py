@@ -46,3 +46,5 @@ def print_head(head) -> None:
         f"MTP head: {head.style}; announced {head.announced}{f' ({head.announced_by})' if head.announced_by else ''}, "
         f"found layers {found}; read {head.bytes_read} bytes in {head.headers_read} shard header(s), no tensor data\n"
     )
+    for note in head.index_notes:
+        sys.stdout.write(f"  {note}\n")

@@ -148,6 +148,7 @@ class MtpHead:
     bytes_read: int = 0
     headers_read: int = 0
     cite: str = ""
+    index_notes: list[str] = field(default_factory=list)  # how the target's index was read (also in evidence)
 
     def missing_layers(self) -> list[int]:
         """Announced layer numbers with no tensor."""
@@ -381,6 +382,7 @@ def head_of(index: TargetIndex) -> MtpHead:
     names_are = f"the {len(index.weight_map)} index entries read (the index was read in part)" if index.partial else ""
     head = find_mtp_head(index.config, index.weight_map, names_are)
     head.evidence += index.notes
+    head.index_notes = list(index.notes)
     head.bytes_read, head.headers_read = index.bytes_read, index.headers_read
     return head
 
