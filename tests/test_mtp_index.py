@@ -155,6 +155,30 @@ def test_an_unsorted_or_compact_index_is_refused_by_the_search(tmp_path):
         search_index(LocalSource.of(d / INDEX), ("model.layers.10.",), ())
 
 
+SMALL = {f"model.layers.{i}.x{j}": f"s{i % 7}" for i in range(300) for j in range(40)}
+LAYOUT_CASES = {
+    "sorted, indent 2": (json.dumps({"metadata": {"a": 1}, "weight_map": SMALL}, indent=2, sort_keys=True), None),
+    "tabs and CRLF": (json.dumps({"metadata": {}, "weight_map": SMALL}, indent="\t", sort_keys=True).replace("\n", "\r\n"), None),
+    "no metadata": (json.dumps({"weight_map": dict(sorted(SMALL.items()))}, indent=2), None),
+    "metadata after": (json.dumps({"weight_map": dict(sorted(SMALL.items())), "metadata": {"f": "pt"}}, indent=2), "trailing comma"),
+    "another key after": (json.dumps({"metadata": {}, "weight_map": dict(sorted(SMALL.items())), "x": 1}, indent=2), "does not end"),
+    "one line": (json.dumps({"metadata": {}, "weight_map": SMALL}, sort_keys=True), "line break"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LAYOUT_CASES))
+def test_index_layouts_are_searched_or_refused(case, tmp_path):
+    text, refusal = LAYOUT_CASES[case]
+    (tmp_path / INDEX).write_text(text)
+    src = LocalSource.of(tmp_path / INDEX)
+    if refusal:
+        with pytest.raises(IndexSearchError, match=refusal):
+            search_index(src, ("model.layers.61.", "zzz."), ("lm_head.weight",))
+        return
+    got = search_index(src, ("model.layers.61.", "zzz."), ("lm_head.weight",))
+    assert got.weight_map == {k: v for k, v in SMALL.items() if k.startswith("model.layers.61.")}
+
+
 class FailingSource:
     """A file whose range reads fail after the first few (a connection that drops mid-search)."""
 

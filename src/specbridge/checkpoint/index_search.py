@@ -187,6 +187,11 @@ def _frame(lines: _Lines) -> dict:
     lines.first, lines.end = m.end(), tail_at + t.start() + 1
     if lines.end <= lines.first:
         raise IndexSearchError("the weight_map is empty")
+    lines.entry(lines.first)  # the first and last lines must be entries (the last without a comma): the frame is right
+    last = tail.rfind(b"\n", 0, t.start())
+    if last < 0:
+        raise IndexSearchError("the weight_map's last entry is not in the last block")
+    lines.entry(tail_at + last + 1)
     meta = outer.get("metadata")
     return meta if isinstance(meta, dict) else {}
 
