@@ -1,8 +1,8 @@
 """A target's tensor list from its index alone: config.json and model.safetensors.index.json (a single
 model.safetensors: its header), on disk or on the Hub, with the bytes read counted. Shard headers are read
-only when asked, one shard at a time (`read_shard_header`). A full target is hundreds of shards: naming
-what it holds must not read them all (checkpoint/reader.py does, to check a drafter's every tensor).
-Nothing here reads tensor data."""
+only when asked (`read_shard_header`; `read_shard_headers`: several at once over the Hub). A full target is
+hundreds of shards: naming what it holds must not read them all (checkpoint/reader.py does, to check a drafter's
+every tensor). A large Hub index may be read in part (index_search.py). Nothing here reads tensor data."""
 
 from __future__ import annotations
 
@@ -64,6 +64,24 @@ def read_shard_header(index: TargetIndex, shard: str) -> dict[str, TensorInfo]:
     index.bytes_read += n
     index.headers_read += 1
     return header.tensors
+
+
+def read_shard_headers(index: TargetIndex, shards: list[str]) -> dict[str, dict[str, TensorInfo]]:
+    """Several shards' tensors, counted as read_shard_header counts them; over the Hub read concurrently (each
+    header is two range reads, each a round trip)."""
+    if index.single is not None or index.hub is None or len(shards) < 2:
+        return {shard: read_shard_header(index, shard) for shard in shards}
+    if index.open_shard is None:
+        raise CheckpointError(index.path, "this index was built without a way to read its shards")
+    from concurrent.futures import ThreadPoolExecutor
+
+    for shard in shards:
+        shard_name_ok(shard, index.path)
+    with ThreadPoolExecutor(max_workers=min(8, len(shards))) as pool:
+        got = list(pool.map(index.open_shard, shards))
+    index.bytes_read += sum(n for _, n in got)
+    index.headers_read += len(got)
+    return {shard: header.tensors for shard, (header, _) in zip(shards, got, strict=True)}
 
 
 def _file_size(p: Path) -> int:

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..checkpoint.index import TargetIndex, read_shard_header, read_target_index
+from ..checkpoint.index import TargetIndex, read_shard_headers, read_target_index
 from .names import at_least, lines_with, name_lines
 
 VLLM = "vllm/model_executor/models/{} @ 0.32.0"
@@ -367,8 +367,9 @@ def mtp_shapes(index: TargetIndex, head: MtpHead) -> dict[str, tuple[str, tuple[
         if name in index.weight_map:
             by_shard.setdefault(index.weight_map[name], []).append(name)
     out: dict[str, tuple[str, tuple[int, ...]]] = {}
+    headers = read_shard_headers(index, sorted(by_shard))
     for shard, names in sorted(by_shard.items()):
-        tensors = read_shard_header(index, shard)
+        tensors = headers[shard]
         for name in names:
             t = tensors.get(name)
             if t is not None:
