@@ -1,8 +1,8 @@
 """A target's tensor list from its index alone: config.json and model.safetensors.index.json (a single
 model.safetensors: its header), on disk or on the Hub, with the bytes read counted. Shard headers are read
-only when asked, one shard at a time (`read_shard_header`). A full target is hundreds of shards: naming
-what it holds must not read them all (checkpoint/reader.py does, to check a drafter's every tensor).
-Nothing here reads tensor data."""
+only when asked (`read_shard_header`; `read_shard_headers`: several at once over the Hub). A full target is
+hundreds of shards: naming what it holds must not read them all (checkpoint/reader.py does, to check a drafter's
+every tensor). A large Hub index may be read in part (index_search.py). Nothing here reads tensor data."""
 
 from __future__ import annotations
 
@@ -17,6 +17,10 @@ from .hubref import HubRef, hub_ref_or_none, missing_path_line
 from .safetensors import SafetensorsHeader, TensorInfo, read_header
 
 SINGLE_NAME = "model.safetensors"
+PARTIAL_FROM_BYTES = 1 << 20  # a Hub index above this is searched by range reads when the caller names what it needs
+# config -> (prefixes, exact names) the caller needs from the weight_map and prefixes whose presence means the
+# part is not enough (a layer past those announced), or why it needs all of it
+Wanted = Callable[[dict], "tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | str"]
 
 
 @dataclass
@@ -34,13 +38,18 @@ class TargetIndex:
     single: dict[str, TensorInfo] | None = None
     # shard file -> its parsed header and the bytes read for it (8 + header length); injected by the opener
     open_shard: Callable[[str], tuple[SafetensorsHeader, int]] | None = field(default=None, repr=False, compare=False)
+    # True: `weight_map` holds only the entries under the names searched (a large Hub index read by ranges)
+    partial: bool = False
+    notes: list[str] = field(default_factory=list)  # how the index was read (and why not in part), for evidence
 
     @property
-    def tensors(self) -> int:
-        return len(self.weight_map)
+    def tensors(self) -> int | None:
+        """Tensors in the index; None when it was read in part."""
+        return None if self.partial else len(self.weight_map)
 
     @property
     def shards(self) -> int:
+        """Shard files the entries read name (every one, unless partial)."""
         return len(set(self.weight_map.values()))
 
 
@@ -55,6 +64,24 @@ def read_shard_header(index: TargetIndex, shard: str) -> dict[str, TensorInfo]:
     index.bytes_read += n
     index.headers_read += 1
     return header.tensors
+
+
+def read_shard_headers(index: TargetIndex, shards: list[str]) -> dict[str, dict[str, TensorInfo]]:
+    """Several shards' tensors, counted as read_shard_header counts them; over the Hub read concurrently (each
+    header is two range reads, each a round trip)."""
+    if index.single is not None or index.hub is None or len(shards) < 2:
+        return {shard: read_shard_header(index, shard) for shard in shards}
+    if index.open_shard is None:
+        raise CheckpointError(index.path, "this index was built without a way to read its shards")
+    from concurrent.futures import ThreadPoolExecutor
+
+    for shard in shards:
+        shard_name_ok(shard, index.path)
+    with ThreadPoolExecutor(max_workers=min(8, len(shards))) as pool:
+        got = list(pool.map(index.open_shard, shards))
+    index.bytes_read += sum(n for _, n in got)
+    index.headers_read += len(got)
+    return {shard: header.tensors for shard, (header, _) in zip(shards, got, strict=True)}
 
 
 def _file_size(p: Path) -> int:
@@ -89,7 +116,43 @@ def _local(root: Path) -> TargetIndex:
     return TargetIndex(str(root), config, dict.fromkeys(h.tensors, name), "safetensors", read + n, 1, single=h.tensors)
 
 
-def _hub(ref: HubRef, sharded_only: bool = False) -> TargetIndex | None:
+def _partial_hub(ref: HubRef, name: str, listing, config: dict, wanted: Wanted | None, notes: list[str]):
+    """The weight_map entries `wanted` names, searched by range reads of a large index that is not in the HF
+    cache; None (with the reason in `notes`) when the whole index has to be read."""
+    from .hub import cached_file, hub_file
+    from .index_search import IndexSearchError, search_index
+
+    size = listing.sizes.get(name)
+    if wanted is None or size is None or size <= PARTIAL_FROM_BYTES or cached_file(ref, name) is not None:
+        return None
+    keys = wanted(config)
+    if isinstance(keys, str):
+        notes.append(f"{name} ({size} bytes) read whole: {keys}")
+        return None
+    prefixes, exact, stop = keys
+    try:
+        got = search_index(hub_file(ref, name, listing), (*prefixes, *stop), exact)
+    except IndexSearchError as e:
+        notes.append(f"{name} ({size} bytes) read whole: the range search gave up ({e})")
+        return None
+    beyond = sorted({p for p in stop for n in got.weight_map if n.startswith(p)})
+    if beyond:
+        notes.append(f"{name} ({size} bytes) read whole: it has entries under {', '.join(beyond)}, past what the config announces")
+        return None
+    return got
+
+
+def _partial_note(name: str, got) -> str:
+    total = got.metadata.get("total_size")
+    return (
+        f"{name} read in part: {len(got.weight_map)} entries under {', '.join(got.prefixes)} and "
+        f"{', '.join(got.exact)}, by binary search in {got.reads} range read(s), {got.bytes_read} of {got.size} bytes; "
+        f"names in order across the {got.checked} entries read; the index's tensor count is not known"
+        + (f" (metadata total_size {total})" if isinstance(total, int) else "")
+    )
+
+
+def _hub(ref: HubRef, sharded_only: bool = False, wanted: Wanted | None = None) -> TargetIndex | None:
     from .hub import cached_file, hub_file, remote_header, resolve, small_file
 
     listing = resolve(ref)
@@ -119,9 +182,19 @@ def _hub(ref: HubRef, sharded_only: bool = False) -> TargetIndex | None:
 
     where = f"{ref.repo_id}@{ref.commit}"
     if kind == "index":
+        notes: list[str] = []
+        got = _partial_hub(ref, name, listing, config, wanted, notes)
+        if got is not None:
+            idx = TargetIndex(
+                where, config, got.weight_map, "safetensors-sharded", read + got.bytes_read, 0, hub=ref, open_shard=open_shard
+            )
+            idx.partial, idx.notes = True, [_partial_note(name, got)]
+            return idx
         index_path = small_file(ref, name, listing, MAX_INDEX_BYTES)
         wmap = weight_map_of(read_json(index_path, MAX_INDEX_BYTES), f"{ref.label}/{name}")
-        return TargetIndex(where, config, wmap, "safetensors-sharded", read + _file_size(index_path), 0, hub=ref, open_shard=open_shard)
+        idx = TargetIndex(where, config, wmap, "safetensors-sharded", read + _file_size(index_path), 0, hub=ref, open_shard=open_shard)
+        idx.notes = notes
+        return idx
     h, n = open_shard(name)
     return TargetIndex(where, config, dict.fromkeys(h.tensors, name), "safetensors", read + n, 1, hub=ref, single=h.tensors)
 
@@ -139,10 +212,12 @@ def read_target_index(path: str | os.PathLike) -> TargetIndex:
     return got
 
 
-def index_first_or_none(path: str | os.PathLike) -> TargetIndex | None:
+def index_first_or_none(path: str | os.PathLike, wanted: Wanted | None = None) -> TargetIndex | None:
     """The index of a safetensors target read before any shard header: a local directory (sharded, or its
     single file's header), or a sharded Hub repository (a single Hub file is left to the checkpoint reader,
-    which reads the same header). None, having read no weights, for anything else."""
+    which reads the same header). None, having read no weights, for anything else. `wanted`: what the caller
+    needs from a large Hub index, which is then searched by range reads rather than downloaded (a local
+    index is read whole: it is fast)."""
     p = Path(path)
     if p.exists():
         if p.is_file() and not p.name.endswith(".safetensors.index.json") and p.name != "config.json":
@@ -158,4 +233,4 @@ def index_first_or_none(path: str | os.PathLike) -> TargetIndex | None:
     ref = hub_ref_or_none(os.fspath(path))
     if ref is None:
         return None
-    return _hub(ref, sharded_only=True)
+    return _hub(ref, sharded_only=True, wanted=wanted)

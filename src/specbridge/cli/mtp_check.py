@@ -9,14 +9,14 @@ from ..checkpoint.errors import CheckpointError
 from ..checkpoint.index import TargetIndex, index_first_or_none
 from ..families.detect import detect_family
 from ..families.mtp import head_of
-from ..families.mtp_view import mtp_view
+from ..families.mtp_view import index_keys, mtp_view
 from ..families.table import BY_NAME
 
 
 def mtp_index(path, forced: bool) -> TargetIndex | None:
     """The target's index when its evidence says MTP (or `--mtp` says to read it as one); None having read no shard."""
     try:
-        idx = index_first_or_none(path)
+        idx = index_first_or_none(path, index_keys)
     except CheckpointError:
         if forced:
             raise
@@ -95,3 +95,5 @@ def print_head(head) -> None:
         f"MTP head: {head.style}; announced {head.announced}{f' ({head.announced_by})' if head.announced_by else ''}, "
         f"found layers {found}; read {head.bytes_read} bytes in {head.headers_read} shard header(s), no tensor data\n"
     )
+    for note in head.index_notes:
+        sys.stdout.write(f"  {note}\n")

@@ -9,6 +9,7 @@ from ..checkpoint.errors import CheckpointError
 from ..checkpoint.index import TargetIndex, index_first_or_none, read_target_index
 from ..families.detect import FamilyVerdict, detect_family
 from ..families.mtp import PARTS, MtpHead, head_of, mtp_shapes
+from ..families.mtp_view import index_keys
 from .contract import print_json
 
 
@@ -21,7 +22,7 @@ def mtp_family(config: dict, names) -> FamilyVerdict | None:
 def inspect_index_first(path, as_json: bool) -> int | None:
     """inspect of an MTP target read index-first; None (having read no shard header) when the input is not one."""
     try:
-        idx = index_first_or_none(path)
+        idx = index_first_or_none(path, index_keys)
     except CheckpointError:
         return None  # the checkpoint reader says what is wrong with it, in its own words
     if idx is None:
@@ -66,8 +67,9 @@ def body(idx: TargetIndex, fam: FamilyVerdict, head: MtpHead, shapes: dict) -> d
         "target": {
             "architecture": archs[0] if isinstance(archs, list) and archs else None,
             "model_type": cfg.get("model_type"),
-            "tensors": idx.tensors,
-            "shards": idx.shards,
+            "tensors": idx.tensors,  # None when the index was read in part
+            "shards": idx.shards,  # named by the entries read
+            "index_partial": idx.partial,
         },
         "mtp": mtp,
         **hub_sources(idx.hub),
@@ -92,7 +94,10 @@ def show(idx: TargetIndex, fam: FamilyVerdict, as_json: bool) -> int:
 def print_human(idx: TargetIndex, fam: FamilyVerdict, head: MtpHead, shapes: dict) -> None:
     if idx.hub is not None:
         print(idx.hub.line())
-    print(f"{idx.path}  ({idx.storage}, {idx.shards} file(s), {idx.tensors} tensors)")
+    if idx.partial:
+        print(f"{idx.path}  ({idx.storage}; index read in part: {len(idx.weight_map)} entries naming {idx.shards} file(s))")
+    else:
+        print(f"{idx.path}  ({idx.storage}, {idx.shards} file(s), {idx.tensors} tensors)")
     print(f"family: {fam.family.title if fam.family else fam.name}")
     for e in fam.evidence:
         print(f"  evidence: {e}")
@@ -126,4 +131,5 @@ def print_human(idx: TargetIndex, fam: FamilyVerdict, head: MtpHead, shapes: dic
             print(f"    unclassified: {', '.join(layer.unclassified[:4])}" + (" …" if len(layer.unclassified) > 4 else ""))
     for e in head.evidence:
         print(f"  evidence: {e}")
-    print(f"  read: {head.bytes_read} bytes, {head.headers_read} shard header(s) of {idx.shards}; no tensor data")
+    of = f"the {idx.shards} the entries read name" if idx.partial else str(idx.shards)
+    print(f"  read: {head.bytes_read} bytes, {head.headers_read} shard header(s) of {of}; no tensor data")

@@ -12,13 +12,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .mtp import announced_layers
+from .names import lines_with, name_lines
 from .table import BY_NAME, FAMILIES, Family
 
 STRONG, MEDIUM, WEAK = 3, 2, 1
-LAYER = re.compile(r"^(?:model\.)?(?:layers\.(\d+)|midlayer)\.")
-LAYER_HIDDEN_NORM = re.compile(r"^(layers\.\d+|midlayer)\.hidden_norm\.weight$")
-MEDUSA = re.compile(r"^(medusa_head|blocks)\.\d+\.")
-MLP_SPECULATOR = re.compile(r"^(emb|proj|head|ln)\.\d+\.weight$")
+# over name_lines(): a name is a line; "model." is optional
+# a line and every next line with the same layer prefix: one match per run of a layer's names (they come grouped)
+LAYER_RUN = re.compile(r"\n((?:model\.)?(?:layers\.(\d+)|midlayer)\.)[^\n]*(?:\n\1[^\n]*)*")
+# any name a drafter head's vote looks at (most targets have none, and one scan says so)
+DRAFTER_HEADS = re.compile(r"\n(?:model\.)?(?:candidate_selector|medusa_head|blocks|emb|proj|head|ln)\.")
+LAYER_HIDDEN_NORM = re.compile(r"\n(?:model\.)?(?:layers\.\d+|midlayer)\.hidden_norm\.weight\n")
+MEDUSA = re.compile(r"\n(?:model\.)?(?:medusa_head|blocks)\.\d+\.")
+MLP_SPECULATOR = re.compile(r"\n(?:model\.)?(?:emb|proj|head|ln)\.\d+\.weight\n")
+MLP_PROJ = re.compile(r"\n(?:model\.)?proj\.")
+MTP_NEEDLES = (".eh_proj.weight\n", ".enorm.weight\n", ".hnorm.weight\n", "mtp")  # lines to test exactly (4 scans, not 7)
 
 
 @dataclass
@@ -52,19 +59,30 @@ def _shape(shapes: Mapping[str, Sequence[int]], *names: str) -> tuple | None:
     return None
 
 
+def _strip(name: str) -> str:
+    return name[6:] if name.startswith("model.") else name
+
+
+def _has(shapes: Mapping[str, Sequence[int]], name: str) -> bool:
+    return name in shapes or "model." + name in shapes
+
+
 def structure_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int, str]]:
-    """(family, weight, why) from the tensor names and shapes alone."""
-    names = [n[6:] if n.startswith("model.") else n for n in shapes]  # without "model."; inline: a target has ~100 k
+    """(family, weight, why) from the tensor names and shapes alone. Names are read with or without "model.",
+    by scans of the names as one text (names.py): a target's index has ~100 k of them."""
+    text = name_lines(shapes)
+    odd = "\0" in text  # a name with a NUL or newline (never in a real checkpoint): the names themselves where they are shown
     votes: list[tuple[str, int, str]] = []
     fc = _shape(shapes, "fc.weight")
     q0 = _shape(shapes, "layers.0.self_attn.q_proj.weight", "midlayer.self_attn.q_proj.weight")
-    name_set = set(names)
-    layer_hidden_norm = any(n.endswith(".hidden_norm.weight") and LAYER_HIDDEN_NORM.match(n) for n in names)
-    top_hidden_norm = "hidden_norm.weight" in name_set
-    layers = {m.group(1) or "0" for n in shapes if (m := LAYER.match(n))}
+    layer_hidden_norm = ".hidden_norm.weight\n" in text and LAYER_HIDDEN_NORM.search(text) is not None
+    top_hidden_norm = _has(shapes, "hidden_norm.weight")
+    layers = {m[2] or "0" for m in LAYER_RUN.finditer(text)}
+    heads = DRAFTER_HEADS.search(text) is not None
     h = fc[0] if fc and len(fc) == 2 else None
     q_in = q0[1] if q0 and len(q0) == 2 else None
-    if any(n.startswith("candidate_selector.") or ".kernel_projection." in n for n in names):
+    selector = heads and ("\ncandidate_selector." in text or "\nmodel.candidate_selector." in text)
+    if selector or any(".kernel_projection." in _strip(n) for n in (shapes if odd else lines_with(text, ".kernel_projection."))):
         votes.append(("dflash2", MEDIUM, "candidate_selector / grouped-conv tensors (DFlash2's selector head)"))
     if fc and top_hidden_norm and h and q_in == h:
         votes.append(
@@ -78,20 +96,19 @@ def structure_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int,
             (
                 "eagle",
                 MEDIUM,
-                f"fc [{h}, {2 * h}] over (embedding, feature){' with fc.bias' if 'fc.bias' in names else ''} and no hidden_norm",
+                f"fc [{h}, {2 * h}] over (embedding, feature){' with fc.bias' if _has(shapes, 'fc.bias') else ''} and no hidden_norm",
             )
         )
-    if any(n.startswith(("medusa_head.", "blocks.")) and MEDUSA.match(n) for n in names):
+    if heads and MEDUSA.search(text):
         votes.append(("medusa", MEDIUM, "medusa_head.N.* / blocks.N.* heads"))
-    if any(n.startswith(("emb.", "proj.", "head.", "ln.")) and MLP_SPECULATOR.match(n) for n in names) and any(
-        n.startswith("proj.") for n in names
-    ):
+    if heads and MLP_SPECULATOR.search(text) and MLP_PROJ.search(text):
         votes.append(("mlp_speculator", MEDIUM, "emb.N / proj.N / head.N tensors"))
-    mtp = [n for n in names if n.endswith((".eh_proj.weight", ".enorm.weight", ".hnorm.weight")) or n.startswith(("mtp.", "mtp_"))]
+    near = [_strip(n) for n in (shapes if odd else lines_with(text, *MTP_NEEDLES))]  # then exactly, as read without "model."
+    mtp = [n for n in near if n.endswith((".eh_proj.weight", ".enorm.weight", ".hnorm.weight")) or n.startswith(("mtp.", "mtp_"))]
     if mtp and len(layers) >= 2:
         votes.append(("mtp", MEDIUM, f"{len(mtp)} MTP tensor(s) beside {len(layers)} decoder layers (e.g. {mtp[0]})"))
-    drafter_parts = fc is not None or "d2t" in name_set or "t2d" in name_set or "midlayer" in layers
-    if not drafter_parts and not mtp and len(layers) >= 2 and "embed_tokens.weight" in name_set:
+    drafter_parts = fc is not None or _has(shapes, "d2t") or _has(shapes, "t2d") or "midlayer" in layers
+    if not drafter_parts and not mtp and len(layers) >= 2 and _has(shapes, "embed_tokens.weight"):
         votes.append(("causal_lm", MEDIUM, f"{len(layers)} decoder layers with an embedding and no fc fusion, vocab map or MTP tensors"))
     return votes
 

@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..checkpoint.index import TargetIndex, read_shard_header, read_target_index
+from ..checkpoint.index import TargetIndex, read_shard_headers, read_target_index
+from .names import at_least, lines_with, name_lines
 
 VLLM = "vllm/model_executor/models/{} @ 0.32.0"
 # the keys vLLM reads (config/speculative.py), then MiniMax-M2's own (`num_mtp_modules`, with `use_mtp`)
@@ -147,6 +148,7 @@ class MtpHead:
     bytes_read: int = 0
     headers_read: int = 0
     cite: str = ""
+    index_notes: list[str] = field(default_factory=list)  # how the target's index was read (also in evidence)
 
     def missing_layers(self) -> list[int]:
         """Announced layer numbers with no tensor."""
@@ -237,6 +239,12 @@ def _layer_tensors(style: Style, names: list[str], base: int | None) -> dict[int
     return out
 
 
+def _after(base: int) -> re.Pattern:
+    """The lines of name_lines() that the after-decoder pattern matches with a layer number >= base."""
+    wrappers = "(?:model\\.language_model\\.|language_model\\.model\\.|model\\.)?"
+    return re.compile(rf"\n({wrappers}layers\.{at_least(base)}\.[^\n]*)")
+
+
 def _guess_base(names: list[str]) -> int | None:
     """Without num_hidden_layers: the lowest layer number carrying an MTP-only part (enorm, hnorm, eh_proj)."""
     style = BY_STYLE["layers-after-decoder"]
@@ -283,19 +291,43 @@ def _style_for_config(config: Mapping, key: str) -> Style:
     return BY_STYLE["layers-after-decoder"]
 
 
-def find_mtp_head(config: Mapping, names: Iterable[str]) -> MtpHead:
-    """The MTP head the tensor names hold and the config announces; names only, no I/O."""
+# every name any style's MTP tensors can have, but the after-decoder layers (numbered from num_hidden_layers)
+FIXED_PREFIXES = ("mtp.", "language_model.mtp.", "model.mtp.", "model.mtp_")
+AFTER_DECODER_WRAPPERS = ("", "model.", "model.language_model.", "language_model.model.")  # as the style's pattern allows
+
+
+def head_prefixes(config: Mapping) -> tuple[tuple[str, ...], tuple[str, ...]] | str:
+    """(name prefixes that hold every tensor find_mtp_head would read as the head, prefixes of the first layer past
+    those announced) for a config that announces MTP; else why every name has to be read."""
+    announced, key = announced_layers(config)
+    if not announced:
+        return "the config announces no MTP layers (a head without one is found only among all names)"
+    n = decoder_layers(config)
+    if n is None:
+        return f"config {key} = {announced} but no num_hidden_layers: the MTP layers' numbers are not known"
+    layers = tuple(w + f"layers.{i}." for i in range(n, n + announced) for w in AFTER_DECODER_WRAPPERS)
+    beyond = tuple(w + f"layers.{n + announced}." for w in AFTER_DECODER_WRAPPERS)
+    return (*layers, *FIXED_PREFIXES), beyond
+
+
+def find_mtp_head(config: Mapping, names: Iterable[str], names_are: str = "") -> MtpHead:
+    """The MTP head the tensor names hold and the config announces; names only, no I/O. `names_are`: what the
+    names are when not every name of the target (a partial index)."""
     names = list(names)
     announced, key = announced_layers(config)
     n_decoder = decoder_layers(config)
     evidence = [f"config {key} = {announced}"] if key else []
     found: list[tuple[Style, dict]] = []
-    mtp_named = [n for n in names if "mtp" in n]  # every style but after-decoder says so in the name
+    text = name_lines(names)
+    odd = "\0" in text  # a name with a NUL or newline (never in a real checkpoint): read name by name, exactly
+    mtp_named = [n for n in names if "mtp" in n] if odd else lines_with(text, "mtp")  # every style but after-decoder says so
     for style in STYLES:
         base = n_decoder if style.after_decoder else 0
         if style.after_decoder and base is None:
             base = _guess_base(names)
-        candidates = names if style.after_decoder else mtp_named
+        candidates = mtp_named
+        if style.after_decoder:  # only the names numbered from base: the decoder's ~100 k are skipped in one scan
+            candidates = names if odd else [m[1] for m in _after(base).finditer(text)] if base is not None else []
         layers = _layer_tensors(style, candidates, base)
         shared = [(SHARED_PART[m["part"]], n) for n in candidates if style.shared and (m := style.shared.match(n))]
         if layers or shared:
@@ -305,7 +337,9 @@ def find_mtp_head(config: Mapping, names: Iterable[str]) -> MtpHead:
             return MtpHead("none", 0, "", 0, (), ["no MTP tensor and no config key announcing MTP"])
         style = _style_for_config(config, key)
         base = (n_decoder or 0) if style.after_decoder else 0
-        evidence.append(f"no MTP tensor in {len(names)} names (looked for the {', '.join(s.name for s in STYLES)} layouts)")
+        evidence.append(
+            f"no MTP tensor in {names_are or f'{len(names)} names'} (looked for the {', '.join(s.name for s in STYLES)} layouts)"
+        )
         return MtpHead(style.name, announced, key, base, (), evidence, cite=style.cite)
     style, got = max(found, key=lambda sg: sum(len(v[1]) for v in sg[1]["layers"].values()) + len(sg[1]["shared"]))
     if len(found) > 1:
@@ -333,8 +367,9 @@ def mtp_shapes(index: TargetIndex, head: MtpHead) -> dict[str, tuple[str, tuple[
         if name in index.weight_map:
             by_shard.setdefault(index.weight_map[name], []).append(name)
     out: dict[str, tuple[str, tuple[int, ...]]] = {}
+    headers = read_shard_headers(index, sorted(by_shard))
     for shard, names in sorted(by_shard.items()):
-        tensors = read_shard_header(index, shard)
+        tensors = headers[shard]
         for name in names:
             t = tensors.get(name)
             if t is not None:
@@ -345,7 +380,10 @@ def mtp_shapes(index: TargetIndex, head: MtpHead) -> dict[str, tuple[str, tuple[
 
 def head_of(index: TargetIndex) -> MtpHead:
     """find_mtp_head over an index, with the index's reads counted."""
-    head = find_mtp_head(index.config, index.weight_map)
+    names_are = f"the {len(index.weight_map)} index entries read (the index was read in part)" if index.partial else ""
+    head = find_mtp_head(index.config, index.weight_map, names_are)
+    head.evidence += index.notes
+    head.index_notes = list(index.notes)
     head.bytes_read, head.headers_read = index.bytes_read, index.headers_read
     return head
 

@@ -7,12 +7,21 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..checkpoint.assemble import Checkpoint
-from ..checkpoint.index import TargetIndex, read_shard_header
-from .mtp import MtpHead
+from ..checkpoint.index import TargetIndex, read_shard_headers
+from .mtp import MtpHead, head_prefixes
 
 # the target's own tensors an MTP loader may read besides the head (vLLM's glm4_moe_mtp.py maps lm_head.weight to the
 # first MTP layer's shared_head.head and reads model.embed_tokens.weight; deepseek_mtp.py reads the embedding from 0.32.0)
 TARGET_SHARED = ("model.embed_tokens.weight", "lm_head.weight")
+
+
+def index_keys(config: dict) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | str:
+    """What the head and its view need from a target's index (checkpoint.index.Wanted)."""
+    got = head_prefixes(config)
+    if isinstance(got, str):
+        return got
+    prefixes, beyond = got
+    return prefixes, TARGET_SHARED, beyond
 
 
 def mtp_view(index: TargetIndex, head: MtpHead) -> Checkpoint:
@@ -22,8 +31,9 @@ def mtp_view(index: TargetIndex, head: MtpHead) -> Checkpoint:
     for name in wanted:
         by_shard.setdefault(index.weight_map[name], []).append(name)
     tensors = {}
+    headers = read_shard_headers(index, sorted(by_shard))
     for shard, names in sorted(by_shard.items()):
-        header = read_shard_header(index, shard)
+        header = headers[shard]
         tensors |= {n: header[n] for n in names if n in header}
     head.bytes_read, head.headers_read = index.bytes_read, index.headers_read
     root = Path(index.path)
