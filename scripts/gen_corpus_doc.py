@@ -213,7 +213,73 @@ def render() -> str:
         for s, x in sorted(e["expected"].items(), key=lambda kv: _spec_key(kv[0])):
             lines.append(f"- `{s}` {_cell(x)}: {x['why']} — {x['cite']}")
         lines.append("")
-    return "\n".join(lines + family_lines())
+    return "\n".join(lines + family_lines() + mtp_lines())
+
+
+def mtp_predict(entry: dict, engines: list[str]) -> dict:
+    """What `check` says of a published target's MTP head: per engine version the error codes, the versions named as
+    not modelled, and the head found."""
+    from specbridge.cli.mtp_check import HeadOnly, check_mtp, mtp_index
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    import corpus_mtp_targets
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = corpus_mtp_targets.write_target(entry, Path(tmp) / "t")
+        try:
+            results, skipped, head, _, _ = check_mtp(mtp_index(path, True), path, engines, None, None)
+        except HeadOnly as e:
+            codes = sorted({f.code for f in e.findings if f.severity == "error"})
+            return {"errors": {}, "not_checked": 1, "head": e.head, "head_only": codes}
+    errors = {f"{r.report.engine}=={r.report.version}": sorted({f.code for f in r.findings if f.severity == "error"}) for r in results}
+    return {"errors": errors, "not_checked": len(skipped), "head": head, "head_only": None}
+
+
+def _codes(codes: list[str] | None) -> str:
+    return "OK" if not codes else "✗ " + ", ".join(codes)
+
+
+def mtp_lines() -> list[str]:
+    """Published targets that carry (or announce) an MTP head: expected (tests/fixtures/corpus-mtp/_expected.json, from the
+    engines' source) against predicted, per engine version."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    import corpus_mtp_targets
+
+    expected = json.loads((corpus_mtp_targets.DIR / "_expected.json").read_text())
+    specs = expected["engines_asked"]
+    lines = [
+        "## MTP heads inside published targets",
+        "",
+        "Published targets and re-quantizations (`tests/fixtures/corpus-mtp/`, kept true by `tests/test_corpus_mtp.py` and",
+        "`tests/test_corpus_mtp_check.py`), rebuilt as header-only sharded targets from their published key lists and",
+        "checked as `specbridge check TARGET` reads them (the head from the index, only its shards' headers). A cell reads",
+        "`expected / predicted`; `—` an engine version whose class for this target specbridge does not model (said under",
+        "`not_checked`). Shapes and dtypes are derived from each config (the corpus holds names, not headers).",
+        "",
+        "| target | producer | role | head: announced / found | " + " | ".join(specs) + " |",
+        "|" + " --- |" * (4 + len(specs)),
+    ]
+    for e in corpus_mtp_targets.entries():
+        want, got = expected["targets"][e["id"]], mtp_predict(e, specs)
+        h = got["head"]
+        found = ", ".join(str(layer.index) for layer in h.layers) or "none"
+        cells = []
+        for s in specs:
+            if s in want["errors"]:
+                cells.append(f"{_codes(want['errors'][s])} / {_codes(got['errors'].get(s))}")
+            elif got["head_only"] is not None:
+                cells.append(f"— (files alone: {_codes(got['head_only'])})")
+            else:
+                cells.append("—")
+        head = f"{h.announced} ({h.announced_by or 'none'}) / {found}"
+        lines.append(f"| `{e['id']}` | {e['producer']} | {e['role']} | {head} | " + " | ".join(cells) + " |")
+    lines += ["", "### Why each target is expected so", ""]
+    for e in corpus_mtp_targets.entries():
+        want = expected["targets"][e["id"]]
+        src = "; ".join(e["source"]) if isinstance(e["source"], list) else str(e["source"])
+        lines += [f"- `{e['id']}`: {want['why']}. Sources: {src}"]
+    lines.append("")
+    return lines
 
 
 def _spec_key(spec: str) -> tuple:
