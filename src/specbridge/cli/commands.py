@@ -30,33 +30,33 @@ def split_codes(values: list[str] | None) -> set[str]:
 
 def inspect_cmd(path: Path, as_json: bool) -> int:
     from ..checkpoint.reader import open_checkpoint
-    from ..layouts.canonical import describe
+    from ..view import read_view
     from .guards import refuse_non_drafter
 
     try:
-        ckpt = open_checkpoint(path)
+        view = read_view(open_checkpoint(path))  # described once, for the guard and the output
     except CheckpointError as e:
         return fail(str(e))
-    d = describe(ckpt)
-    fam = refuse_non_drafter(ckpt, d, read_here=("eagle3", "dflash", "eagle"), what="inspect")
+    fam = refuse_non_drafter(view, read_here=("eagle3", "dflash", "eagle"), what="inspect")
     if fam.family.name != "eagle3":
         from ..families import dflash, eagle
 
         describe_family = {"dflash": dflash.geometry, "eagle": eagle.geometry}[fam.family.name]
-        return _inspect_family(ckpt, fam, describe_family(ckpt), as_json)
+        return _inspect_family(view, describe_family(view.ckpt), as_json)
     if as_json:
         from .jsonout import inspect_json
 
-        print_json("inspect", {"ok": True, **inspect_json(ckpt, d), "family": fam.to_json()})
+        print_json("inspect", {"ok": True, **inspect_json(view), "family": fam.to_json()})
     else:
         from . import render
 
-        render.print_inspect(ckpt, d, fam)
+        render.print_inspect(view)
     return 0
 
 
-def _inspect_family(ckpt, fam, geometry: dict, as_json: bool) -> int:
+def _inspect_family(view, geometry: dict, as_json: bool) -> int:
     """inspect for a family other than EAGLE-3: the family, its evidence, its own geometry, every tensor."""
+    ckpt, fam = view.ckpt, view.verdict
     tensors = [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes} for t in ckpt.tensors.values()]
     if as_json:
         from ..checkpoint.hubref import hub_sources
@@ -127,23 +127,24 @@ def check_cmd(
     from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError
     from ..engines.registry import EngineSpecError
-    from ..layouts.canonical import describe
     from ..rules.check import check, check_family
+    from ..view import read_view
     from .guards import refuse_non_drafter
 
     failing_codes, ignored_codes = split_codes(fail_on), split_codes(ignore)
     try:
         specs, tgt, lau = resolve_inputs(engines, target, launch)
-        ckpt = open_checkpoint(path)
-        fam = refuse_non_drafter(ckpt, describe(ckpt), read_here=("eagle3", "dflash", "eagle"), what="check")
+        view = read_view(open_checkpoint(path))
+        ckpt = view.ckpt
+        fam = refuse_non_drafter(view, read_here=("eagle3", "dflash", "eagle"), what="check")
         par = open_checkpoint(parent) if parent else None
         skipped: list[str] = []
         if fam.family.name == "eagle3":
-            results = check(ckpt, specs, str(path), target=tgt, launch=lau, parent=par)
+            results = check(view, specs, str(path), target=tgt, launch=lau, parent=par)
         else:
             if par is not None:
                 return fail(f"--parent reads EAGLE-3 drafters only so far; this is a {fam.family.title} drafter")
-            results, skipped = check_family(ckpt, specs, fam.family, str(path), target=tgt, launch=lau)
+            results, skipped = check_family(view, specs, fam.family, str(path), target=tgt, launch=lau)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     for line in skipped:
@@ -173,6 +174,8 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
     from ..engines.launch import LaunchError, build_launch, parse_launch
     from ..engines.registry import LAUNCHERS, EngineSpecError, resolve
     from ..rules.check import check
+    from ..view import read_view
+    from .guards import refuse_non_drafter
     from .targets import servable_target
 
     validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
@@ -189,12 +192,10 @@ def launch_cmd(path: Path, engine: str, target: str, steps: int, topk: int, draf
         drafter = engine_model_arg(path)  # a Hub id stays an id: the engine downloads it
         cmd = build_launch(name, served, drafter, steps, topk, draft_tokens)
         lau = parse_launch(cmd)
-        ckpt = open_checkpoint(path)
-        from ..layouts.canonical import describe
-        from .guards import refuse_non_drafter
-
-        refuse_non_drafter(ckpt, describe(ckpt), what="launch")
-        [res] = check(ckpt, engine, drafter, target=tgt, launch=lau)
+        view = read_view(open_checkpoint(path))
+        ckpt = view.ckpt
+        refuse_non_drafter(view, what="launch")
+        [res] = check(view, engine, drafter, target=tgt, launch=lau)
     except (CheckpointError, EngineSpecError, LaunchError) as e:
         return fail(str(e))
     errors = [f for f in res.findings if f.severity == "error"]
