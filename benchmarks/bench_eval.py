@@ -17,11 +17,11 @@ from pathlib import Path
 
 import torch
 
-from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.eval.load import build_drafter
 from specbridge.eval.run import aux_hooks, evaluate, load_prompts
 from specbridge.model.drafter import KVCache
 from specbridge.model.target import load_target
+from specbridge.view import open_view
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -137,7 +137,7 @@ def main() -> None:
     model, tok, _ = load_target(a.target)
     prompts = load_prompts(None, tok, a.prompts)
     n_layers = model.config.get_text_config().num_hidden_layers
-    built = build_drafter(open_checkpoint(a.draft), model, n_layers)
+    built = build_drafter(open_view(a.draft), model, n_layers)
     times = {"generate": [], "eval": [], "plain loop": [], "no-cache loop": []}
     ev = pl = nc = None
     for _ in range(a.rounds):  # interleaved rounds: machine noise hits all three alike

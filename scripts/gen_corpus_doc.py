@@ -24,6 +24,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from specbridge.checkpoint.reader import open_checkpoint  # noqa: E402
 from specbridge.checkpoint.target import open_target  # noqa: E402
 from specbridge.rules.check import check  # noqa: E402
+from specbridge.view import read_view  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 FAMILIES = ROOT / "tests" / "fixtures" / "corpus-families"
@@ -99,9 +100,9 @@ def predict_family(entry: dict) -> dict[str, dict]:
         return out
     with tempfile.TemporaryDirectory() as tmp:
         draft, target = build_family(entry, Path(tmp))
-        ckpt, tgt = open_checkpoint(draft), open_target(target)
+        view, tgt = read_view(open_checkpoint(draft)), open_target(target)
         for spec in entry["expected"]:
-            [res] = check(ckpt, spec, entry["id"], target=tgt, family=v.family)
+            [res] = check(view, spec, entry["id"], target=tgt, family=v.family)
             codes = sorted({f.code for f in res.findings if f.severity == "error"})
             out[spec] = {"ok": res.ok, "codes": codes, "messages": [f"{f.code} {f.message}" for f in res.findings]}
     return out
@@ -142,9 +143,9 @@ def predict(entry: dict) -> dict[str, dict]:
     out: dict[str, dict] = {}
     with tempfile.TemporaryDirectory() as tmp:
         draft, target = build(entry, Path(tmp))
-        ckpt, tgt = open_checkpoint(draft), open_target(target)
+        view, tgt = read_view(open_checkpoint(draft)), open_target(target)
         for spec in entry["expected"]:
-            [res] = check(ckpt, spec, entry["id"], target=tgt)
+            [res] = check(view, spec, entry["id"], target=tgt)
             errors = sorted({f.code for f in res.findings if f.severity == "error"})
             out[spec] = {
                 "ok": res.ok,

@@ -14,12 +14,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from specbridge.checkpoint.reader import open_checkpoint  # noqa: E402
 from specbridge.engines.registry import CAPTURE, ENGINES, FAMILY_RANGES, newest_version  # noqa: E402
 from specbridge.engines.spec import CaptureRule, Era, parse_version  # noqa: E402
 from specbridge.families.table import BY_NAME, FAMILIES  # noqa: E402
 from specbridge.rules.check import check  # noqa: E402
 from specbridge.rules.findings import ERROR, WARNING  # noqa: E402
+from specbridge.view import open_view  # noqa: E402
 
 PAGE = ROOT / "docs" / "engine-matrix.md"
 PRODUCERS = ROOT / "tests" / "fixtures" / "producers"
@@ -104,7 +104,7 @@ def level(era: Era) -> str:
 
 def outcome(path: Path, era: Era) -> str:
     version = newest_version(era)
-    (res,) = check(open_checkpoint(path), f"{era.engine}=={version}")
+    (res,) = check(open_view(path), f"{era.engine}=={version}")
     r = res.report
     codes = []
     for f in res.findings:

@@ -10,6 +10,7 @@ from conftest import ALL_PRODUCERS, SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, 
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.engines.registry import ENGINES, newest_version, resolve
 from specbridge.rules.check import check
+from specbridge.view import open_view
 
 DECODER = [
     "layers.0.hidden_norm.weight",
@@ -26,7 +27,7 @@ DECODER = [
 
 
 def one(path, engine):
-    [res] = check(open_checkpoint(path), engine)
+    [res] = check(open_view(path), engine)
     return res
 
 

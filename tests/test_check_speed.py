@@ -10,12 +10,12 @@ import struct
 import pytest
 from conftest import SF_SGLANG, TINY_TARGET, mutate
 
-from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.checkpoint.target import open_target
 from specbridge.engines.registry import resolve
 from specbridge.layouts import embedding
 from specbridge.rules import context
 from specbridge.rules.check import check
+from specbridge.view import open_view
 
 V, VD = 512, 128  # the producer fixtures' target and draft vocab
 VOCAB_CODES = ("V002", "V003", "V004", "V005", "V008")
@@ -97,7 +97,7 @@ def test_fast_vocab_rules_agree_with_their_element_wise_definition(tmp_path):
     seen = set()
     for n in range(120):
         d2t, t2d = random_maps(rng)
-        res = check(open_checkpoint(with_maps(tmp_path, n, d2t, t2d)), "sglang==0.5.11", target=target)[0]
+        res = check(open_view(with_maps(tmp_path, n, d2t, t2d)), "sglang==0.5.11", target=target)[0]
         got = [(f.code, f.severity, f.message) for f in res.findings if f.code in VOCAB_CODES]
         assert sorted(got) == sorted(reference_vocab_findings(d2t, t2d, VD, V)), (d2t, t2d)
         seen.update(code for code, _, _ in got)
@@ -110,8 +110,8 @@ def test_engine_independent_analysis_runs_once_for_every_era(tmp_path, monkeypat
     real_int_array, real_sample_rows = context.int_array, embedding.sample_rows
     monkeypatch.setattr(context, "int_array", lambda t: reads.append(t.name) or real_int_array(t))
     monkeypatch.setattr(embedding, "sample_rows", lambda t, n: samples.append(t.name) or real_sample_rows(t, n))
-    ck = open_checkpoint(mutate(SF_SGLANG.parent / "export-hf", tmp_path / "hf"))  # has embed_tokens
-    results = check(ck, "all", target=open_target(TINY_TARGET))
+    view = open_view(mutate(SF_SGLANG.parent / "export-hf", tmp_path / "hf"))  # has embed_tokens
+    results = check(view, "all", target=open_target(TINY_TARGET))
     assert len(results) == len(list(resolve("all"))) > 5
     assert sorted(reads) == ["d2t", "t2d"] and samples == ["embed_tokens.weight"]
 
@@ -120,8 +120,7 @@ def test_shared_findings_are_reported_by_every_era(tmp_path):
     """Computed once, the geometry and vocab findings still appear in each era's result, in rule order."""
     d2t = list(range(VD))  # absolute ids: V008 on every engine
     t2d = [1] * VD + [0] * (V - VD)
-    ck = open_checkpoint(with_maps(tmp_path, 0, d2t, t2d))
-    results = check(ck, "all")
+    results = check(open_view(with_maps(tmp_path, 0, d2t, t2d)), "all")
     assert all([f.code for f in r.findings].count("V008") == 1 for r in results)
 
 
@@ -135,6 +134,6 @@ def test_d2t_offsets_near_the_int64_limits_do_not_overflow(tmp_path, dtype):
         t["d2t"] = (dtype, [VD], struct.pack(f"<{VD}{fmt}", *d2t))
         return t
 
-    res = check(open_checkpoint(mutate(SF_SGLANG, tmp_path / "big", tensors=f)), "vllm")[0]
+    res = check(open_view(mutate(SF_SGLANG, tmp_path / "big", tensors=f)), "vllm")[0]
     [v003] = [f for f in res.findings if f.code == "V003"]
     assert f"first: draft id {VD - 1} → {VD - 1 + big}" in v003.message

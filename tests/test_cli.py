@@ -12,6 +12,8 @@ import sys
 import pytest
 from conftest import SPEC_TRAIN, STORY, TINY_TARGET, run_cli
 
+from specbridge.view import open_view
+
 # --- versions: (engine==version, the release whose era it belongs to, story verdict, version finding) ---
 # The story's drafter is in the `layers.0.*` layout: SGLang before 0.5.12 drops its decoder (L002).
 VERSION_TABLE = [
@@ -52,10 +54,9 @@ def test_version_strings_place_the_story_in_the_right_era(spec, release, ok, cod
     assert place.era is final.era and obj["era"] == place.era.name  # the era of the release it belongs to
     assert in_release_range(release, place.era.min_version, place.era.max_version)
     assert obj["ok"] is ok and r.returncode == (0 if ok else 1), obj["findings"]
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.rules.check import check
 
-    [res] = check(open_checkpoint(STORY), spec)  # the same answer in-process (what the rule-removal check switches)
+    [res] = check(open_view(STORY), spec)  # the same answer in-process (what the rule-removal check switches)
     assert [f.code for f in res.findings if f.code.startswith("R")] == ([code] if code else [])
     version_codes = [f["code"] for f in obj["findings"] if f["code"].startswith("R")]
     assert version_codes == ([code] if code else [])
@@ -427,12 +428,11 @@ def test_no_grouped_finding_names_an_engine_without_its_releases(tmp_path):
     its per-release message named a release."""
     import re
 
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.cli.report import VERSIONS, distinct_findings
     from specbridge.rules.check import check
 
     for d in _shipped_drafters(tmp_path):
-        results = check(open_checkpoint(d), "all", str(d))
+        results = check(open_view(d), "all", str(d))
         said = {(r.report.engine, f.code) for r in results for f in r.findings if f"{r.report.engine} {r.report.version}" in f.message}
         for f, versions in distinct_findings(results):
             assert VERSIONS not in f.message, (d, f.message)
@@ -511,7 +511,6 @@ def test_summary_counts_add_up_to_the_tables(tmp_path, monkeypatch):
     from rich.console import Console
     from rich.text import Text
 
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.cli import render, report
     from specbridge.engines.simulate import Fate, Fill
     from specbridge.rules.check import check
@@ -521,8 +520,9 @@ def test_summary_counts_add_up_to_the_tables(tmp_path, monkeypatch):
     drafters = _shipped_drafters(tmp_path)
     assert len(drafters) >= 15
     for d in drafters:
-        ckpt = open_checkpoint(d)
-        for res in check(ckpt, "all", str(d)):
+        view = open_view(d)
+        ckpt = view.ckpt
+        for res in check(view, "all", str(d)):
             out = io.StringIO()
             monkeypatch.setattr(render, "console", Console(file=out, width=100_000, highlight=False, emoji=False))
             render.print_accounting(ckpt, res)
@@ -547,14 +547,13 @@ def test_summary_counts_add_up_to_the_tables(tmp_path, monkeypatch):
 def test_all_engines_print_each_distinct_finding_once():
     """The decoder-drop paragraph SGLang's midlayer releases share is printed once per distinct wording,
     naming the releases it applies to, instead of once per release."""
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.cli.report import distinct_findings
     from specbridge.rules.check import check
 
     r = _piped("check", STORY)
     out = r.stdout
     assert r.returncode == 1
-    results = check(open_checkpoint(STORY), "all")
+    results = check(open_view(STORY), "all")
     broken = [res for res in results if any(f.code == "L002" and f.severity == "error" for f in res.findings)]
     assert {res.report.engine for res in broken} == {"sglang", "trtllm"}  # SGLang's midlayer eras, TRT-LLM 1.0-1.2
     groups = [(f, v) for f, v in distinct_findings(results) if f.code == "L002" and f.severity == "error"]

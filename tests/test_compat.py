@@ -16,12 +16,13 @@ from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.checkpoint.target import open_target
 from specbridge.engines.launch import parse_launch
 from specbridge.rules.check import check
+from specbridge.view import open_view
 
 TARGET = open_target(TINY_TARGET)
 
 
 def findings(path, engine="sglang", target=TARGET, launch=None):
-    [res] = check(open_checkpoint(path), engine, str(path), target=target, launch=parse_launch(launch) if launch else None)
+    [res] = check(open_view(path), engine, str(path), target=target, launch=parse_launch(launch) if launch else None)
     return res
 
 
@@ -543,9 +544,9 @@ def test_V011_vocab_map_recomputed_on_resume(tmp_path):
     vals = d2t_of(SF_SGLANG)
     vals[5], vals[6] = vals[5] + 1, vals[6] + 1  # a shifted map, still valid on its own
     child = mutate(SF_SGLANG, tmp_path / "child", tensors=replace("d2t", data=i64(vals)))
-    [r] = check(open_checkpoint(child), "sglang", parent=open_checkpoint(SF_SGLANG))
+    [r] = check(open_view(child), "sglang", parent=open_checkpoint(SF_SGLANG))
     assert "V011" in codes(r, "error")
-    [ok] = check(open_checkpoint(SF_HF), "sglang", parent=open_checkpoint(SF_SGLANG))
+    [ok] = check(open_view(SF_HF), "sglang", parent=open_checkpoint(SF_SGLANG))
     assert "V011" not in codes(ok)
     cli = run_cli("check", child, "-e", "sglang", "--parent", SF_SGLANG, "--json")
     assert cli.returncode == 1 and any(f["code"] == "V011" for f in json.loads(cli.stdout)["findings"])

@@ -30,13 +30,13 @@ from pathlib import Path
 import pytest
 from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, STORY, mutate
 
-from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.engines import sglang as _sglang_table
 from specbridge.engines import simulate as S
 from specbridge.engines.registry import conformance_releases
 from specbridge.engines.spec import in_release_range
 from specbridge.engines.spec import parse_version as _pv
 from specbridge.rules.check import check
+from specbridge.view import open_view
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = Path(os.environ.get("SPECBRIDGE_SGLANG_CONFORMANCE", Path.home() / ".cache" / "specbridge" / "sglang-conformance"))
@@ -195,7 +195,7 @@ def family_case(version: str, path: Path, r: dict, family: str, cls_name: str) -
 
     assert not r.get("harness_failed"), r["errors"]
     assert r["sglang_version"] == version and r["class"] == cls_name, r.get("class")
-    [res] = check(open_checkpoint(path), f"sglang=={version}", family=BY_NAME[family])
+    [res] = check(open_view(path), f"sglang=={version}", family=BY_NAME[family])
     return differences(predicted(res.report), observed(r))
 
 
@@ -328,7 +328,7 @@ def test_check_matches_sglang_loader(version, case, cases, request):
     r = real(version, cases)[case]
     assert not r.get("harness_failed"), r["errors"]
     assert r["sglang_version"] == version
-    [res] = check(open_checkpoint(cases[case]), f"sglang=={version}")
+    [res] = check(open_view(cases[case]), f"sglang=={version}")
     diff = differences(predicted(res.report), observed(r))
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
 

@@ -202,7 +202,7 @@ def _predicted(path: Path, version: str):
     from specbridge.cli.mtp_check import check_mtp, mtp_index
 
     results, _, _, _, view = check_mtp(mtp_index(path, True), path, [f"sglang=={version}"], None, None)
-    return results[0].report, view
+    return results[0].report, view.ckpt
 
 
 @pytest.mark.parametrize(("version", "case"), ROW_CASES)

@@ -35,6 +35,7 @@ from test_conformance_sglang import FIXTURES, MUTATIONS, _cfg, _drop, _zeros
 from test_engine_vllm import _bf16, expected_sha, vllm_env
 
 from specbridge.engines.registry import conformance_releases
+from specbridge.view import open_view
 
 REPO = Path(__file__).resolve().parents[1]
 CACHE = Path.home() / ".cache" / "specbridge"
@@ -197,11 +198,10 @@ def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict
 
 
 def predict(path: Path, release: str) -> dict:
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.checkpoint.target import open_target
     from specbridge.rules.check import check
 
-    (res,) = check(open_checkpoint(path), f"vllm=={release}", target=open_target(TINY_TARGET))
+    (res,) = check(open_view(path), f"vllm=={release}", target=open_target(TINY_TARGET))
     out = res.to_json()
     out["kv_error"] = [f["message"] for f in out["findings"] if f["code"] == "G009" and f["severity"] == "error"]
     return out

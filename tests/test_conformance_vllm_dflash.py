@@ -21,6 +21,7 @@ from test_conformance_vllm import _ready, differences, run_loader
 
 from specbridge.engines import vllm as table
 from specbridge.engines.spec import in_release_range
+from specbridge.view import open_view
 
 SELF = "tests/test_conformance_vllm_dflash.py"
 
@@ -130,12 +131,11 @@ def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict
 
 
 def predict(path: Path, release: str) -> dict:
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.checkpoint.target import open_target
     from specbridge.families.table import BY_NAME
     from specbridge.rules.check import check
 
-    (res,) = check(open_checkpoint(path), f"vllm=={release}", target=open_target(TINY_TARGET), family=BY_NAME["dflash"])
+    (res,) = check(open_view(path), f"vllm=={release}", target=open_target(TINY_TARGET), family=BY_NAME["dflash"])
     out = res.to_json()
     out["kv_error"] = []
     return out

@@ -16,6 +16,7 @@ from test_conformance_vllm import _ready, differences, run_loader
 from specbridge.engines import vllm as table
 from specbridge.engines.registry import conformance_releases
 from specbridge.engines.spec import in_release_range
+from specbridge.view import open_view
 
 SELF = "tests/test_conformance_vllm_eagle1.py"
 CASES: dict[str, tuple] = {
@@ -59,12 +60,11 @@ def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict
 
 
 def predict(path: Path, release: str) -> dict:
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.checkpoint.target import open_target
     from specbridge.families.table import BY_NAME
     from specbridge.rules.check import check
 
-    (res,) = check(open_checkpoint(path), f"vllm=={release}", target=open_target(TINY_TARGET), family=BY_NAME["eagle"])
+    (res,) = check(open_view(path), f"vllm=={release}", target=open_target(TINY_TARGET), family=BY_NAME["eagle"])
     return {**res.to_json(), "kv_error": []}
 
 

@@ -13,6 +13,7 @@ import pytest
 from conftest import ALL_PRODUCERS, STORY, run_cli
 
 from specbridge.cli.contract import COMMON_KEYS, EXIT_CODES, JSON_COMMANDS
+from specbridge.view import open_view
 
 REPO = Path(__file__).resolve().parents[1]
 SMOL = REPO / "examples" / "smollm2-drafter"  # speculators config: no SGLang release dispatches it (L005)
@@ -134,13 +135,12 @@ def test_bench_answers_and_failures_keep_the_contract():
 def test_eval_refuses_exactly_what_check_says_the_engine_raises_on():
     """For every fixture and every modelled era: the simulated load raises (what eval refuses on) exactly when
     check reports one of ENGINE_RAISES_CODES as an error, so eval's `refused` names check's codes."""
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.rules.check import check
     from specbridge.rules.load import ENGINE_RAISES_CODES
 
     seen = set()
     for path in [STORY, SMOL, *ALL_PRODUCERS]:
-        for res in check(open_checkpoint(path), "all"):
+        for res in check(open_view(path), "all"):
             raises = {f.code for f in res.findings if f.severity == "error" and f.code in ENGINE_RAISES_CODES}
             assert bool(res.report.errors) == bool(raises), (path.name, res.report.engine, res.report.version, res.report.errors)
             seen.add(bool(raises))

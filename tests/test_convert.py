@@ -14,6 +14,7 @@ from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.layouts.canonical import describe
 from specbridge.layouts.table import LAYOUTS
 from specbridge.rules.check import check
+from specbridge.view import open_view
 
 LAYOUT_ENGINE = {"speculators": "vllm", "sglang": "sglang==0.5.11", "vllm": "vllm", "eagle": "vllm", "trtllm": "trtllm", "nemo": None}
 
@@ -49,7 +50,7 @@ def test_every_fixture_to_every_layout(tmp_path, src, layout):
     assert set(before) - set(after) <= {"t2d"} if layout == "trtllm" else set(before) == set(after)
     engine = LAYOUT_ENGINE[layout]
     if engine:
-        [res] = check(open_checkpoint(dst), engine, str(dst))  # load-level: what the engine will do
+        [res] = check(open_view(dst), engine, str(dst))  # load-level: what the engine will do
         assert res.ok, [(f.code, f.message) for f in res.findings if f.severity == "error"]
     assert obj["ok"] is True or layout in ("eagle",), obj["check"] and [f for f in obj["check"]["findings"] if f["severity"] == "error"]
 
@@ -63,7 +64,7 @@ def test_aux_layers_survive_conversion(tmp_path, layout):
         engine = {"speculators": "vllm", "sglang": "sglang", "vllm": "vllm", "trtllm": "trtllm"}[layout]
         from specbridge.checkpoint.target import open_target
 
-        [res] = check(open_checkpoint(dst), engine, str(dst), target=open_target(TINY_TARGET))
+        [res] = check(open_view(dst), engine, str(dst), target=open_target(TINY_TARGET))
         assert res.aux["fed"] == res.aux["trained"] == [1, 2, 3], (src.name, res.aux)
         assert res.ok, [(f.code, f.message) for f in res.findings if f.severity == "error"]
 
@@ -241,7 +242,7 @@ def test_full_vocab_drops_vocab_maps_for_vllm(tmp_path):
         return out
 
     src = mutate(SF_HF, tmp_path / "full", tensors=full, config=lambda c: c.update(draft_vocab_size=512))
-    [before] = check(open_checkpoint(src), "vllm")
+    [before] = check(open_view(src), "vllm")
     assert not before.ok
     r, obj = convert(src, "--engine", "vllm", "-o", tmp_path / "o")
     assert r.returncode == 0 and {n for n, _ in obj["dropped"]} == {"d2t", "t2d"}
@@ -295,7 +296,7 @@ def test_head_added_from_target_weights(tmp_path):
         tgt / "model.safetensors", {"lm_head.weight": ("BF16", [512, 64], head), "model.embed_tokens.weight": ("BF16", [512, 64], head)}
     )
     src = mutate(SF_SGLANG, tmp_path / "nohead", tensors=lambda t: {k: v for k, v in t.items() if k != "lm_head.weight"})
-    [before] = check(open_checkpoint(src), "sglang")
+    [before] = check(open_view(src), "sglang")
     assert "lm_head.weight" in before.report.missing
     r, obj = convert(src, "--engine", "sglang", "-o", tmp_path / "o", "--target", tgt)
     assert r.returncode == 0, r.stdout + r.stderr

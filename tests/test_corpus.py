@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from specbridge.view import open_view
+
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("gen_corpus_doc", ROOT / "scripts" / "gen_corpus_doc.py")
 gen = importlib.util.module_from_spec(_spec)
@@ -81,10 +83,9 @@ def test_corpus_page_is_current():
 
 
 def _check(path, engine):
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.rules.check import check
 
-    [res] = check(open_checkpoint(path), engine, str(path))
+    [res] = check(open_view(path), engine, str(path))
     return res
 
 
@@ -163,8 +164,7 @@ def test_evidence_that_fits_two_producers_is_called_ambiguous(tmp_path):
 
     def verdicts(path):
         return [
-            (r.report.era.name, r.ok, sorted({f.code for f in r.findings if f.severity == "error"}))
-            for r in check(open_checkpoint(path), "all")
+            (r.report.era.name, r.ok, sorted({f.code for f in r.findings if f.severity == "error"})) for r in check(open_view(path), "all")
         ]
 
     assert verdicts(bare) == verdicts(marked)  # read as trtllm or as sglang: the same answer on every era

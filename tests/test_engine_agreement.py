@@ -40,13 +40,13 @@ def _get(url):
 
 
 def test_vllm_mean_accept_length_matches_eval(tmp_path):
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.engines.registry import resolve
     from specbridge.engines.simulate import simulate
     from specbridge.eval.load import build_drafter
     from specbridge.eval.run import evaluate, load_prompts
     from specbridge.model.target import load_target
     from specbridge.prompts import completion_params
+    from specbridge.view import open_view
 
     torch.set_num_threads(1)
     try:
@@ -56,10 +56,10 @@ def test_vllm_mean_accept_length_matches_eval(tmp_path):
     prompts = load_prompts(None, tok, N_PROMPTS)
 
     # offline prediction: the drafter as vLLM 0.32 loads it
-    ck = open_checkpoint(DRAFT)
+    view = open_view(DRAFT)
     [place] = resolve("vllm==0.32.0")
     era, version = place.era, place.version
-    built = build_drafter(ck, model, model.config.num_hidden_layers, simulate(ck, era, version), "LlamaForCausalLM", "llama")
+    built = build_drafter(view, model, model.config.num_hidden_layers, simulate(view, era, version), "LlamaForCausalLM", "llama")
     assert built.refused is None
     pred = evaluate(model, built.model, prompts, built.boundaries, steps=K, max_new=NEW).summary
 

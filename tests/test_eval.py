@@ -15,10 +15,10 @@ pytest.importorskip("transformers")
 from conftest import run_cli  # noqa: E402
 from test_train import make_counting_target, tiny_args  # noqa: E402
 
-from specbridge.checkpoint.reader import open_checkpoint  # noqa: E402
 from specbridge.eval.load import build_drafter  # noqa: E402
 from specbridge.eval.run import evaluate  # noqa: E402
 from specbridge.model.drafter import KVCache  # noqa: E402
+from specbridge.view import open_view  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -148,7 +148,7 @@ def plain_tree(target, drafter, prompt, steps, topk, budget, max_new, boundaries
 
 def test_chain_equals_plain_loop(setup):
     target, _, out, prompts = setup
-    built = build_drafter(open_checkpoint(out), target, 8)
+    built = build_drafter(open_view(out), target, 8)
     k, max_new = 3, 20
     res = evaluate(target, built.model, prompts, built.boundaries, steps=k, max_new=max_new)
     total_acc = 0
@@ -163,7 +163,7 @@ def test_chain_equals_plain_loop(setup):
 
 def test_tree_equals_plain_loop(setup):
     target, _, out, prompts = setup
-    built = build_drafter(open_checkpoint(out), target, 8)
+    built = build_drafter(open_view(out), target, 8)
     steps, topk, budget, max_new = 3, 2, 5, 12
     res = evaluate(target, built.model, prompts, built.boundaries, steps=steps, topk=topk, draft_tokens=budget, max_new=max_new)
     chain = evaluate(target, built.model, prompts, built.boundaries, steps=steps, max_new=max_new)

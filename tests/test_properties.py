@@ -19,6 +19,7 @@ from specbridge.convert.run import execute
 from specbridge.layouts.canonical import describe
 from specbridge.layouts.table import LAYOUTS
 from specbridge.rules.check import check
+from specbridge.view import open_view
 
 NATIVE = {"speculators": "vllm", "sglang": "sglang==0.5.11", "vllm": "vllm", "trtllm": "trtllm", "eagle": "vllm"}
 
@@ -123,8 +124,7 @@ def test_every_layout_and_back(p, order):
         want_t, want_c = canonical(src)
         cur = src
         for i, layout in enumerate(order + ["vllm"]):
-            ck = open_checkpoint(cur)
-            plan = plan_conversion(ck, layout)
+            plan = plan_conversion(open_view(cur), layout)
             dst = Path(td) / f"{i}-{layout}"
             res = execute(plan, dst)
             assert res.problems == []
@@ -137,7 +137,7 @@ def test_every_layout_and_back(p, order):
                 assert got_c == want_c, (layout, got_c, want_c)
             engine = NATIVE.get(layout)
             if engine:
-                [r] = check(open_checkpoint(dst), engine, str(dst))
+                [r] = check(open_view(dst), engine, str(dst))
                 # convert claims to have fixed drops and misses for the layout's own engine
                 assert [t for t in r.report.tensors if t.status == "dropped"] == [] and r.report.missing == [], (layout, r.report.missing)
             cur = dst

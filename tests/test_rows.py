@@ -8,11 +8,11 @@ import ast
 
 import pytest
 
-from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.engines.expr import RowError, _parse, names
 from specbridge.engines.registry import ENGINES, FAMILY_RANGES, LAUNCHERS
 from specbridge.engines.simulate import ROW_NAMES, simulate
 from specbridge.engines.spec import DraftClass, Param
+from specbridge.view import open_view
 
 
 def _classes() -> list[tuple[str, DraftClass]]:
@@ -73,5 +73,5 @@ def test_a_typo_in_a_row_raises_naming_it_instead_of_evaluating_false(tmp_path):
     from conftest import STORY
 
     with pytest.raises(RowError, match="not_a_field"):
-        simulate(open_checkpoint(STORY), broken, "0.32.0")
-    simulate(open_checkpoint(STORY), era, "0.32.0")  # the table as written evaluates
+        simulate(open_view(STORY), broken, "0.32.0")
+    simulate(open_view(STORY), era, "0.32.0")  # the table as written evaluates

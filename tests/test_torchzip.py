@@ -20,6 +20,7 @@ from conftest import SPEC_TRAIN, run_cli
 
 from specbridge.checkpoint.errors import CheckpointError
 from specbridge.checkpoint.reader import open_checkpoint
+from specbridge.view import open_view
 
 torch = pytest.importorskip("torch")
 
@@ -264,7 +265,7 @@ def test_eval_builds_the_same_drafter_from_the_bin(twins):
 
     cfg = AutoConfig.from_pretrained(TINY_TARGET)
     target = AutoModelForCausalLM.from_config(cfg)
-    built = [build_drafter(open_checkpoint(d), target, cfg.num_hidden_layers) for d in twins]
+    built = [build_drafter(open_view(d), target, cfg.num_hidden_layers) for d in twins]
     sa, sb = (b.model.state_dict() for b in built)
     assert sa.keys() == sb.keys()
     for k in sa:  # exactly equal (parameters nothing fills are NaN in both)

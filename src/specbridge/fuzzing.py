@@ -81,19 +81,18 @@ def exercise(d: Path, engines: tuple[str, ...] = ("all",)) -> str:
     """Run the readers and checkers on `d`. Returns 'ok' or 'refused: …'; raises on a crash."""
     from .checkpoint.reader import open_checkpoint
     from .convert.plan import plan_conversion
-    from .layouts.canonical import describe
     from .rules.check import check
+    from .view import read_view
 
     try:
-        ck = open_checkpoint(d)
-        describe(ck)
+        view = read_view(open_checkpoint(d))
         for e in engines:
-            for res in check(ck, e, str(d)):
+            for res in check(view, e, str(d)):
                 res.to_json()
                 json.dumps(res.to_json())
         for layout in ("sglang", "speculators"):
             try:
-                plan_conversion(ck, layout)
+                plan_conversion(view, layout)
             except CheckpointError:
                 pass
         return "ok"
@@ -280,10 +279,11 @@ def render_eval_summary(d: Path) -> None:
     from .checkpoint.reader import open_checkpoint
     from .cli.eval_cmd import print_summary
     from .rules.check import check
+    from .view import read_view
 
     try:
         ck = open_checkpoint(d)
-        res = check(ck, "sglang==0.5.11", str(d))[0]
+        res = check(read_view(ck), "sglang==0.5.11", str(d))[0]
     except CheckpointError:
         return
     notes = [str((ck.config or {}).get("architectures")), *list(ck.tensors)[:8], *(f.message for f in res.findings)]

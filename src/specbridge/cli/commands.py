@@ -35,37 +35,37 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
     if shown is not None:
         return shown
     from ..checkpoint.reader import open_checkpoint  # after: a target's MTP head needs neither (~40 ms of imports)
-    from ..layouts.canonical import describe
+    from ..view import read_view
     from .guards import refuse_non_drafter
 
     try:
-        ckpt = open_checkpoint(path)
+        view = read_view(open_checkpoint(path))  # described once, for the guard and the output
     except CheckpointError as e:
         return fail(str(e))
-    if ckpt.hub is not None:  # a single file on the Hub is read here, not index-first
-        shown = inspect_after_open(path, ckpt, as_json)
+    if view.ckpt.hub is not None:  # a single file on the Hub is read here, not index-first
+        shown = inspect_after_open(path, view.ckpt, as_json)
         if shown is not None:
             return shown
-    d = describe(ckpt)
-    fam = refuse_non_drafter(ckpt, d, read_here=("eagle3", "dflash", "eagle"), what="inspect")
+    fam = refuse_non_drafter(view, read_here=("eagle3", "dflash", "eagle"), what="inspect")
     if fam.family.name != "eagle3":
         from ..families import dflash, eagle
 
         describe_family = {"dflash": dflash.geometry, "eagle": eagle.geometry}[fam.family.name]
-        return _inspect_family(ckpt, fam, describe_family(ckpt), as_json)
+        return _inspect_family(view, describe_family(view.ckpt), as_json)
     if as_json:
         from .jsonout import inspect_json
 
-        print_json("inspect", {"ok": True, **inspect_json(ckpt, d), "family": fam.to_json()})
+        print_json("inspect", {"ok": True, **inspect_json(view), "family": fam.to_json()})
     else:
         from . import render
 
-        render.print_inspect(ckpt, d, fam)
+        render.print_inspect(view)
     return 0
 
 
-def _inspect_family(ckpt, fam, geometry: dict, as_json: bool) -> int:
+def _inspect_family(view, geometry: dict, as_json: bool) -> int:
     """inspect for a family other than EAGLE-3: the family, its evidence, its own geometry, every tensor."""
+    ckpt, fam = view.ckpt, view.verdict
     tensors = [{"name": t.name, "dtype": t.dtype, "shape": list(t.shape), "bytes": t.nbytes} for t in ckpt.tensors.values()]
     if as_json:
         from ..checkpoint.hubref import hub_sources
@@ -177,8 +177,8 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
     """(checkpoint, target, results, engines not checked, family verdict, MTP head or None): a drafter read as the
     family its evidence shows, or a target's MTP head read from its index."""
     from ..checkpoint.reader import open_checkpoint
-    from ..layouts.canonical import describe
     from ..rules.check import check, check_family
+    from ..view import read_view
     from .guards import refuse_non_drafter
     from .mtp_check import check_mtp, mtp_index
 
@@ -188,16 +188,16 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
         if parent:
             raise CliError("--parent reads EAGLE-3 drafters; this is a target's MTP head")
         results, skipped, head, fam, view = check_mtp(idx, path, specs, tgt, lau)
-        return view, tgt, results, skipped, fam, head
-    ckpt = open_checkpoint(path)
-    fam = refuse_non_drafter(ckpt, describe(ckpt), read_here=("eagle3", "dflash", "eagle"), what="check")
+        return view.ckpt, tgt, results, skipped, fam, head
+    view = read_view(open_checkpoint(path))  # described once, for the guard, the rules and the simulation
+    fam = refuse_non_drafter(view, read_here=("eagle3", "dflash", "eagle"), what="check")
     if fam.family.name == "eagle3":
         par = open_checkpoint(parent) if parent else None
-        return ckpt, tgt, check(ckpt, specs, str(path), target=tgt, launch=lau, parent=par), [], fam, None
+        return view.ckpt, tgt, check(view, specs, str(path), target=tgt, launch=lau, parent=par), [], fam, None
     if parent:
         raise CliError(f"--parent reads EAGLE-3 drafters only so far; this is a {fam.family.title} drafter")
-    results, skipped = check_family(ckpt, specs, fam.family, str(path), target=tgt, launch=lau)
-    return ckpt, tgt, results, skipped, fam, None
+    results, skipped = check_family(view, specs, fam.family, str(path), target=tgt, launch=lau)
+    return view.ckpt, tgt, results, skipped, fam, None
 
 
 def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: int, draft_tokens: int | None, as_json: bool) -> int:
@@ -205,6 +205,8 @@ def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: in
     from ..engines.launch import LaunchError, build_launch, parse_launch
     from ..engines.registry import LAUNCHERS, EngineSpecError, resolve
     from ..rules.check import check
+    from ..view import read_view
+    from .guards import refuse_non_drafter
     from .targets import servable_target
 
     validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
@@ -226,7 +228,8 @@ def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: in
             cmd = build_launch(name, served, None, steps, topk, draft_tokens)
             lau = parse_launch(cmd)
             try:
-                results, _, _, _, ckpt = check_mtp(idx, path, engine, None, lau)
+                results, _, _, _, view = check_mtp(idx, path, engine, None, lau)
+                ckpt = view.ckpt
             except HeadOnly as e:  # refused like a check that found nothing it can run, with what the files say
                 return fail("; ".join([e.why, *(f"{f.code} {f.message}" for f in e.findings if f.severity == "error")]))
             if len(results) != 1:  # a bare engine name answers each of its MTP release ranges
@@ -239,12 +242,10 @@ def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: in
             drafter = engine_model_arg(path)  # a Hub id stays an id: the engine downloads it
             cmd = build_launch(name, served, drafter, steps, topk, draft_tokens)
             lau = parse_launch(cmd)
-            ckpt = open_checkpoint(path)
-            from ..layouts.canonical import describe
-            from .guards import refuse_non_drafter
-
-            refuse_non_drafter(ckpt, describe(ckpt), what="launch")
-            [res] = check(ckpt, engine, drafter, target=tgt, launch=lau)
+            view = read_view(open_checkpoint(path))
+            ckpt = view.ckpt
+            refuse_non_drafter(view, what="launch")
+            [res] = check(view, engine, drafter, target=tgt, launch=lau)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     errors = [f for f in res.findings if f.severity == "error"]

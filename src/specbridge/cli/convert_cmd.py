@@ -93,17 +93,17 @@ def make_plan(src: Path, to: str | None, engine: str | None, target, embed: str)
     from ..checkpoint.reader import open_checkpoint
     from ..convert.plan import ConvertError, plan_conversion
     from ..engines.registry import EngineSpecError
-    from ..layouts.canonical import describe
+    from ..view import read_view
     from .commands import fail
     from .guards import refuse_non_drafter
     from .targets import open_target_arg
 
     try:
-        ck = open_checkpoint(src)
-        refuse_non_drafter(ck, describe(ck), what="convert")
+        view = read_view(open_checkpoint(src))
+        refuse_non_drafter(view, what="convert")
         tgt = open_target_arg(target) if target else None
         tck = open_checkpoint(tgt.weights_dir) if (tgt and tgt.weights_dir) else None
-        return ck, tgt, plan_conversion(ck, to, engine, tgt, tck, embed)
+        return view.ckpt, tgt, plan_conversion(view, to, engine, tgt, tck, embed)
     except ConvertError as e:
         usage = ("unknown layout", "say what to convert", "convert writes for one")
         fail(str(e), 2 if any(u in str(e) for u in usage) else 1)

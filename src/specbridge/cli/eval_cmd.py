@@ -86,8 +86,8 @@ def eval_cmd(
     if plot is not None:
         output_file("--plot", plot)
     load_as = loadable_target(target)
-    ck = open_drafter(draft)
-    report, engine_json, findings = engine_view(ck, engine)
+    view = open_drafter(draft)
+    report, engine_json, findings = engine_view(view, engine)
     if report is not None and report.errors:  # check says the engine raises (L003–L006): nothing to measure
         say_version_findings(findings)
         return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
@@ -99,7 +99,7 @@ def eval_cmd(
     torch.set_num_threads(threads)
     device = pick_device(torch, device)
     model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
-    built = build_engine_drafter(ck, model, report, algorithm)
+    built = build_engine_drafter(view, model, report, algorithm)
     built.model.to(device=device, dtype=getattr(torch, dtype))  # target and drafter in the same precision, as served
     if built.refused:
         return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
@@ -121,23 +121,24 @@ def eval_cmd(
         "dtype": dtype,
     }
     return report_result(
-        ck, draft, tpath, res.to_json(engine_json, extra), engine_json, built.notes, steps, topk, fail_under, plot, as_json
+        view.ckpt, draft, tpath, res.to_json(engine_json, extra), engine_json, built.notes, steps, topk, fail_under, plot, as_json
     )
 
 
 def open_drafter(draft: Path):
+    """The drafter described once (view.py), for the guard, check and the model built from it; or a refusal."""
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.reader import open_checkpoint
-    from ..layouts.canonical import describe
+    from ..view import read_view
     from .commands import fail
     from .guards import refuse_non_drafter
 
     try:
-        ck = open_checkpoint(draft)
+        view = read_view(open_checkpoint(draft))
     except CheckpointError as e:
         fail(str(e))
-    refuse_non_drafter(ck, describe(ck), what="eval")
-    return ck
+    refuse_non_drafter(view, what="eval")
+    return view
 
 
 def load_target_or_fail(target: str, torch_dtype, device: str):
@@ -150,7 +151,7 @@ def load_target_or_fail(target: str, torch_dtype, device: str):
         fail(str(e))
 
 
-def engine_view(ck, engine: str | None) -> tuple:
+def engine_view(view, engine: str | None) -> tuple:
     """(the engine version's simulated load, its JSON summary, check's findings for it) — the very run
     `check --engine` makes, so eval and check agree — or (None, None, []) for the drafter as trained."""
     if not engine:
@@ -165,7 +166,7 @@ def engine_view(ck, engine: str | None) -> tuple:
         fail(str(e))
     if len(places) != 1:
         fail(f"--engine {engine} names {len(places)} engine versions; eval answers for one (NAME==VERSION)")
-    [res] = check(ck, engine)
+    [res] = check(view, engine)
     report = res.report
     summary = {
         "name": report.engine,
@@ -196,12 +197,12 @@ def refusal(report, findings: list) -> str:
     return f"{report.engine} {report.version} refuses to load it{named}: {report.errors[0]}"
 
 
-def build_engine_drafter(ck, model, report, algorithm: str):
+def build_engine_drafter(view, model, report, algorithm: str):
     from ..eval.load import build_drafter
 
     text = model.config.get_text_config()
     arch = (model.config.architectures or [None])[0]
-    return build_drafter(ck, model, text.num_hidden_layers, report, arch, text.model_type, algorithm)
+    return build_drafter(view, model, text.num_hidden_layers, report, arch, text.model_type, algorithm)
 
 
 def report_refusal(refused: str, engine_json: dict | None, findings: list, notes: list[str], as_json: bool) -> int:

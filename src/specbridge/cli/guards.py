@@ -27,16 +27,15 @@ def full_lm_reason(ckpt, d) -> str | None:
     )
 
 
-def refuse_non_drafter(ckpt, d, read_here: tuple[str, ...] = ("eagle3",), what: str = "this command"):
-    """The checkpoint's drafter family (families/detect.py), or a one-line refusal (exit 2) saying what was seen:
-    a full model, no known family, evidence that fits two families, a family specbridge does not model, or one
-    `what` does not read (`read_here`). A checkpoint is never read as a family its evidence does not show."""
-    why = full_lm_reason(ckpt, d)
+def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str = "this command"):
+    """The checkpoint's drafter family (the view's verdict, families/detect.py), or a one-line refusal (exit 2)
+    saying what was seen: a full model, no known family, evidence that fits two families, a family specbridge
+    does not model, or one `what` does not read (`read_here`). A checkpoint is never read as a family its
+    evidence does not show."""
+    ckpt, v = view.ckpt, view.verdict
+    why = full_lm_reason(ckpt, view.drafter)
     if why:
         raise CliError(f"{ckpt.root}: looks like {why}; pass a drafter here (and a target as --target)")
-    from ..families.detect import detect_family
-
-    v = detect_family(ckpt.config, {n: t.shape for n, t in ckpt.tensors.items()}, str(ckpt.root))
     ev = "; ".join(v.evidence)
     if v.candidates:
         raise CliError(f"{ckpt.root}: the evidence fits {' and '.join(v.candidates)} equally ({ev}); not read as either")

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from ..checkpoint.hubref import hub_sources
-from ..checkpoint.reader import Checkpoint
 from ..layouts.canonical import Drafter
+from ..view import CheckpointView
 
 
 def canonical_name(d: Drafter, name: str) -> str | None:
     return next((c for c, s in d.source_names.items() if s == name), None)
 
 
-def inspect_json(ckpt: Checkpoint, d: Drafter) -> dict:
+def inspect_json(view: CheckpointView) -> dict:
+    ckpt, d = view.ckpt, view.drafter
     return {
         "path": str(ckpt.root),
         "storage": ckpt.storage,

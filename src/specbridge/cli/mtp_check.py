@@ -11,6 +11,7 @@ from ..families.detect import detect_family
 from ..families.mtp import head_of
 from ..families.mtp_view import index_keys, mtp_view
 from ..families.table import BY_NAME
+from .mtp_inspect import mtp_family
 
 
 def mtp_index(path, forced: bool) -> TargetIndex | None:
@@ -25,8 +26,7 @@ def mtp_index(path, forced: bool) -> TargetIndex | None:
         if forced:
             raise CheckpointError(str(path), "--mtp reads a safetensors target (config.json and its index or model.safetensors)")
         return None
-    v = detect_family(idx.config, dict.fromkeys(idx.weight_map, ()))
-    return idx if forced or (v.family is not None and v.family.name == "mtp") else None
+    return idx if forced or mtp_family(idx.config, idx.weight_map) is not None else None
 
 
 class HeadOnly(Exception):
@@ -39,14 +39,18 @@ class HeadOnly(Exception):
 
 
 def check_mtp(idx: TargetIndex, path, specs, target, launch):
-    """(results, skipped, head, verdict, the head as a checkpoint) of the MTP head's check on every requested engine
-    version; HeadOnly when none of them models the head's class."""
+    """(results, skipped, head, verdict, the head as a CheckpointView) of the MTP head's check on every requested
+    engine version; HeadOnly when none of them models the head's class."""
     from ..engines.registry import NotModelled
+    from ..engines.simulate import checkpoint_facts
+    from ..layouts.canonical import describe
     from ..rules.check import check_family
+    from ..view import CheckpointView
 
     head = head_of(idx)
-    view = mtp_view(idx, head)
-    verdict = detect_family(idx.config, dict.fromkeys(idx.weight_map, ()))
+    ckpt = mtp_view(idx, head)
+    verdict = detect_family(idx.config, dict.fromkeys(idx.weight_map, ()))  # the target's, from its whole index
+    view = CheckpointView(ckpt, verdict, describe(ckpt), checkpoint_facts(ckpt))  # described once, handed down
     try:
         results, skipped = check_family(view, specs, BY_NAME["mtp"], str(path), target=target, launch=launch, mtp=head)
     except NotModelled as e:
@@ -56,11 +60,10 @@ def check_mtp(idx: TargetIndex, path, specs, target, launch):
 
 def head_findings(view, head, path: str) -> list:
     """The rules that read the files alone (announced vs shipped layers, whole layers), run once."""
-    from ..layouts.canonical import describe
     from ..rules.context import Context
     from ..rules.registry import CHECKPOINT, run
 
-    return run(CHECKPOINT, Context(view, describe(view), path=path, family="mtp", mtp=head))
+    return run(CHECKPOINT, Context(view, path=path, family="mtp", mtp=head))
 
 
 def print_head_only(e: HeadOnly, as_json: bool) -> int:

@@ -8,13 +8,18 @@ from collections import Counter
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.index import TargetIndex, index_first_or_none, read_target_index
 from ..families.detect import FamilyVerdict, detect_family
-from ..families.mtp import PARTS, MtpHead, head_of, mtp_shapes
+from ..families.mtp import PARTS, MtpHead, find_mtp_head, head_of, mtp_shapes
 from ..families.mtp_view import index_keys
 from .contract import print_json
 
 
 def mtp_family(config: dict, names) -> FamilyVerdict | None:
-    """The family verdict when the evidence says MTP (names only: shapes are not read for it), else None."""
+    """The family verdict when the evidence says MTP (names only: shapes are not read for it), else None. A checkpoint
+    with no MTP head announced or named (every drafter) is answered without the detector, which the drafter's own
+    reading runs once, later."""
+    head = find_mtp_head(config, names)
+    if not (head.announced or head.layers):
+        return None
     v = detect_family(config, dict.fromkeys(names, ()))
     return v if v.family is not None and v.family.name == "mtp" else None
 

@@ -7,8 +7,9 @@ from rich.table import Table
 from ..checkpoint.reader import Checkpoint
 from ..display import markup_safe as esc
 from ..engines.simulate import Fate, Fill, LoadReport
-from ..layouts.canonical import Drafter, layout_label
+from ..layouts.canonical import layout_label
 from ..rules.check import CheckResult
+from ..view import CheckpointView
 from .console import make_console
 from .jsonout import canonical_name as _canon
 
@@ -53,10 +54,10 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def print_inspect(ckpt: Checkpoint, d: Drafter, fam=None) -> None:
+def print_inspect(view: CheckpointView) -> None:
+    ckpt, d, fam = view.ckpt, view.drafter, view.verdict
     console.print(f"[bold]{esc(ckpt.root)}[/]  ({esc(ckpt.storage)}, {len(ckpt.weight_files)} file(s))")
-    if fam is not None:
-        console.print(f"family: [bold]{esc(fam.family.title)}[/] ({esc('; '.join(fam.evidence))})")
+    console.print(f"family: [bold]{esc(fam.family.title)}[/] ({esc('; '.join(fam.evidence))})")
     console.print(f"layout: [bold]{esc(layout_label(d))}[/]  architecture: {esc(d.architecture)}")
     for e in d.evidence:
         console.print(f"  evidence: {esc(e)}")

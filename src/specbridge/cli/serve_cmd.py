@@ -36,10 +36,10 @@ def serve_cmd(
     from ..bench.watchdog import log_lines, watch
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.hub import engine_model_arg
-    from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError, build_launch, parse_launch, with_interpreter
     from ..engines.registry import SERVERS, EngineSpecError, engine_name
     from ..rules.check import check
+    from ..view import open_view
     from .commands import fail, validate_draft_shape
     from .paths import executable, output_file
     from .targets import servable_target
@@ -64,7 +64,7 @@ def serve_cmd(
         else:
             cmd = build_launch(name, served, engine_model_arg(path), steps, topk, draft_tokens, ["--port", str(port), *extra])
         lau = parse_launch(cmd)
-        [res] = check(open_checkpoint(path), engine, str(path), target=tgt, launch=lau)
+        [res] = check(open_view(path), engine, str(path), target=tgt, launch=lau)
     except (CheckpointError, EngineSpecError, LaunchError) as e:
         return fail(str(e))
     if not res.ok:
@@ -203,9 +203,9 @@ def register_sweep(app: typer.Typer) -> None:
         from ..bench.sweep import Setting, best_per_concurrency, format_table, plot_sweep, run_sweep, sweep_table
         from ..checkpoint.errors import CheckpointError
         from ..checkpoint.hub import engine_model_arg
-        from ..checkpoint.reader import open_checkpoint
         from ..engines.registry import SERVERS, EngineSpecError, engine_name
         from ..rules.check import check
+        from ..view import open_view
         from .commands import fail, validate_draft_shape
         from .contract import EXIT_FINDINGS, error_object, print_json
         from .paths import executable, input_file, output_dir, output_file
@@ -236,7 +236,7 @@ def register_sweep(app: typer.Typer) -> None:
                 raise typer.Exit(fail(f"sweep starts {' and '.join(SERVERS)} servers; not {name}"))
             target, _ = servable_target(target)
             draft = engine_model_arg(path)
-            [res] = check(open_checkpoint(path), engine, str(path))
+            [res] = check(open_view(path), engine, str(path))
         except (CheckpointError, EngineSpecError) as e:
             raise typer.Exit(fail(str(e))) from None
         if not res.ok:

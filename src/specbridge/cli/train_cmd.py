@@ -61,11 +61,11 @@ def train_command(**options) -> None:
         return
     if report and layout != "speculators":
         # the trainer writes the canonical (speculators) layout; every other layout goes through convert
-        from ..checkpoint.reader import open_checkpoint
         from ..convert.plan import plan_conversion
         from ..convert.run import execute
+        from ..view import open_view
 
-        res = execute(plan_conversion(open_checkpoint(out), layout), None, in_place=True, backup=False)
+        res = execute(plan_conversion(open_view(out), layout), None, in_place=True, backup=False)
         if res.problems:
             raise typer.BadParameter(f"conversion to {layout} failed verification: {res.problems[:2]}")
         typer.echo(f"wrote the {layout} layout in place ({res.method})")

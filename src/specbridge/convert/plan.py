@@ -13,9 +13,10 @@ from ..checkpoint.values import int_values
 from ..checkpoint.write import OutTensor
 from ..engines.capture import engine_capture
 from ..engines.registry import resolve
-from ..layouts.canonical import Drafter, describe
+from ..layouts.canonical import Drafter
 from ..layouts.embedding import embed_stats
 from ..layouts.table import LAYOUTS, Layout, to_layout
+from ..view import CheckpointView
 from .configs import canon_config, write_config
 
 # which engine a layout is checked against after writing
@@ -103,7 +104,7 @@ def _aux_ids_for_engine(boundaries: list[int], engine: str, version: str, target
 
 
 def plan_conversion(
-    src: Checkpoint,
+    view: CheckpointView,
     to: str | None = None,
     engine: str | None = None,
     target: TargetInfo | None = None,
@@ -111,8 +112,9 @@ def plan_conversion(
     embed: str = "keep",
 ) -> Plan:
     """Every step of a conversion, decided before a byte is written: the destination layout, then the
-    vocab maps, the embedding, every tensor's new name, the head, and the config."""
-    d = describe(src)
+    vocab maps, the embedding, every tensor's new name, the head, and the config. `view`: the source described
+    once (view.read_view)."""
+    src, d = view.ckpt, view.drafter
     layout, engine_label, era_version = destination(d, to, engine)
     refuse_impossible(src, d, layout, target)
     canon = canon_config(d)

@@ -309,9 +309,9 @@ def _verify_renamed_header(wfile: Path, src: Checkpoint, renames: dict[str, str]
 def post_check(plan: Plan, dst: Path, target=None):
     """Re-open what was written and run `check` for the engine the conversion was for."""
     from ..rules.check import check
+    from ..view import read_view
 
     engine = plan.engine or LAYOUT_ENGINE.get(plan.layout.name)
     if engine is None:
         return None, None
-    ck = open_checkpoint(dst)
-    return engine, check(ck, engine, str(dst), target=target)
+    return engine, check(read_view(open_checkpoint(dst)), engine, str(dst), target=target)

@@ -6,12 +6,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..checkpoint.reader import Checkpoint
-from ..layouts.canonical import flat_config
 from .expr import ExprError, RowError, evaluate
 from .spec import DraftClass, Era, FamilyRange, Param, Step
+
+if TYPE_CHECKING:  # the view imports checkpoint_facts from here
+    from ..view import CheckpointView
 
 
 class _Word(str, Enum):
@@ -291,12 +293,13 @@ class Dispatched(NamedTuple):
     assumptions: list[str]
 
 
-def dispatch(config: dict, era: Era, family: FamilyRange | None = None) -> Dispatched:
-    """Which class this engine version builds for `config`, and the config view it reads: the era's EAGLE-3
-    dispatch, or the family row's (`family`) for a drafter of another family.
+def dispatch(view: CheckpointView, era: Era, family: FamilyRange | None = None) -> Dispatched:
+    """Which class this engine version builds for the checkpoint's config, and the config view it reads: the
+    era's EAGLE-3 dispatch, or the family row's (`family`) for a drafter of another family.
 
     When the engine cannot dispatch, we still simulate with the family's main class over our flat view
-    of the config, so the next problem shows in the same run (and say so)."""
+    of the config (`view.flat`, flattened once), so the next problem shows in the same run (and say so)."""
+    config = view.ckpt.config or {}
     d = family.dispatch if family else era.dispatch
     classes = family.classes if family else era.classes
     assumptions: list[str] = []
@@ -314,31 +317,30 @@ def dispatch(config: dict, era: Era, family: FamilyRange | None = None) -> Dispa
             if d.speculators_refusal:
                 msg = d.speculators_refusal.format(archs=archs, arch=arch)
             assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
-            view = {k: v for k, v in flat_config(config).items() if not (k == "target_hidden_size" and v is None)}
-            return Dispatched(fallback, False, msg, view, "flattened (assumed)", assumptions)
+            return Dispatched(fallback, False, msg, _without_null_target_hidden(view.flat), "flattened (assumed)", assumptions)
         missing = [p for p in d.speculators_required if _lookup(config, p)[1] in (None, "", {}, [])]
         if missing:
             msg = f"ValueError: Invalid speculators config structure: missing {', '.join(missing)}"
             assumptions.append(f"simulated with {fallback.name} over the flattened config")
-            return Dispatched(fallback, False, msg, flat_config(config), "flattened (assumed)", assumptions)
+            return Dispatched(fallback, False, msg, dict(view.flat), "flattened (assumed)", assumptions)
         tlc = config.get("transformer_layer_config") or {}
         mt = tlc.get("model_type") if isinstance(tlc, dict) else None
         target_arch = d.speculators_arch_by_model_type.get(mt) if isinstance(mt, str) else None
         # the translation copies target_hidden_size only when it is not null (vllm speculators/algos.py update_eagle3,
         # every release from 0.10.1): a null never reaches the class
-        view = {k: v for k, v in flat_config(config).items() if not (k == "target_hidden_size" and v is None)}
+        translated = _without_null_target_hidden(view.flat)
         for k, v in d.speculators_defaults.items():
-            if view.get(k) is None:
-                view[k] = v
+            if translated.get(k) is None:
+                translated[k] = v
         if target_arch is None:
             msg = f"ValueError: Unsupported model_type {mt!r} for Eagle3 speculator"
             assumptions.append(f"simulated with {fallback.name}")
-            return Dispatched(fallback, False, msg, view, "speculators → flat (translated)", assumptions)
+            return Dispatched(fallback, False, msg, translated, "speculators → flat (translated)", assumptions)
         cls_name = d.registry.get(target_arch, target_arch)
         if cls_name not in classes:
             assumptions.append(f"{target_arch} is not modelled; simulated with {fallback.name}")
-            return Dispatched(fallback, True, None, view, "speculators → flat (translated)", assumptions)
-        return Dispatched(classes[cls_name], True, None, view, "speculators → flat (translated)", assumptions)
+            return Dispatched(fallback, True, None, translated, "speculators → flat (translated)", assumptions)
+        return Dispatched(classes[cls_name], True, None, translated, "speculators → flat (translated)", assumptions)
 
     if "*" in d.registry:  # the engine builds one class whatever the architecture says
         return Dispatched(classes[d.registry["*"]], True, None, dict(config), "config.json as written", assumptions)
@@ -359,15 +361,19 @@ def dispatch(config: dict, era: Era, family: FamilyRange | None = None) -> Dispa
     return Dispatched(classes[cls_name], True, None, dict(config), "config.json as written", assumptions)
 
 
-def simulate(ckpt: Checkpoint, era: Era, version: str, family: FamilyRange | None = None) -> LoadReport:
+def _without_null_target_hidden(flat: dict) -> dict:
+    """The flat config as a translating engine passes it on: a copy, without a null target_hidden_size."""
+    return {k: v for k, v in flat.items() if not (k == "target_hidden_size" and v is None)}
+
+
+def simulate(view: CheckpointView, era: Era, version: str, family: FamilyRange | None = None) -> LoadReport:
     """The engine version's load of this checkpoint: dispatch, then the config namespace the class is
     built from, then every checkpoint tensor's fate, then every parameter's fill. `family`: the engine's row
     for a drafter family other than EAGLE-3 that covers this version."""
-    config = ckpt.config or {}
-    dis = dispatch(config, era, family)
-    ns, errors = namespace(dis, ckpt)
+    dis = dispatch(view, era, family)
+    ns, errors = namespace(dis, view.facts)
     params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
-    fates, filled, mismatched = tensor_fates(ckpt, dis.cls, params, ns, errors)
+    fates, filled, mismatched = tensor_fates(view.ckpt, dis.cls, params, ns, errors)
     fills = param_fills(dis.cls, params, filled, fates)
     # the loader's own checks run after every tensor went through it (only in a class the engine built), and the
     # first that raises is the one seen
@@ -429,10 +435,10 @@ def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
 ROW_NAMES = ("has_embed", "has_head", "has_d2t", "has_mask_hidden", "has_mask_file", "i", "j")
 
 
-def namespace(dis: Dispatched, ckpt: Checkpoint) -> tuple[dict, list[str]]:
+def namespace(dis: Dispatched, facts: dict[str, bool]) -> tuple[dict, list[str]]:
     """The values the class's shape and `when` expressions read (config fields as the engine reads them,
-    derived sizes, what the checkpoint holds), and what the engine raises while building the class."""
-    ns, errors = _resolve_fields(dis.cls, dis.view, checkpoint_facts(ckpt))
+    derived sizes, what the checkpoint holds: `facts`), and what the engine raises while building the class."""
+    ns, errors = _resolve_fields(dis.cls, dis.view, facts)
     if dis.message:
         errors.insert(0, dis.message)
     errors.extend(r.message for r in dis.cls.raises if _when(r.when, ns))

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 
 import torch
 
-from ..checkpoint.reader import Checkpoint
 from ..checkpoint.target import rope_of
 from ..convert.configs import canon_config
 from ..engines.capture import default_boundaries, engine_capture
 from ..engines.simulate import BUFFER, LOADED, P_SHARED, LoadReport
-from ..layouts.canonical import Drafter, describe
+from ..layouts.canonical import Drafter
 from ..model.drafter import DrafterConfig, Eagle3Drafter
+from ..view import CheckpointView
 
 TORCH_DTYPE = {
     "BF16": torch.bfloat16,
@@ -50,7 +50,7 @@ def _engine_reads_nbr(report: LoadReport) -> bool:
 
 
 def build_drafter(
-    ckpt: Checkpoint,
+    view: CheckpointView,
     target_model,
     num_layers: int,
     report: LoadReport | None = None,
@@ -59,7 +59,7 @@ def build_drafter(
     algorithm: str = "EAGLE3",
     seed: int = 0,
 ) -> Built:
-    d: Drafter = describe(ckpt)
+    d: Drafter = view.drafter
     canon = canon_config(d)
     cfg = d.cfg
     H = d.hidden_size or d.cfg_hidden_size

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..checkpoint.reader import Checkpoint
 from ..engines.registry import NotModelled, Placement, family_places, family_rows, resolve
 from ..engines.simulate import LoadReport, simulate
-from ..layouts.canonical import Drafter, describe
+from ..layouts.canonical import Drafter
 from ..layouts.embedding import embed_stats
+from ..view import CheckpointView
 from .context import Context
 from .findings import ERROR, Finding
 from .registry import CHECKPOINT, ENGINE, in_catalogue_order, run
@@ -57,28 +57,27 @@ class CheckResult:
 
 
 def check(
-    ckpt: Checkpoint, engine: str, path_label: str | None = None, target=None, launch=None, parent=None, family=None
+    view: CheckpointView, engine: str, path_label: str | None = None, target=None, launch=None, parent=None, family=None
 ) -> list[CheckResult]:
     """Simulate each engine version's load, then run the rule registry: the rules that name no engine
     once per checkpoint (reading a 1.6 M-entry t2d or sampling the embedding once, not per era), the
-    others once per engine version."""
+    others once per engine version. `view` (view.read_view) is the checkpoint described once; `family`
+    other than EAGLE-3 checks it as that family (check_family)."""
     if family is not None and family.name != "eagle3":
-        return check_family(ckpt, engine, family, path_label, target=target, launch=launch)[0]
-    drafter = describe(ckpt)
-    base = Context(
-        ckpt, drafter, target=target, launch=launch, path=path_label or str(ckpt.root), parent=parent, embed=embed_stats(drafter, target)
-    )
+        return check_family(view, engine, family, path_label, target=target, launch=launch)[0]
+    ckpt, drafter = view.ckpt, view.drafter
+    base = Context(view, target=target, launch=launch, path=path_label or str(ckpt.root), parent=parent, embed=embed_stats(drafter, target))
     shared = run(CHECKPOINT, base)
     out = []
     for place in resolve(engine):
-        ctx = replace(base, rep=simulate(ckpt, place.era, place.version), place=place)
+        ctx = replace(base, rep=simulate(view, place.era, place.version), place=place)
         findings = in_catalogue_order(shared + run(ENGINE, ctx))
         out.append(CheckResult(drafter, ctx.rep, findings, ctx.aux.table() if ctx.aux else None, place))
     return out
 
 
 def check_family(
-    ckpt: Checkpoint, engine: str, family, path_label: str | None = None, target=None, launch=None, mtp=None
+    view: CheckpointView, engine: str, family, path_label: str | None = None, target=None, launch=None, mtp=None
 ) -> tuple[list[CheckResult], list[str]]:
     """`check` for a drafter of a family other than EAGLE-3 (families/table.py): each requested engine version
     is answered by that engine's row for the family (engines/*.py FAMILY_RANGES), with the rules that hold for
@@ -86,11 +85,11 @@ def check_family(
     because no row models the family there. An engine version whose release has no class for the family is
     answered with the class of the first release that has one, not dispatched (L005 says which release)."""
     places, skipped = family_places(engine, family.name, family.title)
-    drafter = describe(ckpt)
-    drafter.layout, drafter.layout_candidates = family.name, [family.name]  # its family, not an EAGLE-3 producer layout
-    archs = (ckpt.config or {}).get("architectures")
-    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
-    base = Context(ckpt, drafter, target=target, launch=launch, path=path_label or str(ckpt.root), family=family.name, mtp=mtp)
+    # its family, not an EAGLE-3 producer layout (a copy: the view's description stays as described)
+    drafter = replace(view.drafter, layout=family.name, layout_candidates=[family.name])
+    view = replace(view, drafter=drafter)
+    arch = drafter.architecture
+    base = Context(view, target=target, launch=launch, path=path_label or str(view.ckpt.root), family=family.name, mtp=mtp)
     shared = run(CHECKPOINT, base)
     out = []
     unmodelled = []
@@ -102,7 +101,7 @@ def check_family(
         # the era shown is the family's own range, not the EAGLE-3 loader era the release falls in
         span = f"{row.first}–{row.last}" if row.last else f"{row.first}+"
         era = replace(fp.place.era, name=f"{family.name} {span}" + ("" if fp.row else " (not in it)"))
-        rep = simulate(ckpt, era, fp.place.version, row)
+        rep = simulate(view, era, fp.place.version, row)
         if fp.row is None:
             msg = f"{rep.engine} {rep.version} has no {family.title} drafter class (the first release with one is {fp.first})"
             rep.dispatched, rep.dispatch_message = False, msg

@@ -1,5 +1,5 @@
-"""What every rule reads: the checkpoint, its canonical description, the target, the launch line and —
-for engine rules — the simulated load of one engine version. Values several rules share (the vocab
+"""What every rule reads: the checkpoint and its canonical description (one view, described once), the target,
+the launch line and — for engine rules — the simulated load of one engine version. Values several rules share (the vocab
 maps, the aux-layer resolution) are derived here once per context, declared as properties."""
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ from ..engines.registry import Placement
 from ..engines.simulate import LoadReport
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import EmbedStats
+from ..view import CheckpointView
 
 
 @dataclass
 class Context:
-    ckpt: Checkpoint
-    d: Drafter
+    view: CheckpointView  # the checkpoint described once (view.read_view)
     rep: LoadReport | None = None  # None for the rules that name no engine (run once per checkpoint)
     place: Placement | None = None  # how the engine version was placed (R rules)
     target: TargetInfo | None = None
@@ -35,6 +35,15 @@ class Context:
     embed: EmbedStats | None = None  # sampled once per checkpoint
     family: str = "eagle3"  # the drafter family its evidence shows (families/detect.py)
     mtp: object | None = None  # the MTP head a target carries (families/mtp.py MtpHead), for family "mtp"
+
+    @property
+    def ckpt(self) -> Checkpoint:
+        return self.view.ckpt
+
+    @property
+    def d(self) -> Drafter:
+        """The canonical description (layout, geometry, the flat config as `d.cfg`)."""
+        return self.view.drafter
 
     @property
     def eng(self) -> str:
