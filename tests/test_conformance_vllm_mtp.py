@@ -238,6 +238,7 @@ def record(got: dict, paths: dict[str, str]) -> dict:
 
 
 _RUNS: dict[str, dict[str, dict]] = {}
+_PATHS: dict[str, dict[str, Path]] = {}
 
 
 def run_release(release: str, root: Path) -> dict[str, dict]:
@@ -255,6 +256,7 @@ def run_release(release: str, root: Path) -> dict[str, dict]:
     (root / "cases.json").write_text(json.dumps(spec))
     results = _harness(release, "load", "--cases", str(root / "cases.json"))
     _RUNS[release] = {name: record(r, paths) for name, r in zip(CASES, results)}
+    _PATHS[release] = {name: Path(c["target"]) for name, c in zip(CASES, spec)}
     return _RUNS[release]
 
 
@@ -311,3 +313,87 @@ def test_engine_serves_mtp_and_accepts_with_zero_norms(tmp_path_factory):
     assert res["tokens"] == [0] * 8, res
     drafts = res["spec"]["vllm:spec_decode_num_draft_tokens"]
     assert drafts > 0 and res["spec"]["vllm:spec_decode_num_accepted_tokens"] == drafts, res
+
+
+# --- specbridge's rows against what vLLM did, case by case -------------------------------------------------------
+# what this CPU cannot build or run (not a loader fact): MLA on 0.27.0, FP8 kernels, Qwen3-Next's conv1d on 0.29.0
+CPU_LIMITS = ("MLA is not supported on CPU", "Failed to find a kernel", "static_scaled_fp8_quant", "causal_conv1d")
+SCALE = re.compile(r"\.(weight_scale|k_scale|v_scale|q_scale|prob_scale|input_scale)$")
+
+
+def _predict(path: Path, release: str, k: int):
+    from specbridge.cli.mtp_check import check_mtp, mtp_index
+    from specbridge.engines.launch import parse_launch
+
+    line = f"vllm serve {path} --speculative-config '{json.dumps({'method': 'mtp', 'num_speculative_tokens': k})}'"
+    results, *_ = check_mtp(mtp_index(path, True), path, [f"vllm=={release}"], None, parse_launch(line))
+    return results[0]
+
+
+def _names(message: str) -> set[str]:
+    m = UNINITIALIZED.search(message)
+    return {n.strip("'") for n in m.group(2).split(", ")} if m else set()
+
+
+def agreement(case: str, obs: dict, res) -> list[str]:
+    """What differs between the rows' prediction and the engine's outcome for one case (empty: they agree)."""
+    rep, diffs = res.report, []
+    raised = obs["raised"] or ""
+    if any(w in raised for w in CPU_LIMITS) and not obs["params"]:
+        return []  # nothing was built on this CPU: no loader fact to compare
+    if obs["stage"] == "config":
+        m5 = [f.message for f in res.findings if f.code == "M005" and f.severity == "error"]
+        return [] if m5 and raised.split(", ")[-1].split("must be divisible")[-1] in m5[0] else [f"config raise {raised!r} vs M005 {m5}"]
+    load_raise = raised if obs["stage"] == "load" and not any(w in raised for w in CPU_LIMITS) else ""
+    ours = rep.errors[0] if rep.errors else ""
+    if bool(load_raise) != bool(ours) or (load_raise and load_raise.split(":")[0] != ours.split(":")[0]):
+        return [f"raise: engine {load_raise!r} vs rows {ours!r}"]
+    if load_raise.startswith("ValueError: Following weights") and _names(load_raise) != _names(ours.replace("{", "{'", 1)):
+        ours_names = set(ours.split("{", 1)[1].rstrip("}").split(", "))
+        if _names(load_raise) != ours_names:
+            diffs.append(f"not-initialized names: engine {sorted(_names(load_raise))} vs rows {sorted(ours_names)}")
+    if load_raise.startswith("ValueError: MTP speculative decoding layer") and load_raise != ours:
+        diffs.append(f"completeness: engine {load_raise!r} vs rows {ours!r}")
+    if load_raise:
+        return diffs  # the load stopped: what it left is the order of the tensors, not a row fact
+    fates = {p.name: p.status for p in rep.params}
+    for name, state in obs["params"].items():
+        if SCALE.search(name):
+            continue
+        group = next((g for g in fates if g.endswith("*") and name.startswith(g[:-1])), None)
+        if name in fates:
+            ok = {"loaded": ("loaded", "shared-from-target"), "init": ("missing", "shared-from-target")}.get(state, ())
+            if fates[name] not in ok:
+                diffs.append(f"{name}: engine {state} vs rows {fates[name]}")
+        elif group is None:
+            diffs.append(f"{name}: no row parameter")
+    for g in (g for g in fates if g.endswith("*")):
+        engine_filled = any(
+            n.startswith(g[:-1]) and n not in fates and v == "loaded" and not SCALE.search(n) for n, v in obs["params"].items()
+        )
+        if engine_filled != (fates[g] == "loaded"):
+            diffs.append(f"{g}: engine {'filled' if engine_filled else 'empty'} vs rows {fates[g]}")
+    scales_at_init = any(SCALE.search(n) and n.endswith("weight_scale") and v == "init" for n, v in obs["params"].items())
+    m4 = any(f.code == "M004" and f.severity == "error" for f in res.findings)
+    if scales_at_init != m4:
+        diffs.append(f"quantization: engine scales at init {scales_at_init} vs M004 {m4}")
+    return diffs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("release", RELEASES)
+def test_rows_predict_what_vllm_did(release, tmp_path_factory):
+    """For every case the real loader ran on this release, `specbridge check TARGET --engine vllm==RELEASE` with the
+    case's launch line predicts it: the first error (not-initialized names, the completeness check, the steps
+    divisibility), every MTP parameter the engine loaded or left at init, the decoder block, and whether the target's
+    quantization left the head's scales unwritten (M004)."""
+    why = _ready(release)
+    if why:
+        pytest.skip(why)
+    got = run_release(release, tmp_path_factory.getbasetemp())
+    diffs = {}
+    for name, obs in got.items():
+        d = agreement(name, obs, _predict(_PATHS[release][name], release, CASES[name][3]))
+        if d:
+            diffs[name] = d
+    assert not diffs, json.dumps(diffs, indent=1)

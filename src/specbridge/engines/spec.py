@@ -380,6 +380,9 @@ class QuantSkip:
     # how the engine renames the list's entries before matching (substring old -> new; SGLang 0.5.10's NextN mapper)
     entry_rename: tuple[str, str] | None = None
     everything: bool = False  # the engine builds these modules unquantized whatever the list says
+    # fused modules the class matches by their own name ((fused, its shards)): a class without packed_modules_mapping
+    # builds qkv_proj quantized even when q_proj, k_proj and v_proj are each listed
+    fused_by_name: tuple[tuple[str, tuple[str, ...]], ...] = ()
     # a scale or packed tensor name only a quantized module reads
     scale_words: tuple[str, ...] = ("weight_scale", "weight_scale_inv", "input_scale", "weight_packed", "qweight", "scales")
 

@@ -972,6 +972,7 @@ SPEC_CFG = "vllm/config/speculative.py (SpeculativeConfig.hf_config_override: th
 DSM = "vllm/model_executor/models/deepseek_mtp.py"
 GLM_MTP = "vllm/model_executor/models/glm4_moe_mtp.py"
 MTP_LOADER = "vllm/model_executor/model_loader/default_loader.py (DefaultModelLoader.load_weights)"
+MTP_CONF = "tests/test_conformance_vllm_mtp.py"
 MTP_FIELDS = (
     Field("H", ("hidden_size", "text_config.hidden_size")),
     Field("V", ("vocab_size", "text_config.vocab_size")),
@@ -999,18 +1000,19 @@ MTP_METHODS = ("MTP", "DEEPSEEK_MTP", "GLM4_MOE_MTP", "MIMO_MTP", "ERNIE_MTP", "
 MTP_HEAD_PARTS = "embed_tokens|enorm|hnorm|eh_proj|shared_head"
 
 
-def _block_plain(glm: bool) -> tuple[Param, ...]:
-    """The decoder block's plain torch parameters (norms, the router gate): DefaultModelLoader names these when nothing
-    filled them, even though the block's linears and experts are exempt (conformance: 'mtp-linears-absent')."""
+def _block_plain(glm: bool, gate_plain: bool) -> tuple[Param, ...]:
+    """The decoder block's plain torch parameters (norms; the router gate until 0.31, a GateLinear with a quantization
+    method from 0.32.0): DefaultModelLoader names these when nothing filled them, even though the block's linears and
+    experts are exempt (conformance 'mtp-linears-absent': raises on 0.27.0 and 0.29.0, loads on 0.32.0)."""
     b = "model.layers.{m}.mtp_block."
     out = [
         Param(b + "input_layernorm.weight", ("H",), per_layer=True, role="decoder", plain=True),
         Param(b + "post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder", plain=True),
-        Param(b + "mlp.gate.weight", ("E", "H"), when="E", per_layer=True, role="decoder", plain=True),
+        Param(b + "mlp.gate.weight", ("E", "H"), when="E", per_layer=True, role="decoder", plain=gate_plain),
     ]
     if glm:  # glm4_moe.py Glm4MoE: the correction bias always; q/k norms with use_qk_norm
         out += [
-            Param(b + "mlp.gate.e_score_correction_bias", ("E",), when="E", per_layer=True, role="decoder", plain=True),
+            Param(b + "mlp.gate.e_score_correction_bias", ("E",), when="E", per_layer=True, role="decoder", plain=gate_plain),
             Param(b + "self_attn.q_norm.weight", ("hd",), when="qk_norm", per_layer=True, role="decoder", plain=True),
             Param(b + "self_attn.k_norm.weight", ("hd",), when="qk_norm", per_layer=True, role="decoder", plain=True),
         ]
@@ -1022,7 +1024,7 @@ def _block_plain(glm: bool) -> tuple[Param, ...]:
                 when="E and topk_method == 'noaux_tc'",
                 per_layer=True,
                 role="decoder",
-                plain=True,
+                plain=gate_plain,
             ),
             Param(b + "self_attn.q_a_layernorm.weight", ("q_rank",), when="q_rank", per_layer=True, role="decoder", plain=True),
             Param(b + "self_attn.kv_a_layernorm.weight", ("kv_rank",), when="kv_rank", per_layer=True, role="decoder", plain=True),
@@ -1030,7 +1032,7 @@ def _block_plain(glm: bool) -> tuple[Param, ...]:
     return tuple(out)
 
 
-def _mtp_params(strict_all: bool, glm: bool) -> tuple[Param, ...]:
+def _mtp_params(strict_all: bool, glm: bool, gate_plain: bool) -> tuple[Param, ...]:
     """One MTP layer as DeepSeekMultiTokenPredictorLayer / Glm4MoeMultiTokenPredictorLayer build it: two norms, eh_proj
     over cat(embedding, previous hidden state), a shared head (norm + lm head), and the target's decoder layer (its
     plain parameters one by one, the rest as one group)."""
@@ -1041,7 +1043,7 @@ def _mtp_params(strict_all: bool, glm: bool) -> tuple[Param, ...]:
         Param("model.layers.{m}.eh_proj.weight", ("H", "2*H"), per_layer=True, role="mtp projection", plain=True),
         Param("model.layers.{m}.shared_head.norm.weight", ("H",), per_layer=True, role="norm", plain=True),
         Param("model.layers.{m}.shared_head.head.weight", ("V", "H"), per_layer=True, share="head", role="head", plain=strict_all),
-        *_block_plain(glm),
+        *_block_plain(glm, gate_plain),
         Param("model.layers.{m}.mtp_block.*", per_layer=True, role="decoder", group=True, group_parts=DECODER_PARTS, plain=strict_all),
     )
 
@@ -1081,6 +1083,15 @@ MTP_QUANT = (
     QuantSkip("modelopt", ("exclude_modules", "ignore"), "wildcard", f"{QU}/modelopt.py is_layer_excluded"),
     QuantSkip("modelopt_fp4", ("exclude_modules", "ignore"), "wildcard", f"{QU}/modelopt.py is_layer_excluded"),
 )
+# DeepSeekMTP and Glm4MoeMTP declare no packed_modules_mapping: an ignore list is matched against the fused modules'
+# own names (qkv_proj, gate_up_proj), so entries naming their shards do not reach them (conformance
+# 'fp8-mtp-unquantized-ignored-modules': qkv_proj and gate_up_proj stay FP8, their scales never written)
+UNMAPPED = (
+    ("qkv_proj", ("q_proj", "k_proj", "v_proj")),
+    ("gate_up_proj", ("gate_proj", "up_proj")),
+    ("fused_qkv_a_proj", ("q_a_proj", "kv_a_proj_with_mqa")),
+)
+MTP_QUANT_UNMAPPED = tuple(replace(q, fused_by_name=UNMAPPED) for q in MTP_QUANT)
 MTP_STEPS = (
     LaunchCheck(
         "steps is not None and L and steps > L and steps % L != 0",
@@ -1098,10 +1109,13 @@ MTP_STEPS = (
 )
 
 
-def _mtp_class(name: str, file: str, glm: bool, *, completeness: bool, strict_all: bool, top_embed: bool) -> DraftClass:
+def _mtp_class(
+    name: str, file: str, glm: bool, *, completeness: bool, strict_all: bool, top_embed: bool, gate_plain: bool = True
+) -> DraftClass:
     """An MTP class at one release range: `completeness` (deepseek_mtp.py from 0.17.0 raises for an MTP layer no
     tensor reached), `strict_all` (DefaultModelLoader's check of an unquantized model named every parameter nothing
-    filled until 0.20; later only plain torch parameters), `top_embed` (the target's top-level embedding is read)."""
+    filled until 0.20; later only plain torch parameters), `top_embed` (the target's top-level embedding is read),
+    `gate_plain` (the router gate is a plain nn.Linear the loader's check names: glm4_moe.py until 0.31)."""
     loader = _mtp_loader(file, glm)
     if not top_embed:
         loader = (
@@ -1112,7 +1126,7 @@ def _mtp_class(name: str, file: str, glm: bool, *, completeness: bool, strict_al
         file=file,
         fields=MTP_FIELDS,
         derive=MTP_DERIVE,
-        params=_mtp_params(strict_all, glm),
+        params=_mtp_params(strict_all, glm, gate_plain),
         loader=loader,
         unknown="raise",
         unknown_message=KEYERROR,
@@ -1127,7 +1141,7 @@ def _mtp_class(name: str, file: str, glm: bool, *, completeness: bool, strict_al
         unfilled_when="quant is None",
         unfilled_all=strict_all,
         unfilled_message=NOT_INITIALISED,
-        quant_skips=MTP_QUANT,
+        quant_skips=MTP_QUANT_UNMAPPED,
         launch_checks=MTP_STEPS,
         notes=("the decoder block (mtp_block) is the target's own decoder-layer class: its tensors are counted, not simulated one by one",),
     )
@@ -1196,6 +1210,7 @@ def _mtp_range(first: str, last: str | None, read: tuple[str, ...], begins: str,
     registry = {"DeepseekV3ForCausalLM": "DeepSeekMTPModel", "Glm4MoeForCausalLM": "Glm4MoeMTPModel"}
     v32 = {"DeepseekV32ForCausalLM": "DeepSeekMTPModel", "GlmMoeDsaForCausalLM": "DeepSeekMTPModel"}
     later = kw.pop("v32_unmodelled", False)
+    runs = kw.pop("runs", ())
     qwen = kw.pop("qwen", None)  # None: the Qwen MTP classes are not modelled here; else whether Qwen3-Next raises on unknowns
     at = ", ".join(read)
     qwen_classes = {}
@@ -1220,12 +1235,14 @@ def _mtp_range(first: str, last: str | None, read: tuple[str, ...], begins: str,
             "none either it raises NotImplementedError: Unsupported speculative method: 'mtp' (" + SPEC_CFG + ")",
         ),
         classes={
-            "DeepSeekMTPModel": _mtp_class("DeepSeekMTPModel", f"{DSM} @ {at}", False, **kw),
+            # deepseek_v2.py's router gate is a ReplicatedLinear / GateLinear (a quantization method) in every release read
+            "DeepSeekMTPModel": _mtp_class("DeepSeekMTPModel", f"{DSM} @ {at}", False, **{**kw, "gate_plain": False}),
             "Glm4MoeMTPModel": _mtp_class("Glm4MoeMTPModel", f"{GLM_MTP} @ {at}", True, **{**kw, "completeness": False, "top_embed": True}),
             **qwen_classes,
         },
         begins=begins,
         versions_read=read,
+        runs=runs,
         unmodelled_archs={
             **(
                 {
@@ -1305,6 +1322,9 @@ FAMILY_RANGES += (
         strict_all=False,
         top_embed=False,
         qwen=True,
+        # the real MTP loaders (GLM-4.5, DeepSeek-V3, Qwen3-Next targets; tests/test_conformance_vllm_mtp.py): every
+        # case this CPU builds (0.27.0: DeepSeek's MLA does not) agrees with these rows
+        runs=(*all_agreed(MTP_CONF, "2026-12-01", 19, "0.27.0"), *all_agreed(MTP_CONF, "2026-12-01", 25, "0.29.0")),
     ),
     _mtp_range(
         "0.32.0",
@@ -1316,5 +1336,7 @@ FAMILY_RANGES += (
         top_embed=True,
         v32_unmodelled=True,
         qwen=True,
+        gate_plain=False,
+        runs=all_agreed(MTP_CONF, "2026-12-01", 25, "0.32.0"),
     ),
 )

@@ -4,6 +4,7 @@ shards that hold them. The rest of the target is the target's: never listed, nev
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..checkpoint.assemble import Checkpoint
@@ -13,6 +14,9 @@ from .mtp import MtpHead, head_prefixes
 # the target's own tensors an MTP loader may read besides the head (vLLM's glm4_moe_mtp.py maps lm_head.weight to the
 # first MTP layer's shared_head.head and reads model.embed_tokens.weight; deepseek_mtp.py reads the embedding from 0.32.0)
 TARGET_SHARED = ("model.embed_tokens.weight", "lm_head.weight")
+# names that say MTP in any layout; the head's winning layout may not hold them all (Qwen3-Next's mtp.fc and norms
+# beside layers renamed to model.layers.N.*), and the engine reads what is there whichever layout won
+MTP_NAMED = re.compile(r"(?:^|\.)mtp[._]")
 
 
 def index_keys(config: dict) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | str:
@@ -26,7 +30,8 @@ def index_keys(config: dict) -> tuple[tuple[str, ...], tuple[str, ...], tuple[st
 
 def mtp_view(index: TargetIndex, head: MtpHead) -> Checkpoint:
     """The head as a header-only checkpoint; every header read is counted in `index` and copied into `head`."""
-    wanted = sorted({n for layer in head.layers for n in layer.tensors} | {n for n in TARGET_SHARED if n in index.weight_map})
+    named = {n for n in index.weight_map if "mtp" in n and MTP_NAMED.search(n)}
+    wanted = sorted({n for layer in head.layers for n in layer.tensors} | named | {n for n in TARGET_SHARED if n in index.weight_map})
     by_shard: dict[str, list[str]] = {}
     for name in wanted:
         by_shard.setdefault(index.weight_map[name], []).append(name)

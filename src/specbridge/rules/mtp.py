@@ -135,6 +135,12 @@ def _skipped(module: str, entries: list[str], match: str) -> bool:
     return False
 
 
+def _fused(module: str, fused_by_name) -> str:
+    """The name the engine matches a shard's module by: its fused module's (q_proj → qkv_proj) where the class says so."""
+    head, _, leaf = module.rpartition(".")
+    return next((f"{head}.{fused}" for fused, parts in fused_by_name if leaf in parts), module)
+
+
 def _quant(c: Context) -> dict | None:
     cfg = c.ckpt.config or {}
     q = cfg.get("quantization_config") or (cfg.get("text_config") or {}).get("quantization_config")
@@ -166,7 +172,7 @@ def _quant_mismatches(c: Context, h, q: dict, skip) -> tuple[list[str], list[str
             stored = any(n.rsplit(".", 1)[-1] in skip.scale_words for n in names) or any(
                 c.ckpt.tensors[n].dtype in FLOAT8_OR_PACKED for n in names if n in c.ckpt.tensors and n.endswith(".weight")
             )
-            engine_mod = re.sub(*skip.module_rename, mod) if skip.module_rename else mod
+            engine_mod = _fused(re.sub(*skip.module_rename, mod) if skip.module_rename else mod, skip.fused_by_name)
             skipped = skip.everything or _skipped(engine_mod, entries, skip.match)
             if skipped and stored:
                 stored_q.append(mod)
