@@ -40,6 +40,8 @@ def targets(tmp_path_factory) -> dict[str, Path]:
     glm_fp8 = mx.glm_config(quantization_config=FP8)
     mtp_modules = [n.rsplit(".", 1)[0] for n in mx.mtp_layer(2, lambda *s: None, True, False) if n.endswith("_proj.weight")]
     ignore = sorted({m if ".experts." not in m else m.split(".experts.")[0] + ".experts" for m in mtp_modules})
+    fused = {"q_proj": "qkv_proj", "k_proj": "qkv_proj", "v_proj": "qkv_proj", "gate_proj": "gate_up_proj", "up_proj": "gate_up_proj"}
+    ignore_fused = sorted({m.rsplit(".", 1)[0] + "." + fused.get(m.rsplit(".", 1)[1], m.rsplit(".", 1)[1]) for m in ignore})
     return {
         "glm": mx.write_target(d / "glm", mx.glm_config()),
         "glm-nohead": mx.write_target(d / "glm-nohead", mx.glm_config(), mtp_layers=()),
@@ -47,6 +49,9 @@ def targets(tmp_path_factory) -> dict[str, Path]:
         "glm-fp8-bf16head": mx.write_target(d / "glm-fp8-bf16head", glm_fp8),
         "glm-fp8-ignored": mx.write_target(
             d / "glm-fp8-ignored", mx.glm_config(quantization_config={**FP8, "modules_to_not_convert": ignore})
+        ),
+        "glm-fp8-ignored-fused": mx.write_target(
+            d / "glm-fp8-ignored-fused", mx.glm_config(quantization_config={**FP8, "modules_to_not_convert": ignore_fused})
         ),
         "glm5-nvfp4-nohead": mx.write_target(
             d / "glm5-nohead",
@@ -130,13 +135,20 @@ def test_renamed_keys_are_dropped_and_the_head_left_empty(targets):
 
 def test_quantized_target_with_an_unquantized_head(targets):
     """sglang #35797 / vllm #37667: the head is built with the target's quantization; an ignore list that does not name
-    its modules builds them quantized over bf16 tensors (scales never written: accept ≈ 0, no error). Naming them (in
-    checkpoint names) fixes vLLM; SGLang matches its own module names (model.decoder.*), so the same list does not."""
+    its modules builds them quantized over bf16 tensors (scales never written: accept ≈ 0, no error). vLLM's GLM MTP
+    class has no packed_modules_mapping, so naming q/k/v and gate/up one by one still builds qkv_proj and gate_up_proj
+    quantized (conformance 'fp8-mtp-unquantized-ignored-modules'); naming the fused modules fixes vLLM. SGLang matches
+    its own module names (model.decoder.*), so neither list reaches its NextN layer."""
     rc, body = check(targets["glm-fp8-bf16head"], "vllm==0.32.0", "sglang==0.5.23")
     for name, r in results(body).items():
         hit = [f for f in r["findings"] if f["code"] == "M004"]
         assert hit and hit[0]["severity"] == "error" and "quantized" in hit[0]["message"], name
     rc, body = check(targets["glm-fp8-ignored"], "vllm==0.32.0", "sglang==0.5.23")
+    r = results(body)
+    m4 = [f["message"] for f in r["vllm==0.32.0"]["findings"] if f["code"] == "M004"]
+    assert m4 and ("qkv_proj" in m4[0] or "gate_up_proj" in m4[0]), m4
+    assert "M004" in codes(r["sglang==0.5.23"], "error")
+    rc, body = check(targets["glm-fp8-ignored-fused"], "vllm==0.32.0", "sglang==0.5.23")
     r = results(body)
     assert "M004" not in codes(r["vllm==0.32.0"])
     assert "M004" in codes(r["sglang==0.5.23"], "error")

@@ -160,7 +160,8 @@ def _layer_modules(layer) -> dict[str, list[str]]:
 
 
 def _quant_mismatches(c: Context, h, q: dict, skip) -> tuple[list[str], list[str]]:
-    """(modules built quantized over unquantized tensors, modules built unquantized over quantized tensors)."""
+    """(modules built quantized over unquantized tensors, modules built unquantized over quantized tensors), in the
+    engine's names for them (a fused qkv_proj where the class matches fused modules by name)."""
     entries = [e for k in skip.keys for e in (q.get(k) or []) if isinstance(e, str)]
     if skip.entry_rename:
         entries = [e.replace(*skip.entry_rename) for e in entries]
@@ -174,11 +175,12 @@ def _quant_mismatches(c: Context, h, q: dict, skip) -> tuple[list[str], list[str
             )
             engine_mod = _fused(re.sub(*skip.module_rename, mod) if skip.module_rename else mod, skip.fused_by_name)
             skipped = skip.everything or _skipped(engine_mod, entries, skip.match)
+            # said in the engine's own name: the one an ignore list has to use
             if skipped and stored:
-                stored_q.append(mod)
+                stored_q.append(engine_mod)
             elif not skipped and not stored:
-                built_q.append(mod)
-    return built_q, stored_q
+                built_q.append(engine_mod)
+    return list(dict.fromkeys(built_q)), list(dict.fromkeys(stored_q))
 
 
 @rule(
