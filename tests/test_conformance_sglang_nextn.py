@@ -19,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-import nextn_fixtures as nx
+import mtp_fixtures as nx
 import pytest
 from test_conformance_sglang import ENV, PY, REPO, _env_ready
 from test_conformance_sglang import _pv as parse_version

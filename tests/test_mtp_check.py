@@ -38,14 +38,14 @@ def codes(r: dict, severity: str | None = None) -> set[str]:
 def targets(tmp_path_factory) -> dict[str, Path]:
     d = tmp_path_factory.mktemp("mtp")
     glm_fp8 = mx.glm_config(quantization_config=FP8)
-    mtp_modules = [n.rsplit(".", 1)[0] for n in mx.mtp_layer(2, lambda *s: None, True, False) if n.endswith("_proj.weight")]
+    mtp_modules = [n.rsplit(".", 1)[0] for n in mx.mtp_layer(2, mx.glm_config(), lambda *s: None) if n.endswith("_proj.weight")]
     ignore = sorted({m if ".experts." not in m else m.split(".experts.")[0] + ".experts" for m in mtp_modules})
     fused = {"q_proj": "qkv_proj", "k_proj": "qkv_proj", "v_proj": "qkv_proj", "gate_proj": "gate_up_proj", "up_proj": "gate_up_proj"}
     ignore_fused = sorted({m.rsplit(".", 1)[0] + "." + fused.get(m.rsplit(".", 1)[1], m.rsplit(".", 1)[1]) for m in ignore})
     return {
         "glm": mx.write_target(d / "glm", mx.glm_config()),
-        "glm-nohead": mx.write_target(d / "glm-nohead", mx.glm_config(), mtp_layers=()),
-        "glm-fp8-nohead": mx.write_target(d / "glm-fp8-nohead", glm_fp8, mtp_layers=()),
+        "glm-nohead": mx.write_target(d / "glm-nohead", mx.glm_config(), mtp=False),
+        "glm-fp8-nohead": mx.write_target(d / "glm-fp8-nohead", glm_fp8, mtp=False),
         "glm-fp8-bf16head": mx.write_target(d / "glm-fp8-bf16head", glm_fp8),
         "glm-fp8-ignored": mx.write_target(
             d / "glm-fp8-ignored", mx.glm_config(quantization_config={**FP8, "modules_to_not_convert": ignore})
@@ -58,12 +58,12 @@ def targets(tmp_path_factory) -> dict[str, Path]:
             mx.deepseek_config(
                 architectures=["GlmMoeDsaForCausalLM"], model_type="glm_moe_dsa", quantization_config={"quant_method": "modelopt_fp4"}
             ),
-            mtp_layers=(),
+            mtp=False,
         ),
         "ds": mx.write_target(d / "ds", mx.deepseek_config(), copies=True),
-        "ds2-half": mx.write_target(d / "ds2-half", mx.deepseek_config(mtp=2), mtp_layers=(2,), copies=True),
+        "ds2-half": mx.write_target(d / "ds2-half", mx.deepseek_config(mtp=2), mtp=(2,), copies=True),
         "glm-renamed": _renamed(d / "glm-renamed"),
-        "unannounced": mx.write_target(d / "unannounced", mx.glm_config(mtp=0), mtp_layers=(2,)),
+        "unannounced": mx.write_target(d / "unannounced", mx.glm_config(mtp=0), mtp=(2,)),
     }
 
 
