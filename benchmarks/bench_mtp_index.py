@@ -34,7 +34,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 H, VOCAB, Q_LORA, KV_LORA, HEADS, NOPE, ROPE, V_HEAD = 7168, 129280, 1536, 512, 128, 128, 64, 128
 DENSE_I, MOE_I, BLOCK = 18432, 2048, 128
-SIZE = {"BF16": 2, "F8_E4M3": 1, "F32": 4}
 
 
 def deepseek_v3_config(layers: int = 61, experts: int = 256, dense: int = 3) -> dict:
@@ -108,20 +107,9 @@ def target_tensors(layers: int = 61, experts: int = 256, dense: int = 3, mtp_lay
 
 def write_shard(path: Path, tensors: list[tuple[str, str, list[int]]]) -> int:
     """A real safetensors header; the data section a sparse hole of the right size (nothing written)."""
-    header: dict = {"__metadata__": {"format": "pt"}}
-    off = 0
-    for name, dt, shape in tensors:
-        n = SIZE[dt]
-        for s in shape:
-            n *= s
-        header[name] = {"dtype": dt, "shape": shape, "data_offsets": [off, off + n]}
-        off += n
-    h = json.dumps(header, separators=(",", ":")).encode()
-    h += b" " * (-len(h) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h)
-        f.truncate(8 + len(h) + off)
-    return off
+    from specbridge.checkpoint.write import write_header_only
+
+    return write_header_only(path, tensors, metadata={"format": "pt"})
 
 
 def build(root: Path, layers: int = 61, experts: int = 256, dense: int = 3, shards: int = 163, drop: tuple[str, ...] = ()) -> Path:

@@ -23,13 +23,13 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from specbridge.checkpoint.reader import open_checkpoint  # noqa: E402
 from specbridge.checkpoint.target import open_target  # noqa: E402
+from specbridge.checkpoint.write import write_header_only  # noqa: E402
 from specbridge.rules.check import check  # noqa: E402
 from specbridge.view import read_view  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "corpus"
 FAMILIES = ROOT / "tests" / "fixtures" / "corpus-families"
 PAGE = ROOT / "docs" / "corpus.md"
-SIZE = {"F64": 8, "F32": 4, "F16": 2, "BF16": 2, "I64": 8, "I32": 4, "BOOL": 1, "U8": 1}
 
 
 def load_corpus() -> list[dict]:
@@ -57,26 +57,9 @@ def build(entry: dict, root: Path) -> tuple[Path, Path]:
     target.mkdir(parents=True)
     tensors = entry["tensors"]
     vd = tensors["d2t"][1][0] if "d2t" in tensors else 0
-    header: dict = {"__metadata__": {"format": "pt"}}
-    off, data = 0, []
-    for name, (dtype, shape) in tensors.items():
-        nbytes = SIZE[dtype]
-        for s in shape:
-            nbytes *= s
-        header[name] = {"dtype": dtype, "shape": shape, "data_offsets": [off, off + nbytes]}
-        raw = _vocab_map_bytes(name, dtype, shape, vd)
-        if raw is not None:
-            data.append((off, raw))
-        off += nbytes
-    h = json.dumps(header).encode()
-    h += b" " * (-len(h) % 8)
-    with open(draft / "model.safetensors", "wb") as f:
-        f.write(struct.pack("<Q", len(h)) + h)
-        base = f.tell()
-        for at, raw in data:
-            f.seek(base + at)
-            f.write(raw)
-        f.truncate(base + off)
+    rows = [(name, dtype, shape) for name, (dtype, shape) in tensors.items()]
+    data = {name: raw for name, (dtype, shape) in tensors.items() if (raw := _vocab_map_bytes(name, dtype, shape, vd)) is not None}
+    write_header_only(draft / "model.safetensors", rows, data, metadata={"format": "pt"})
     (draft / "config.json").write_text(json.dumps(entry["config"]))
     (target / "config.json").write_text(json.dumps(entry["target"]["config"]))
     return draft, target

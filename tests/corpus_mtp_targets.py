@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import struct
 from pathlib import Path
+
+from specbridge.checkpoint.write import write_header_only
 
 DIR = Path(__file__).resolve().parent / "fixtures" / "corpus-mtp"
 _SPEC = importlib.util.spec_from_file_location("corpus_mtp_build", DIR / "_build.py")
@@ -65,20 +66,7 @@ def dtype_of(name: str, names: set[str], cfg: dict) -> str:
 
 
 def _write_shard(path: Path, names: list[str], names_all: set[str], cfg: dict) -> None:
-    header, offset = {}, 0
-    sizes = {"F32": 4, "I32": 4, "BF16": 2, "F8_E4M3": 1, "U8": 1}
-    for n in names:
-        dt, shp = dtype_of(n, names_all, cfg), shape_of(n, cfg)
-        nbytes = sizes[dt]
-        for d in shp:
-            nbytes *= d
-        header[n] = {"dtype": dt, "shape": shp, "data_offsets": [offset, offset + nbytes]}
-        offset += nbytes
-    raw = json.dumps(header, separators=(",", ":")).encode()
-    raw += b" " * (-len(raw) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(raw)) + raw)
-        f.truncate(8 + len(raw) + offset)  # a hole: no tensor data is ever read
+    write_header_only(path, [(n, dtype_of(n, names_all, cfg), shape_of(n, cfg)) for n in names])
 
 
 def write_target(entry: dict, out: Path) -> Path:

@@ -15,6 +15,7 @@ own memory (the last-resort loop) is read back and compared byte for byte (memcm
 from __future__ import annotations
 
 import errno
+import itertools
 import json
 import os
 import shutil
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .errors import CheckpointError
-from .safetensors import TensorInfo, parse_header, read_header, tensor_nbytes
+from .safetensors import DTYPE_BITS, TensorInfo, parse_header, read_header, tensor_nbytes
 
 # Declared transforms: name -> (source dtype, output dtype). Only vocab maps need one today.
 TRANSFORMS: dict[str, tuple[str, str]] = {
@@ -239,6 +240,30 @@ def _header(rows: list[tuple[str, str, list[int], int]], metadata: dict[str, str
     raw += b" " * (-len(raw) % 8)
     parse_header(Path("<new header>"), raw, 8 + len(raw) + pos)  # never write what our reader would refuse
     return struct.pack("<Q", len(raw)) + raw
+
+
+def write_header_only(
+    path: Path, tensors: list[tuple[str, str, list[int]]], data: dict[str, bytes] | None = None, metadata: dict[str, str] | None = None
+) -> int:
+    """A safetensors file whose header names `tensors` (name, dtype, shape) and whose data is a hole of the right size
+    (a sparse file: nothing written), except the tensors in `data`. For header-only fixtures and benchmarks: a
+    690 GB target's shards cost their headers. Returns the data section's size."""
+    rows = []
+    for name, dtype, shape in tensors:
+        n = DTYPE_BITS[dtype]
+        for d in shape:
+            n *= d
+        rows.append((name, dtype, list(shape), -(-n // 8)))
+    head = _header(rows, metadata)
+    offsets = dict(zip((r[0] for r in rows), itertools.accumulate((r[3] for r in rows), initial=0), strict=False))
+    size = sum(r[3] for r in rows)
+    with open(path, "wb") as f:
+        f.write(head)
+        for name, raw in (data or {}).items():
+            f.seek(len(head) + offsets[name])
+            f.write(raw)
+        f.truncate(len(head) + size)
+    return size
 
 
 def _pwrite_all(fd: int, data, offset: int) -> None:
