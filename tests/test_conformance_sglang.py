@@ -220,25 +220,31 @@ def real(version: str, cases: dict[str, Path], cache: dict[str, dict] = _RESULTS
     """One harness process per version, over every case of a matrix (SGLang's import is the slow part); `cache`:
     one per matrix (the DFlash and EAGLE-1 matrices keep their own)."""
     if version not in cache:
-        names = list(cases)
-        proc = subprocess.run(
-            [
-                str(PY),
-                "-m",
-                "specbridge.conformance.sglang_loader",
-                "--sglang-dir",
-                str(ENV / "wheels" / version),
-                *map(str, cases.values()),
-            ],
-            capture_output=True,
-            text=True,
-            timeout=900,
-            env={**os.environ, "PYTHONPATH": str(REPO / "src"), "HF_HUB_OFFLINE": "1"},
-        )
-        assert proc.returncode == 0, f"harness failed for sglang {version}:\n{proc.stderr[-4000:]}"
-        got = json.loads(proc.stdout)
-        cache[version] = dict(zip(names, got if isinstance(got, list) else [got]))
+        cache[version] = harness(version, cases)
     return cache[version]
+
+
+def harness(version: str, paths: dict, *flags: str) -> dict[str, dict]:
+    """One sglang_loader process for one release over the given checkpoints (`flags`: `--nextn` for targets):
+    name -> outcome."""
+    proc = subprocess.run(
+        [
+            str(PY),
+            "-m",
+            "specbridge.conformance.sglang_loader",
+            *flags,
+            "--sglang-dir",
+            str(ENV / "wheels" / version),
+            *map(str, paths.values()),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src"), "HF_HUB_OFFLINE": "1"},
+    )
+    assert proc.returncode == 0, f"harness failed for sglang {version}:\n{proc.stderr[-4000:]}"
+    got = json.loads(proc.stdout)
+    return dict(zip(paths, got if isinstance(got, list) else [got]))
 
 
 # --- the prediction, in the harness's terms ---------------------------------------------------------

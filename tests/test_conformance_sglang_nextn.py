@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import mtp_fixtures as nx
 import pytest
-from test_conformance_sglang import ENV, PY, REPO, _env_ready
+from test_conformance_sglang import ENV, _env_ready, harness
 from test_conformance_sglang import _pv as parse_version
 
 OBSERVED = Path(__file__).parent / "fixtures" / "conformance-nextn" / "observed.json"
@@ -105,24 +104,7 @@ def _write(root: Path, names: list[str]) -> dict[str, Path]:
 
 def run_harness(version: str, paths: dict[str, Path]) -> dict[str, dict]:
     """One harness process per release over the given targets (SGLang's import is the slow part)."""
-    proc = subprocess.run(
-        [
-            str(PY),
-            "-m",
-            "specbridge.conformance.sglang_loader",
-            "--nextn",
-            "--sglang-dir",
-            str(ENV / "wheels" / version),
-            *map(str, paths.values()),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env={**os.environ, "PYTHONPATH": str(REPO / "src"), "HF_HUB_OFFLINE": "1"},
-    )
-    assert proc.returncode == 0, f"harness failed for sglang {version}:\n{proc.stderr[-4000:]}"
-    got = json.loads(proc.stdout)
-    return dict(zip(paths, got if isinstance(got, list) else [got]))
+    return harness(version, paths, "--nextn")
 
 
 _RESULTS: dict[str, dict] = {}
