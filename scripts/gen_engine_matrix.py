@@ -182,7 +182,10 @@ def family_rows() -> list[str]:
             if row.unmodelled_archs:
                 classes += "; not modelled: " + ", ".join(f"`{a}` ({w})" for a, w in row.unmodelled_archs.items())
             runs = ", ".join(f"run {r.release} ({r.agreed}/{r.cases}, {r.date})" for r in row.runs)
-            known = "; ".join(x for x in (runs, f"read {', '.join(row.versions_read)}" if row.versions_read else "") if x)
+            read = f"read {', '.join(row.versions_read)}" if row.versions_read else ""
+            if row.reads and not row.runs:  # known from source only: say what was read where, and that nothing ran
+                read = "read, not run: " + "; ".join(f"{r.file} ({r.release})" for r in row.reads)
+            known = "; ".join(x for x in (runs, read) if x)
             out.append(
                 f"| {row.engine} | {BY_NAME[row.family].title} | {era_range(row)} | {classes} | {row.begins} | {known or 'inferred'} |"
             )

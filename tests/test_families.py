@@ -95,10 +95,7 @@ def test_a_release_without_a_dflash_class_says_which_release_has_one(dflash):
     assert "convert" not in (l005[0]["fix"] or "")  # never a fix that converts it into another family
 
 
-@pytest.mark.parametrize(
-    "engine, says",
-    [("vllm==0.22.0", "models the DFlash loader from 0.26.0"), ("trtllm==1.1", "does not model DFlash drafters on trtllm")],
-)
+@pytest.mark.parametrize("engine, says", [("vllm==0.22.0", "models the DFlash loader from 0.26.0")])
 def test_engines_and_releases_without_dflash_rows_are_refused_not_guessed(dflash, engine, says):
     r = run_cli("check", dflash, "--engine", engine)
     assert r.returncode == 2 and says in r.stderr, r.stderr
@@ -117,9 +114,10 @@ def test_engine_all_answers_every_modelled_dflash_range_and_names_the_rest(dflas
         ("sglang", "0.5.23"): True,
         ("vllm", "0.27.0"): True,
         ("vllm", "0.32.0"): True,
+        ("trtllm", "1.4.0rc1"): True,  # read, not run (tests/test_trtllm_dflash.py)
     }
     assert r.returncode == 1
-    assert any("trtllm" in s for s in out["not_checked"]) and any("0.20.0–0.25" in s for s in out["not_checked"])
+    assert any("0.20.0–0.25" in s for s in out["not_checked"])
 
 
 def test_sglang_dflash_ranges(dflash, tmp_path):

@@ -17,7 +17,11 @@ CAPTURE: dict[str, tuple[CaptureRule, ...]] = {"sglang": sglang.CAPTURE, "vllm":
 LAUNCHERS: dict[str, Launcher] = {"sglang": sglang.LAUNCH, "vllm": vllm.LAUNCH}  # TensorRT-LLM: no launch line modelled
 # drafter families other than EAGLE-3, per engine: the release ranges that build them (an engine absent here, or
 # with no rows, has no modelled class for any of them)
-FAMILY_RANGES: dict[str, tuple[FamilyRange, ...]] = {"sglang": sglang.FAMILY_RANGES, "vllm": vllm.FAMILY_RANGES}
+FAMILY_RANGES: dict[str, tuple[FamilyRange, ...]] = {
+    "sglang": sglang.FAMILY_RANGES,
+    "vllm": vllm.FAMILY_RANGES,
+    "trtllm": trtllm.FAMILY_RANGES,
+}
 # how serve, sweep and bench run and read each live server; bench --engine auto probes them in this order
 SERVERS: dict[str, Serving] = {"vllm": vllm.SERVE, "sglang": sglang.SERVE}
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}

@@ -492,6 +492,9 @@ class FamilyRange:
     unmodelled: str = ""
     # architectures the engine routes to classes of this family that are not modelled: name -> the class/file
     unmodelled_archs: dict[str, str] = field(default_factory=dict)
+    # source read (at tags, or at commits of no established release) with what each showed; a range with reads and
+    # no runs is known from source only (TensorRT-LLM)
+    reads: tuple[Read, ...] = ()
 
 
 @dataclass(frozen=True)
