@@ -48,9 +48,9 @@ def test_every_trtllm_dflash_row_cites_what_was_read_and_says_it_never_ran():
         assert all(x.file and x.release and x.shows for x in r.reads)
 
 
-# one pin per release the row is placed at: its first release (1.3.0, a pre-release's code), the documented 1.3.0rc27
-# and the newest documentation read (1.4.0rc1)
-@pytest.mark.parametrize("version", ["1.3.0", "1.3.0rc27", "1.4.0rc1"])
+# one pin per release read: 1.3.0rc14 (the first with DFlashDecodingConfig), 1.3.0rc27, 1.4.0rc1 (the newest documentation
+# read), and the 1.3.0 release they are placed with
+@pytest.mark.parametrize("version", ["1.3.0rc14", "1.3.0", "1.3.0rc27", "1.4.0rc1"])
 def test_the_two_layer_dflash_drafter_loads_on_trtllm(dflash, version):
     """DFlashForCausalLM's load_weights keeps fc.weight / hidden_norm.weight, maps norm.weight to model.norm.weight and
     prefixes model. to the layers (the backbone is Qwen3ForCausalLM: 'DFlashDraftModel' is no registered class, so
@@ -68,7 +68,8 @@ def test_the_two_layer_dflash_drafter_loads_on_trtllm(dflash, version):
 
 @pytest.mark.parametrize("version", ["1.0.0", "1.2.0"])
 def test_releases_before_dflash_name_the_first_release_with_it(dflash, version):
-    """The 1.2 release notes list no DFlash; DFlashDecodingConfig arrives with PR #12794 (a 1.3.0 pre-release)."""
+    """The 1.2 release notes list no DFlash; DFlashDecodingConfig is first in 1.3.0rc14's llm_args (PR #12794).
+    (1.3.0rc1–rc13 are placed with 1.3.0, as every pre-release is: R003 says so; they are not answered L005.)"""
     rc, out = _check(dflash, f"trtllm=={version}")
     l005 = _codes(out).get("L005", [])
     assert rc == 1 and l005 and "first release with one is 1.3.0" in l005[0]

@@ -13,6 +13,9 @@ Never run (no TensorRT-LLM wheel installs here). Two eras, split where the read 
 
 NVIDIA/Model-Optimizer@a2fbac7b `modelopt/torch/export/plugins/hf_spec_export.py` is the producer. Where the source
 was not read, the rows say "assumed".
+
+DFlash (FAMILY_RANGES, end of file): DFlashForCausalLM from 1.3.0 (1.3.0rc14 is the first pre-release with
+DFlashDecodingConfig), read from source, never run.
 """
 
 from __future__ import annotations
@@ -258,8 +261,9 @@ CAPTURE = (
 # index holds tensorrt_llm/version.py at one commit only): DFlashForCausalLM inside modeling_speculative.py (the first
 # form, PR #12794 "Support DFlash in one-model spec dec", merged April 2026, after the 1.2 release notes, which have no
 # DFlash) and tensorrt_llm/_torch/models/modeling_dflash.py at 009d8fa4 and two later copies (DSpark/Laguna additions).
-# Every copy has the same load_weights, the same backbone resolution and the same sharing from the target; the launch
-# side (DFlashDecodingConfig, decoding_type DFlash) was read in the 1.3.0rc27 and 1.4.0rc1 documentation builds.
+# Every copy has the same load_weights, the same backbone resolution and the same sharing from the target. The launch
+# side (DFlashDecodingConfig, decoding_type DFlash) was read in the module source of the 1.3.0rc13 (none), 1.3.0rc14
+# (first), 1.3.0rc16 documentation builds and in the 1.3.0rc27 and 1.4.0rc1 documentation.
 TDF = "tensorrt_llm/_torch/models/modeling_dflash.py"
 TDF_FIRST = "tensorrt_llm/_torch/models/modeling_speculative.py (DFlashForCausalLM, first form)"
 TDF_WORKER = "tensorrt_llm/_torch/speculative/dflash.py @ 00679c66"
@@ -362,11 +366,12 @@ FAMILY_RANGES = (
         last=None,
         dispatch=_trt_dflash_dispatch(),
         classes={"DFlashForCausalLM": _trt_dflash_class()},
-        begins="approximate: DFlash (DFlashDecodingConfig, decoding_type DFlash, DFlashForCausalLM) arrives with "
-        "NVIDIA/TensorRT-LLM PR #12794 (merged April 2026), after the 1.2 release notes (no DFlash there), so in a "
-        "1.3.0 pre-release; which 1.3.0rc first ships it was not established. Documented in the 1.3.0rc27 and "
-        "1.4.0rc1 builds. The loader was read at commits of no established release, never run",
-        versions_read=("1.3.0rc27", "1.4.0rc1"),
+        begins="DFlashDecodingConfig (decoding_type DFlash, spec_dec_mode DFLASH) is first in 1.3.0rc14's llm_args and absent "
+        "from 1.3.0rc13's (the module source of each release's documentation build); it came with NVIDIA/TensorRT-LLM "
+        "PR #12794 (April 2026), and the 1.2 release notes have no DFlash. 1.3.0rc1–rc13 are placed with 1.3.0 too (a "
+        "pre-release is read as the release it precedes: R003 says so). The loader itself was read at commits of no "
+        "established release; never run",
+        versions_read=("1.3.0rc14", "1.3.0rc16", "1.3.0rc27", "1.4.0rc1"),
         reads=(
             Read(
                 release="first form (commit not recorded; after PR #12794)",
@@ -394,6 +399,25 @@ FAMILY_RANGES = (
                 shows="DFlashSpecMetadata captures hidden_states + residual (the output of each listed 0-based target "
                 "layer); the worker resolves block_size from the draft, else max_draft_len + 1, and raises ValueError "
                 "when the draft block is wider than the checkpoint's block_size",
+            ),
+            Read(
+                release="1.3.0rc13 (documentation build, gh-pages 0fa00422)",
+                file="tensorrt_llm/llmapi/llm_args.py (1.3.0rc13/_modules/tensorrt_llm/llmapi/llm_args.html)",
+                shows="PARDDecodingConfig is followed by AutoDecodingConfig: no DFlashDecodingConfig, and the feature docs "
+                "list decoding types MTP, Eagle3, NGram, DraftTarget, PARD, SA",
+            ),
+            Read(
+                release="1.3.0rc14 (documentation build, gh-pages c502768c)",
+                file="tensorrt_llm/llmapi/llm_args.py (1.3.0rc14/_modules/tensorrt_llm/llmapi/llm_args.html)",
+                shows="DFlashDecodingConfig with spec_dec_mode DFLASH, supports_backend pytorch only, tokens_per_gen_step "
+                "2 × max_draft_len: the first release with DFlash",
+            ),
+            Read(
+                release="1.3.0rc16 (documentation build, gh-pages 4fa826a6)",
+                file="tensorrt_llm/llmapi/llm_args.py (1.3.0rc16/_modules/tensorrt_llm/llmapi/llm_args.html)",
+                shows="DFlashDecodingConfig(mask_token_id: if None read from dflash_config.mask_token_id; target_layer_ids: "
+                "if None read from dflash_config.target_layer_ids; decoding_type 'DFlash'); tokens_per_gen_step now "
+                "max_draft_len + 1; no attention_backend yet",
             ),
             Read(
                 release="1.3.0rc27 (documentation build)",
