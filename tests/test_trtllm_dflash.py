@@ -118,6 +118,16 @@ def test_mask_hidden_is_dropped_silently_not_asserted(tmp_path):
     assert rc == 1 and any("mask_hidden" in m for m in codes["L001"]) and "L006" not in codes
 
 
+def test_no_mask_token_falls_back_past_the_embedding(tmp_path):
+    """DFlashForCausalLM.__init__ reads dflash_config.mask_token_id, else mask_token_id, else vocab_size: without one the
+    mask slots index one past the target's embedding (unless the launch sets DFlashDecodingConfig.mask_token_id)."""
+    p = dfx.write(tmp_path / "no-mask", dfx.config(dflash_config={"target_layer_ids": dfx.TARGET_IDS}))
+    rc, out = _check(p, "trtllm==1.3.0")
+    assert rc == 1 and any("falls back to vocab_size" in m for m in _codes(out)["L006"])
+    top = dfx.write(tmp_path / "top-mask", dfx.config(dflash_config={"target_layer_ids": dfx.TARGET_IDS}, mask_token_id=dfx.MASK_ID))
+    assert _check(top, "trtllm==1.3.0")[0] == 0  # a top-level mask_token_id is read too
+
+
 def test_shipped_embedding_and_head_are_replaced_by_the_targets(tmp_path):
     """load_weights_from_target_model assigns the target's embed_tokens and lm_head unconditionally: a shipped copy is
     never used (not an error: DFlash shares them by design)."""

@@ -21,7 +21,7 @@ DFlashDecodingConfig), read from source, never run.
 from __future__ import annotations
 
 from .common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, llama_decoder
-from .spec import CaptureRule, Derive, Dispatch, DraftClass, Drop, Era, FamilyRange, Field, Param, Prefix, Read, RenameRegex
+from .spec import CaptureRule, Derive, Dispatch, DraftClass, Drop, Era, FamilyRange, Field, Param, Prefix, Raise, Read, RenameRegex
 
 F = "tensorrt_llm/_torch/models/modeling_speculative.py @ 00679c66"
 F12 = "tensorrt_llm/_torch/models/modeling_speculative.py @ b35ac1b6 (1.2.0rc2)"
@@ -275,6 +275,16 @@ TRT_DFLASH_FIELDS = LLAMA_FIELDS + (
     Field("mask_id", ("dflash_config.mask_token_id", "mask_token_id"), None),
 )
 TRT_DFLASH_DERIVE = LLAMA_DERIVE + (Derive("n_fc", "n_ids if n_ids is not None else L"),)
+# no mask token in the draft config: DFlashForCausalLM takes vocab_size, one past the last row of the (target's)
+# embedding the mask slots are looked up in; the worker uses it unless the launch gives DFlashDecodingConfig.mask_token_id
+NO_MASK_ID_TRT = Raise(
+    "mask_id is None",
+    "no dflash_config.mask_token_id or mask_token_id: DFlashForCausalLM falls back to vocab_size, one past the target's "
+    "embedding, and the mask slots are looked up there at the first draft step (read, not run: an out-of-range index on "
+    "an unsharded embedding); give the trained mask token in dflash_config.mask_token_id or DFlashDecodingConfig.mask_token_id",
+    "tensorrt_llm/_torch/models/modeling_dflash.py @ 009d8fa4 and its first form in modeling_speculative.py "
+    "(DFlashForCausalLM.__init__: dflash_config.get('mask_token_id', getattr(config, 'mask_token_id', vocab_size)))",
+)
 
 
 def _trt_dflash_class() -> DraftClass:
@@ -323,6 +333,7 @@ def _trt_dflash_class() -> DraftClass:
         "allow_partial_loading=True to the module-walking loader, which reads only names under a module: "
         "modeling_utils.py read at 1.0.0rc4; read, not run)",
         missing="silent",
+        raises=(NO_MASK_ID_TRT,),
         share_embed="'target'",
         share_head="'target'",
         share_cite=f"{cite} load_weights_from_target_model (embed_tokens and lm_head taken from the target, always)",
