@@ -200,16 +200,65 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
     return view.ckpt, tgt, results, skipped, fam, None
 
 
-def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: int, draft_tokens: int | None, as_json: bool) -> int:
+def check_drafter(view, engine: str, label: str, tgt, lau, what: str = "launch"):
+    """check's one result for a drafter read as the family its files show (EAGLE-3 or DFlash), with a launch line:
+    what `launch` prints, `serve` and `sweep` start. An engine spec that spans several of the family's release
+    ranges is refused: a launch line is for one release."""
+    from ..engines.registry import resolve
+    from ..rules.check import check, check_family
+    from .guards import refuse_non_drafter
+
+    fam = refuse_non_drafter(view, read_here=("eagle3", "dflash"), what=what).family
+    if fam.name == "eagle3":
+        [res] = check(view, engine, label, target=tgt, launch=lau)
+        return res
+    if "==" not in engine and len(places := resolve(engine)) == 1:  # a bare name: its newest release, as for EAGLE-3
+        engine = f"{places[0].era.engine}=={places[0].version}"
+    results, skipped = check_family(view, engine, fam, label, target=tgt, launch=lau)
+    if len(results) != 1:
+        raise CliError(
+            f"--engine {engine} spans {len(results)} {fam.title} release ranges; name one release (NAME==VERSION)"
+            if results
+            else "; ".join(skipped) or f"nothing checks a {fam.title} drafter on {engine}"
+        )
+    return results[0]
+
+
+def drafter_launch(view, engine: str, drafter: str, served: str, tgt, steps: int | None, topk: int | None, draft_tokens, extra=None):
+    """(command line, check's result on it, family) for a drafter read as the family its files show: an EAGLE-3
+    drafter gets the engine's LAUNCH line, a DFlash drafter its `families['dflash']` line, drafting the block it was
+    trained on unless `steps` is given. `launch` prints it; `serve` and `sweep` start it."""
+    from ..engines.launch import build_launch, family_steps, parse_launch
+    from ..engines.registry import engine_name
+    from ..families.dflash import block_size
+    from .guards import refuse_non_drafter
+
+    name = engine_name(engine)
+    fam = refuse_non_drafter(view, read_here=("eagle3", "dflash"), what="launch").family
+    if fam.name == "eagle3":
+        steps, topk = 3 if steps is None else steps, 1 if topk is None else topk
+    elif topk not in (None, 1):
+        raise CliError(f"a {fam.title} drafter drafts one block, not a tree: drop --topk {topk}")
+    else:
+        topk = 1
+        if steps is None:
+            steps = family_steps(name, fam.name, block_size(view.ckpt.config or {}))
+            if steps is None:
+                raise CliError(f"{view.ckpt.root}: no block_size in the drafter's config; pass --steps (tokens drafted per step)")
+    validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
+    cmd = build_launch(name, served, drafter, steps, topk, draft_tokens, extra, family=fam.name)
+    return cmd, check_drafter(view, engine, drafter, tgt, parse_launch(cmd)), fam.name
+
+
+def launch_cmd(
+    path: Path, engine: str, target: str | None, steps: int | None, topk: int | None, draft_tokens: int | None, as_json: bool
+) -> int:
     from ..checkpoint.reader import open_checkpoint
     from ..engines.launch import LaunchError, build_launch, parse_launch
     from ..engines.registry import LAUNCHERS, EngineSpecError, resolve
-    from ..rules.check import check
     from ..view import read_view
-    from .guards import refuse_non_drafter
     from .targets import servable_target
 
-    validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
     try:
         places = resolve(engine)
         if len(places) != 1:
@@ -225,6 +274,8 @@ def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: in
             if target is not None:
                 return fail(f"{path} carries its own MTP head: the engine serves it from the target itself; drop --target")
             served, tgt = engine_model_arg(path), None
+            steps, topk = 3 if steps is None else steps, 1 if topk is None else topk
+            validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
             cmd = build_launch(name, served, None, steps, topk, draft_tokens)
             lau = parse_launch(cmd)
             try:
@@ -240,12 +291,9 @@ def launch_cmd(path: Path, engine: str, target: str | None, steps: int, topk: in
                 return fail("--target is required for a drafter (the target model the engine will be given)")
             served, tgt = servable_target(target)
             drafter = engine_model_arg(path)  # a Hub id stays an id: the engine downloads it
-            cmd = build_launch(name, served, drafter, steps, topk, draft_tokens)
-            lau = parse_launch(cmd)
             view = read_view(open_checkpoint(path))
             ckpt = view.ckpt
-            refuse_non_drafter(view, what="launch")
-            [res] = check(view, engine, drafter, target=tgt, launch=lau)
+            cmd, res, _ = drafter_launch(view, engine, drafter, served, tgt, steps, topk, draft_tokens)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     errors = [f for f in res.findings if f.severity == "error"]

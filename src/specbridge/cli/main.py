@@ -77,15 +77,20 @@ def launch(
     target: Optional[str] = typer.Option(
         None, "--target", "-t", help="target model path (or hub id) as the engine will be given it (a drafter needs it)"
     ),
-    steps: int = typer.Option(3, "--steps", help="draft steps (vLLM num_speculative_tokens)"),
-    topk: int = typer.Option(1, "--topk", help="SGLang --speculative-eagle-topk"),
+    steps: Optional[int] = typer.Option(
+        None,
+        "--steps",
+        help="draft steps (vLLM num_speculative_tokens); default 3, for a DFlash drafter its block_size - 1 (the whole trained block)",
+    ),
+    topk: Optional[int] = typer.Option(None, "--topk", help="SGLang --speculative-eagle-topk (default 1; EAGLE-3 only)"),
     draft_tokens: Optional[int] = typer.Option(
         None, "--draft-tokens", help="SGLang --speculative-num-draft-tokens (default steps+1 for topk 1)"
     ),
     as_json: bool = FLAG("--json", help="print one JSON object"),
 ) -> None:
     """Print the exact, checked engine command line; refuse (exit 1, with the findings) what check flags. For a
-    target with an MTP head: the line that serves the head (vLLM method mtp, SGLang NEXTN)."""
+    DFlash drafter: vLLM method dflash, SGLang DFLASH, drafting its trained block. For a target with an MTP head:
+    the line that serves the head (vLLM method mtp, SGLang NEXTN)."""
     from .commands import launch_cmd
 
     raise typer.Exit(launch_cmd(path, engine, target, steps, topk, draft_tokens, as_json))

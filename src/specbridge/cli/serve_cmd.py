@@ -19,8 +19,8 @@ def serve_cmd(
     path: Path,
     engine: str,
     target: str,
-    steps: int,
-    topk: int,
+    steps: int | None,
+    topk: int | None,
     draft_tokens: int | None,
     port: int,
     python: str | None,
@@ -36,15 +36,15 @@ def serve_cmd(
     from ..bench.watchdog import log_lines, watch
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.hub import engine_model_arg
-    from ..engines.launch import LaunchError, build_launch, parse_launch, with_interpreter
+    from ..engines.launch import LaunchError, parse_launch, with_interpreter
     from ..engines.registry import SERVERS, EngineSpecError, engine_name
-    from ..rules.check import check
     from ..view import open_view
-    from .commands import fail, validate_draft_shape
+    from .commands import check_drafter, drafter_launch, fail, validate_draft_shape
     from .paths import executable, output_file
     from .targets import servable_target
 
-    validate_draft_shape(steps, topk, draft_tokens)
+    if steps is not None:  # unset: the drafter's own default (3; a DFlash drafter's trained block), checked later
+        validate_draft_shape(steps, 1 if topk is None else topk, draft_tokens)
     output_file("--log", log)
     if python:
         if python is not None:
@@ -59,13 +59,14 @@ def serve_cmd(
         if name not in SERVERS:  # the engines with a SERVE row
             return fail(f"serve starts {' and '.join(SERVERS)} servers; not {name}")
         served, tgt = servable_target(target)
+        view = open_view(path)
         if command:  # a command line of the user's own, still checked
             cmd = command
-        else:
-            cmd = build_launch(name, served, engine_model_arg(path), steps, topk, draft_tokens, ["--port", str(port), *extra])
-        lau = parse_launch(cmd)
-        [res] = check(open_view(path), engine, str(path), target=tgt, launch=lau)
-    except (CheckpointError, EngineSpecError, LaunchError) as e:
+            res = check_drafter(view, engine, str(path), tgt, parse_launch(cmd))
+        else:  # the line `launch` prints, with the address
+            extra = ["--port", str(port), *extra]
+            cmd, res, _ = drafter_launch(view, engine, engine_model_arg(path), served, tgt, steps, topk, draft_tokens, extra)
+    except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     if not res.ok:
         sys.stderr.write("specbridge: refusing to start: check found errors\n")
@@ -132,8 +133,8 @@ def register(app: typer.Typer) -> None:
         path: str = typer.Argument(..., help="drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm (optionally ==VERSION for the check)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
-        steps: int = typer.Option(3, "--steps", help="draft depth"),
-        topk: int = typer.Option(1, "--topk"),
+        steps: Optional[int] = typer.Option(None, "--steps", help="draft depth (default 3; a DFlash drafter: its block_size - 1)"),
+        topk: Optional[int] = typer.Option(None, "--topk", help="SGLang topk (default 1; EAGLE-3 only)"),
         draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens"),
         port: int = typer.Option(8000, "--port", min=1, max=65535),
         python: Optional[str] = typer.Option(None, "--python", help="interpreter that has the engine installed"),
@@ -204,9 +205,8 @@ def register_sweep(app: typer.Typer) -> None:
         from ..checkpoint.errors import CheckpointError
         from ..checkpoint.hub import engine_model_arg
         from ..engines.registry import SERVERS, EngineSpecError, engine_name
-        from ..rules.check import check
         from ..view import open_view
-        from .commands import fail, validate_draft_shape
+        from .commands import check_drafter, fail, validate_draft_shape
         from .contract import EXIT_FINDINGS, error_object, print_json
         from .paths import executable, input_file, output_dir, output_file
         from .targets import servable_target
@@ -236,12 +236,16 @@ def register_sweep(app: typer.Typer) -> None:
                 raise typer.Exit(fail(f"sweep starts {' and '.join(SERVERS)} servers; not {name}"))
             target, _ = servable_target(target)
             draft = engine_model_arg(path)
-            [res] = check(open_view(path), engine, str(path))
-        except (CheckpointError, EngineSpecError) as e:
+            view = open_view(path)
+            res = check_drafter(view, engine, str(path), None, None, what="sweep")
+            family = view.verdict.family.name  # each setting starts this family's launch line
+        except (CheckpointError, EngineSpecError, ValueError) as e:
             raise typer.Exit(fail(str(e))) from None
         if not res.ok:
             raise typer.Exit(fail("check found errors; run specbridge check first", 1))
-        trees = SERVERS[name].trees  # only an engine that takes a draft tree tries topk and draft-token budgets
+        # only an engine that takes a draft tree tries topk and draft-token budgets, and only for EAGLE-3 (a DFlash
+        # drafter drafts one block: the steps are its size)
+        trees = SERVERS[name].trees and family == "eagle3"
         settings = [Setting(k, t, d) for k in step_list for t in (topk_list if trees else [1]) for d in (budget_list if trees else [None])]
         cfg = BenchConfig(
             url="",
@@ -256,7 +260,7 @@ def register_sweep(app: typer.Typer) -> None:
         )
         log_dir.mkdir(parents=True, exist_ok=True)
         say = (lambda *a: None) if as_json else print
-        results = run_sweep(name, python, target, draft, settings, cfg, log_dir, phase_timeout, say=say)
+        results = run_sweep(name, python, target, draft, settings, cfg, log_dir, phase_timeout, say=say, family=family)
         rows = best_per_concurrency(results)
         table = sweep_table(results)
         failed = [r for r in results if r.error]

@@ -26,6 +26,7 @@ class Launch:
     steps: int | None = None
     topk: int | None = None
     draft_tokens: int | None = None
+    block_size: int | None = None  # SGLang --speculative-dflash-block-size (DFLASH's alias of the draft tokens)
     tp: int | None = None
     draft_tp: int | None = None
     context_length: int | None = None
@@ -37,7 +38,7 @@ class Launch:
     raw: str = ""
 
 
-INTS = {"steps", "topk", "draft_tokens", "tp", "draft_tp", "context_length"}
+INTS = {"steps", "topk", "draft_tokens", "block_size", "tp", "draft_tp", "context_length"}
 
 
 def max_draft_tokens(steps: int, topk: int) -> int:
@@ -132,14 +133,46 @@ def _vllm_spec(launch: Launch, val: str) -> None:
         launch.extra["draft_max_model_len"] = spec["max_model_len"]
 
 
-def build_launch(
-    engine: str, target: str, draft: str | None, steps: int, topk: int, draft_tokens: int | None, extra: list[str] | None = None
-) -> str:
-    """The engine command line (checked by `check` before it is printed): the engine's `LAUNCH.argv` filled in for an
-    EAGLE-3 drafter, or `LAUNCH.mtp_argv` for the MTP head inside the target (`draft` None)."""
+def family_steps(engine: str, family: str, block: int | None) -> int | None:
+    """The draft steps that fill a drafter's trained block on this engine (its LAUNCH row's `families[family].steps`,
+    an expression of the block size), or None without a block size."""
+    fam = _family_row(engine, family)
+    return None if block is None else int(evaluate(fam.steps, {"block": block}))
+
+
+def _family_row(engine: str, family: str):
     row = LAUNCHERS.get(engine)
     if row is None:
         raise LaunchError(f"no launch command for engine {engine!r} ({', '.join(LAUNCHERS)})")
+    fam = row.families.get(family)
+    if fam is None:
+        raise LaunchError(f"no launch command for a {family} drafter on {engine} (its LAUNCH row has none)")
+    return fam
+
+
+def build_launch(
+    engine: str,
+    target: str,
+    draft: str | None,
+    steps: int,
+    topk: int,
+    draft_tokens: int | None,
+    extra: list[str] | None = None,
+    family: str = "eagle3",
+) -> str:
+    """The engine command line (checked by `check` before it is printed): the engine's `LAUNCH.argv` filled in for an
+    EAGLE-3 drafter, `LAUNCH.families[family].argv` for a drafter of another family (DFlash), or `LAUNCH.mtp_argv`
+    for the MTP head inside the target (`draft` None)."""
+    row = LAUNCHERS.get(engine)
+    if row is None:
+        raise LaunchError(f"no launch command for engine {engine!r} ({', '.join(LAUNCHERS)})")
+    if family != "eagle3" and draft is not None:
+        fam = _family_row(engine, family)
+        if draft_tokens is None and fam.draft_tokens:
+            draft_tokens = int(evaluate(fam.draft_tokens, {"steps": steps}))
+        spec = json.dumps({"method": fam.spec_method, "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
+        values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
+        return shlex.join([a.format(**values) for a in fam.argv] + list(extra or []))
     if draft_tokens is None and row.draft_tokens:
         draft_tokens = int(evaluate(row.draft_tokens, {"steps": steps, "topk": topk}))
     if draft is None:

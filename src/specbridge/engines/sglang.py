@@ -20,10 +20,12 @@ from .spec import (
     DraftClass,
     Drop,
     Era,
+    FamilyLaunch,
     FamilyRange,
     Field,
     IgnoreSuffix,
     KeepLayers,
+    LaunchCheck,
     Launcher,
     Param,
     Prefix,
@@ -486,6 +488,7 @@ LAUNCH = Launcher(
         "--speculative-num-steps": "steps",
         "--speculative-eagle-topk": "topk",
         "--speculative-num-draft-tokens": "draft_tokens",
+        "--speculative-dflash-block-size": "block_size",  # DFLASH: an alias of --speculative-num-draft-tokens (0.5.11+)
         "--tp": "tp",
         "--tp-size": "tp",
         "--tensor-parallel-size": "tp",
@@ -537,6 +540,31 @@ LAUNCH = Launcher(
         "{draft_tokens}",
     ),
     mtp_method="NEXTN",
+    families={
+        # DFLASH takes no EAGLE steps/topk (forced to 1); its block is --speculative-num-draft-tokens, the verify window:
+        # the anchor and the block_size - 1 mask slots (z-lab/dflash README: --speculative-num-draft-tokens 16 for a
+        # block_size-16 drafter)
+        "dflash": FamilyLaunch(
+            family="dflash",
+            argv=(
+                "python",
+                "-m",
+                "sglang.launch_server",
+                "--model-path",
+                "{target}",
+                "--speculative-algorithm",
+                "DFLASH",
+                "--speculative-draft-model-path",
+                "{draft}",
+                "--speculative-num-draft-tokens",
+                "{draft_tokens}",
+            ),
+            steps="block - 1",
+            draft_tokens="steps + 1",
+            cite="sglang/srt/server_args.py @ 0.5.11, arg_groups/speculative_hook.py _handle_dflash @ 0.5.19 … 0.5.23; "
+            "z-lab/dflash README (SGLang quick start)",
+        ),
+    },
 )
 
 
@@ -580,6 +608,75 @@ def _ids_out_of_range(when: str, bound: str, cite: str) -> Raise:
         "built; give num_target_layers, the target's layer count, in dflash_config)",
         cite,
     )
+
+
+# What SGLang does with a DFLASH launch line, the same in every release read (0.5.11 server_args.py
+# ServerArgs._handle_speculative_decoding; 0.5.19, 0.5.20, 0.5.23 arg_groups/speculative_hook.py _handle_dflash; the
+# worker: speculative/dflash_worker.py @ 0.5.11, dflash_worker_v2.py @ 0.5.19+): --speculative-num-draft-tokens is the
+# verify window, the drafter's block (anchor + block_size - 1 mask slots); without it SGLang reads block_size from the
+# draft config (dflash_config.block_size, else the top-level block_size), else 16; one that differs from the config's
+# block_size is only logged ("DFLASH block size mismatch") and the window the flag names is run.
+DF_ARGS = "sglang/srt/server_args.py @ 0.5.11, arg_groups/speculative_hook.py _handle_dflash @ 0.5.19 … 0.5.23"
+DF_WORKER = "sglang/srt/speculative/dflash_worker.py @ 0.5.11, dflash_worker_v2.py @ 0.5.19 … 0.5.23 (block size mismatch)"
+DFLASH_LAUNCH = (
+    LaunchCheck(
+        "block_flag is not None and block_flag <= 0",
+        "error",
+        "ValueError: DFLASH requires --speculative-dflash-block-size to be positive, got {block_flag}.",
+        DF_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "block_flag is not None and draft_tokens is not None and block_flag != draft_tokens",
+        "error",
+        "ValueError: Both --speculative-num-draft-tokens and --speculative-dflash-block-size are set but they differ. "
+        "For DFLASH they must match. (speculative_num_draft_tokens={draft_tokens}, speculative_dflash_block_size={block_flag})",
+        DF_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "steps is not None and steps != 1",
+        "warning",
+        "DFLASH only supports speculative_num_steps == 1; overriding speculative_num_steps={steps} to 1 (SGLang's own "
+        "warning: the flag is an EAGLE setting, the DFlash block is --speculative-num-draft-tokens)",
+        DF_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "topk is not None and topk != 1",
+        "warning",
+        "DFLASH only supports speculative_eagle_topk == 1; overriding speculative_eagle_topk={topk} to 1 (SGLang's own "
+        "warning: a DFlash drafter proposes one chain)",
+        DF_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "window is not None and block is not None and 0 < window < block",
+        "warning",
+        "--speculative-num-draft-tokens {window} is below the drafter's block_size {block}: SGLang logs 'DFLASH block size "
+        "mismatch' and runs a block of {window}, so each step accepts at most {window} tokens; accept lengths published "
+        "for the drafter were measured with the whole block",
+        f"{DF_ARGS}; {DF_WORKER}",
+        code="D005",
+    ),
+    LaunchCheck(
+        "window is not None and block is not None and window > block",
+        "warning",
+        "--speculative-num-draft-tokens {window} is above the drafter's block_size {block}: SGLang logs 'DFLASH block size "
+        "mismatch' and runs a block of {window}, mask slots the drafter was never trained on; nothing fails, the slots "
+        "past the block are rarely accepted and cost a wider verify",
+        f"{DF_ARGS}; {DF_WORKER}",
+        code="D005",
+    ),
+    LaunchCheck(
+        "window is None and block is None",
+        "warning",
+        "no --speculative-num-draft-tokens and no block_size in the drafter's config: SGLang defaults the DFlash block to 16 "
+        "('speculative_num_draft_tokens is not set; defaulting to 16 for DFLASH')",
+        DF_ARGS,
+        code="D005",
+    ),
+)
 
 
 def _sglang_dflash_class(
@@ -627,6 +724,7 @@ def _sglang_dflash_class(
         raises=(NO_MLP, NO_IDS_FEW_LAYERS, ids_check),
         side_files=side_files,
         methods=("DFLASH",),  # --speculative-algorithm DFLASH (server_args / arg_groups/speculative_hook.py _handle_dflash)
+        launch_checks=DFLASH_LAUNCH,
     )
 
 

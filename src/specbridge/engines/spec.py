@@ -360,6 +360,23 @@ class Launcher:
     # the command line for a head inside the target (MTP / NextN): no draft path; `mtp_method` is the method it names
     mtp_argv: tuple[str, ...] = ()
     mtp_method: str = ""
+    # the command lines for drafters of other families (family -> its FamilyLaunch): DFlash's method and block
+    families: dict[str, FamilyLaunch] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class FamilyLaunch:
+    """How an engine is started with a drafter of a family other than EAGLE-3 (DFlash): `argv` is the command
+    `launch` prints ({target} {draft} {steps} {draft_tokens} {spec}); `spec_method` the method its JSON speculative
+    config names (vLLM); `steps` the default draft steps (tokens drafted per step) as an expression of `block`, the
+    drafter's trained block size; `draft_tokens` the engine's verify-window flag as an expression of `steps`."""
+
+    family: str
+    argv: tuple[str, ...]
+    steps: str
+    cite: str
+    spec_method: str = ""
+    draft_tokens: str = ""
 
 
 @dataclass(frozen=True)
@@ -390,12 +407,15 @@ class QuantSkip:
 @dataclass(frozen=True)
 class LaunchCheck:
     """What an engine does with a launch setting for this class: `when` reads the class's namespace plus `steps`
-    (the launch line's draft steps); the message may name them ({steps} {L})."""
+    (the launch line's draft steps); the message may name them ({steps} {L}). DFlash's rows (D005, D006) also read
+    `topk`, `draft_tokens` and `block_flag` (the launch line's) and `block`, `full` (the drafter's block_size and
+    its block_size - 1 mask slots)."""
 
     when: str
     severity: str  # "error" (the engine refuses to start) | "warning"
     message: str
     cite: str
+    code: str = ""  # the rule that reports it ("" = M005, the MTP steps rule)
 
 
 @dataclass(frozen=True)

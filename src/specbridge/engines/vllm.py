@@ -20,6 +20,7 @@ from .spec import (
     DraftClass,
     Drop,
     Era,
+    FamilyLaunch,
     FamilyRange,
     Field,
     IgnoreSuffix,
@@ -669,6 +670,18 @@ LAUNCH = Launcher(
     # method mtp without a model: the draft is the target itself (config/speculative.py __post_init__, 0.11.0–0.32.0)
     mtp_argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
     mtp_method="mtp",
+    families={
+        # method dflash with the drafter as model; num_speculative_tokens = the block's mask slots (block_size - 1),
+        # the setting z-lab's model cards serve with (num_speculative_tokens 15 for a block_size-16 drafter)
+        "dflash": FamilyLaunch(
+            family="dflash",
+            argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+            steps="block - 1",
+            cite="vllm/config/speculative.py @ 0.27.0 … 0.32.0 (method dflash; num_speculative_tokens required); "
+            "z-lab/dflash README (vLLM quick start: num_speculative_tokens 15 for block_size 16)",
+            spec_method="dflash",
+        ),
+    },
 )
 
 
@@ -701,6 +714,42 @@ NO_MASK_ID = Raise(
     "mask_id is None",
     "ValueError: Model config must specify `dflash_config.mask_token_id`, `mask_token_id`, … (the token the parallel draft slots are fed)",
     "vllm/v1/worker/gpu/spec_decode/utils.py @ 0.27.0, 0.32.0 (the proposer's parallel-drafting token)",
+)
+
+
+# What vLLM does with a DFlash launch line (vllm/config/speculative.py SpeculativeConfig.__post_init__, read at 0.27.0,
+# 0.29.0, 0.32.0; vllm/v1/spec_decode/dflash.py): it never reads the drafter's block_size (DSpark's branch alone
+# defaults num_speculative_tokens from it), so num_speculative_tokens is required and is the block it drafts: one bonus
+# query and K mask queries (max_num_new_slots_for_drafting, "DFlash uses one bonus query followed by K mask queries").
+# The `block_size` the proposer holds is the KV cache's (llm_base_proposer.py: kv_cache_spec.block_size).
+DF_SPEC = "vllm/config/speculative.py SpeculativeConfig.__post_init__ @ 0.27.0, 0.29.0, 0.32.0"
+DFLASH_LAUNCH = (
+    LaunchCheck(
+        "steps is None",
+        "error",
+        "ValueError: A speculative model was provided, but `num_speculative_tokens` was not provided (vLLM gives DFlash no "
+        "default from block_size; only DSpark's branch reads it)",
+        DF_SPEC,
+        code="D006",
+    ),
+    LaunchCheck(
+        "steps is not None and full is not None and steps < full",
+        "warning",
+        "num_speculative_tokens {steps} fills {steps} of the {full} mask slots the drafter was trained on (block_size {block}): "
+        "vLLM never reads block_size, so each step drafts {steps} and accepts at most {steps} + 1 tokens; accept lengths "
+        "published for the drafter were measured with the whole block",
+        f"{DF_SPEC}; vllm/v1/spec_decode/dflash.py (1 + num_speculative_tokens queries per request)",
+        code="D005",
+    ),
+    LaunchCheck(
+        "steps is not None and full is not None and steps > full",
+        "warning",
+        "num_speculative_tokens {steps} is above the {full} mask slots of the drafter's trained block (block_size {block}): "
+        "vLLM never reads block_size and drafts {steps} slots in one block, positions the drafter was never trained on; "
+        "nothing fails, the slots past the block are rarely accepted and cost a wider verify",
+        f"{DF_SPEC}; vllm/v1/spec_decode/dflash.py (1 + num_speculative_tokens queries per request)",
+        code="D005",
+    ),
 )
 
 
@@ -769,6 +818,7 @@ def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
         share_cite=f"{PROP}; {DF} load_weights (process_eagle_weight)",
         side_files=("mask_embedding.pt",),  # _read_mask_embedding (get_hf_file_bytes: a local dir or the Hub)
         methods=("DFLASH",),  # vllm/config/speculative.py SpeculativeConfig.method
+        launch_checks=DFLASH_LAUNCH,
         wider_tp="truncate",
     )
 

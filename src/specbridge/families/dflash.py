@@ -23,6 +23,15 @@ def _get(cfg: dict, *paths: str):
     return None, None
 
 
+BLOCK_SIZE = ("dflash_config.block_size", "block_size")  # SGLang's precedence (dflash_utils.parse_dflash_draft_config)
+
+
+def block_size(cfg: dict) -> int | None:
+    """The drafter's trained block (anchor + mask slots), a positive integer, or None."""
+    v, _ = _get(cfg or {}, *BLOCK_SIZE)
+    return v if type(v) is int and v > 0 else None
+
+
 def geometry(ckpt: Checkpoint) -> dict:
     cfg = ckpt.config or {}
     names = list(ckpt.tensors)
@@ -30,7 +39,7 @@ def geometry(ckpt: Checkpoint) -> dict:
     fc = shape.get("fc.weight")
     ids, ids_where = _get(cfg, "dflash_config.target_layer_ids", "eagle_aux_hidden_state_layer_ids", "target_layer_ids")
     mask, mask_where = _get(cfg, "dflash_config.mask_token_id", "mask_token_id")
-    block, block_where = _get(cfg, "dflash_config.block_size", "block_size")
+    block, block_where = _get(cfg, *BLOCK_SIZE)
     root = ckpt.root if ckpt.root.is_dir() else ckpt.root.parent
     return {
         "hidden_size": fc[0] if fc else cfg.get("hidden_size"),

@@ -8,6 +8,9 @@ from collections.abc import Iterator
 
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.values import _floats, row_bytes
+from ..engines.expr import ExprError, RowError, evaluate
+from ..engines.registry import LAUNCHERS
+from ..families.dflash import block_size
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import CHECKPOINT, Hit, rule
@@ -170,3 +173,97 @@ def _mask_row_peak(c: Context) -> float | None:
         return max((abs(x) for x in _floats(row_bytes(emb, [mid])[0], emb.dtype)), default=0.0)
     except CheckpointError:
         return None
+
+
+def _launch_rows(c: Context, code: str) -> Iterator[Hit]:
+    """The class's `launch_checks` rows of one code (what this engine release does with the launch line's DFlash
+    settings), over the class namespace plus the launch line's values and the drafter's block. Only for a line whose
+    method builds this class (another method is L014's)."""
+    from .load import _launch_method  # here, so the rule modules register in their own order
+
+    L = c.launch
+    if L is None or c.rep is None or not c.rep.cls.launch_checks:
+        return
+    algo, _ = _launch_method(c)
+    if algo is None or algo not in c.rep.cls.methods:
+        return
+    block = block_size(_cfg(c))
+    window = L.draft_tokens if L.draft_tokens is not None else L.block_size  # the verify window the line names
+    ns = {
+        **c.rep.ns,
+        "steps": L.steps,
+        "topk": L.topk,
+        "draft_tokens": L.draft_tokens,
+        "block_flag": L.block_size,
+        "window": window,
+        "block": block,
+        "full": block - 1 if block else None,
+    }
+    for chk in c.rep.cls.launch_checks:
+        if chk.code != code:
+            continue
+        try:
+            hit = bool(evaluate(chk.when, ns))
+        except RowError as e:
+            raise RowError(f"{c.rep.cls.file}: launch check {chk.when!r}: {e}") from None
+        except (ExprError, TypeError):  # the config's or the line's values, not the row
+            hit = False
+        if hit:
+            yield Hit(ERROR if chk.severity == "error" else WARNING, f"{c.eng}: " + chk.message.format(**ns), _fill_fix(c, block))
+
+
+def _fill_fix(c: Context, block: int | None) -> str | None:
+    """The launch values that draft the whole trained block on this engine (its LAUNCH row's DFlash line)."""
+    if block is None:
+        return None
+    fam = LAUNCHERS[c.rep.engine].families.get("dflash") if c.rep.engine in LAUNCHERS else None
+    if fam is None:
+        return None
+    steps = evaluate(fam.steps, {"block": block})
+    tokens = evaluate(fam.draft_tokens, {"steps": steps}) if fam.draft_tokens else None
+    what = f"--speculative-num-draft-tokens {tokens}" if tokens is not None else f'"num_speculative_tokens": {steps}'
+    return f"draft the block the drafter was trained on ({what}, block_size {block}); `specbridge launch` prints that line"
+
+
+@rule(
+    "D005",
+    "DFlash draft tokens against the trained block",
+    severity=WARNING,
+    families=DFLASH,
+    fix="draft the whole trained block: vLLM `num_speculative_tokens` = block_size - 1, SGLang "
+    "`--speculative-num-draft-tokens` = block_size (what `specbridge launch` prints).",
+)
+def block_tokens(c: Context) -> Iterator[Hit]:
+    """With `--launch`: the tokens a DFlash step drafts against the block the drafter was trained on
+    (`dflash_config.block_size`, else `block_size`: the anchor and block_size - 1 mask slots). Neither engine refuses
+    a mismatch. vLLM never reads the drafter's block_size: `num_speculative_tokens` is required (D006) and is the
+    number of mask slots it drafts (vllm/config/speculative.py `max_num_new_slots_for_drafting`, "one bonus query
+    followed by K mask queries", every release read). SGLang's `--speculative-num-draft-tokens` is the whole verify
+    window; without it SGLang reads block_size from the draft config (else 16), and one that differs is only logged
+    ("DFLASH block size mismatch", sglang/srt/speculative/dflash_worker_v2.py, every release read). Below the block,
+    each step accepts at most the drafted tokens + 1, so a published accept length of ~6 (measured with the whole
+    block) cannot be reached: z-lab/dflash #118 ran a block_size-16 drafter with `num_spec_tokens` 4 and 16 and saw
+    2–3 (vllm-project/vllm #42505). Above it, the extra slots lie outside the trained block: nothing fails, they
+    are rarely accepted and widen every verify. The engine rows (`DraftClass.launch_checks`, code D005) say what
+    each release does.
+    """
+    yield from _launch_rows(c, "D005")
+
+
+@rule(
+    "D006",
+    "DFlash launch flags the engine refuses or overrides",
+    severity=ERROR,
+    families=DFLASH,
+    fix="launch DFlash with its own flags only: vLLM `method: dflash` with `num_speculative_tokens`; SGLang "
+    "`--speculative-algorithm DFLASH` with `--speculative-num-draft-tokens` (no EAGLE steps or topk).",
+)
+def launch_flags(c: Context) -> Iterator[Hit]:
+    """With `--launch`: the engine's own argument checks for DFlash. vLLM refuses a DFlash speculative config
+    without `num_speculative_tokens` (it defaults it from block_size for DSpark only; vllm/config/speculative.py,
+    every release read). SGLang refuses `--speculative-dflash-block-size` that is not positive or differs from
+    `--speculative-num-draft-tokens`, and overrides `--speculative-num-steps` and `--speculative-eagle-topk` to 1
+    with a warning: EAGLE settings a DFlash drafter has no use for (sglang/srt/server_args.py @ 0.5.11,
+    arg_groups/speculative_hook.py `_handle_dflash` after it, every release read). The engine rows (code D006) say it.
+    """
+    yield from _launch_rows(c, "D006")
