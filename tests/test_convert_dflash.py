@@ -180,3 +180,62 @@ def test_dflash_into_eagle3_is_refused(tmp_path, layout):
     r = run_cli("convert", src, "--to", layout, "-o", tmp_path / "out")
     assert r.returncode == 2 and len(r.stderr.strip().splitlines()) == 1 and "not converted into the EAGLE-3 layout" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+def test_a_hub_source_brings_its_side_file(tmp_path):
+    """SGLang reads mask_embedding.pt from a local directory only: converting a Hub id downloads it (its listed size
+    checked first) and writes it, in the form SGLang reads, beside the converted weights."""
+    pytest.importorskip("huggingface_hub")
+    from hubserver import FakeHub, make_repo
+    from test_hub import cli
+
+    src = dfx.write(tmp_path / "src")
+    torch.save(torch.from_numpy(MASK_ROW), src / "mask_embedding.pt")
+    out = tmp_path / "out"
+    with FakeHub({"org/df": make_repo(src)}) as hub:
+        r = cli(hub, tmp_path / "hf-cache", "convert", "org/df", "--engine", "sglang==0.5.23", "-o", out, "--json")
+    obj = json.loads(r.stdout)
+    assert r.returncode == 0 and obj["ok"] and obj["transformed"][0][0] == "mask_embedding.pt", r.stdout + r.stderr
+    same_bytes(src, out)
+    saved = torch.load(io.BytesIO((out / "mask_embedding.pt").read_bytes()), weights_only=True)
+    assert saved["mask_token_id"] == dfx.MASK_ID and np.array_equal(saved["embedding"].numpy(), MASK_ROW)
+
+
+@pytest.mark.slow
+@pytest.mark.long  # a vLLM engine start per case: ~4 min per release on 2 cores (SPECBRIDGE_LONG_TESTS=1 runs it)
+@pytest.mark.parametrize("release", ["0.27.0", "0.32.0"])
+def test_converted_drafters_load_on_real_vllm(release, tmp_path):
+    """Before and after, through the real vLLM (the conformance harness: its DFlashQwen3ForCausalLM, load_weights and
+    _read_mask_embedding on CPU): a model.-prefixed save raises, converted it loads every tensor; a mask_embedding
+    tensor leaves model.mask_embedding unfilled, converted the side file fills it with the trained row; Muse Glimmer's
+    names do not dispatch on 0.27, converted they load. Each converted case agrees with `check` (as the matrix does)."""
+    import hashlib
+
+    from test_conformance_vllm import _ready, differences, run_loader
+    from test_conformance_vllm_dflash import predict
+
+    why = _ready(release)
+    if why:
+        pytest.skip(why)
+    muse_cfg = dfx.config(architectures=["MuseGlimmerAssistantModel"])
+    ren = {"fc.weight": "encoder.fc.weight", "hidden_norm.weight": "encoder.output_norm_enc.weight"}
+    before = {
+        "prefixed": dfx.write(tmp_path / "prefixed", ts={"model." + k: v for k, v in dfx.tensors().items()}),
+        "mask-tensor": dfx.write(tmp_path / "mask-tensor", ts=dfx.tensors() | {"mask_embedding": MASK_ROW}),
+        "muse": dfx.write(tmp_path / "muse", muse_cfg, {ren.get(k, k): v for k, v in dfx.tensors().items()}),
+    }
+    after = {}
+    for name, src in before.items():
+        r = run_cli("convert", src, "--engine", f"vllm=={release}", "-o", tmp_path / f"{name}-converted")
+        assert r.returncode == 0, r.stdout + r.stderr
+        after[f"{name}-converted"] = tmp_path / f"{name}-converted"
+    got = run_loader(release, before | after, tmp_path, method="dflash", arch="qwen3")
+    assert got["prefixed"]["raised"] is not None and got["prefixed-converted"]["raised"] is None
+    assert got["mask-tensor"]["params"]["model.mask_embedding"]["filled"] == 0
+    row = got["mask-tensor-converted"]["params"]["model.mask_embedding"]
+    assert row["filled"] == 1 and row["sha256"] == hashlib.sha256(MASK_ROW.tobytes()).hexdigest()
+    assert got["muse-converted"]["raised"] is None
+    if release == "0.27.0":
+        assert got["muse"]["raised"] is not None
+    for name, path in after.items():
+        assert not differences(path, got[name], predict(path, release)), name

@@ -196,8 +196,7 @@ def _plan_mask(plan, mask_tensor, mid, hidden, label, cls) -> None:
     from .plan import ConvertError
 
     src = plan.src
-    root = src.root if src.root.is_dir() else src.root.parent
-    side = root / MASK_FILE if src.hub is None and (root / MASK_FILE).is_file() else None
+    side = _side_file(src, MASK_FILE)
     if side is not None and mask_tensor is not None:
         raise ConvertError(src.root, f"both {MASK_FILE} and a mask_embedding tensor: two mask embeddings, refusing to pick one")
     if side is None and mask_tensor is None:
@@ -236,16 +235,28 @@ def _plan_mask(plan, mask_tensor, mid, hidden, label, cls) -> None:
     plan.mask_expect = (emb.read_at(0, emb.nbytes), emb.dtype, mid)
 
 
+SIDE_FILE_LIMIT = 64 << 20  # a mask embedding is hidden_size values (MiMo's: 8 KB); a per-position table a few MB
+
+
+def _side_file(src, name: str) -> Path | None:
+    """A file beside the weights: in the directory, or from a Hub source's repository (downloaded into the HF cache
+    after its listed size is checked: SGLang reads mask_embedding.pt from a local directory only)."""
+    if src.hub is None:
+        root = src.root if src.root.is_dir() else src.root.parent
+        return root / name if (root / name).is_file() else None
+    from ..checkpoint.hub import resolve, small_file
+
+    listing = resolve(src.hub)
+    return small_file(src.hub, name, listing, SIDE_FILE_LIMIT) if name in listing.names else None
+
+
 def _carry_remote_code(plan) -> None:
     """The auto_map modules beside the weights (dflash.py for trust_remote_code) come along unchanged."""
     src = plan.src
-    if src.hub is not None:
-        return
-    root = src.root if src.root.is_dir() else src.root.parent
     mods = {v.split(".")[0] for v in ((src.config or {}).get("auto_map") or {}).values() if isinstance(v, str)}
     for m in sorted(mods):
-        f = root / f"{m}.py"
-        if f.is_file() and f.stat().st_size < (1 << 20):
+        f = _side_file(src, f"{m}.py")
+        if f is not None and f.stat().st_size < (1 << 20):
             plan.extra_files[f.name] = f.read_bytes()
 
 

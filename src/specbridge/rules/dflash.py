@@ -140,33 +140,11 @@ def mask_embedding(c: Context) -> Iterator[Hit]:
     """
     root = c.ckpt.root if c.ckpt.root.is_dir() else c.ckpt.root.parent
     if (root / "mask_embedding.pt").is_file():
-        if "mask_embedding.pt" in c.rep.cls.side_files:
-            bad = _mask_file_problem(c, root / "mask_embedding.pt")
-            if bad:
-                yield Hit(ERROR, f"{c.eng} cannot use mask_embedding.pt: {bad}", bad_fix(c))
-            else:
-                yield Hit(INFO, f"mask_embedding.pt is read by {c.eng} into the mask slots' embedding.")
-        else:
-            yield Hit(
-                ERROR,
-                f"mask_embedding.pt is never read by {c.eng}: the mask slots are embedded by embed_tokens[mask_token_id] "
-                "instead of the trained mask embedding; expect accept length far below the published one (sglang #27924).",
-                "serve with an engine release that reads mask_embedding.pt (vLLM 0.26+, SGLang 0.5.20+ from a local "
-                "directory), or write the trained mask row into the embedding the engine uses",
-            )
+        yield _side_file_hit(c, root / "mask_embedding.pt")
         return
     shipped = next((n for n in c.ckpt.tensors if n.removeprefix("model.") == "mask_embedding"), None)
     if shipped is not None:
-        yield Hit(
-            ERROR,
-            f"the mask embedding is shipped as the tensor {shipped}, which {c.eng} never uses (it reads the mask embedding "
-            "from mask_embedding.pt only; a tensor of that name is skipped, or has no parameter): the mask slots get "
-            "embed_tokens[mask_token_id] instead of the trained vector.",
-            f"`specbridge convert DRAFT --engine {c.eng.replace(' ', '==')} -o OUT` writes it as mask_embedding.pt"
-            if "mask_embedding.pt" in c.rep.cls.side_files
-            else "`specbridge convert DRAFT --to dflash -o OUT` writes it as mask_embedding.pt; serve with a release that "
-            "reads that file (vLLM 0.26+, SGLang 0.5.20+ from a local directory)",
-        )
+        yield _shipped_tensor_hit(c, shipped)
         return
     own_embed = any(p.role == "embed" and p.filled_by and p.status != "shared-from-target" for p in c.rep.params)
     peak = _mask_row_peak(c) if own_embed else None
@@ -177,6 +155,35 @@ def mask_embedding(c: Context) -> Iterator[Hit]:
             "there is no mask_embedding.pt: every parallel slot embeds to nothing; expect accept length near 1.",
             f"put the trained mask embedding beside the weights as mask_embedding.pt, or write it into embed_tokens row {_mask_id(c)}",
         )
+
+
+def _side_file_hit(c: Context, path) -> Hit:
+    """mask_embedding.pt beside the weights: read by this release (and usable), or lost without a word."""
+    if "mask_embedding.pt" not in c.rep.cls.side_files:
+        return Hit(
+            ERROR,
+            f"mask_embedding.pt is never read by {c.eng}: the mask slots are embedded by embed_tokens[mask_token_id] "
+            "instead of the trained mask embedding; expect accept length far below the published one (sglang #27924).",
+            "serve with an engine release that reads mask_embedding.pt (vLLM 0.26+, SGLang 0.5.20+ from a local "
+            "directory), or write the trained mask row into the embedding the engine uses",
+        )
+    bad = _mask_file_problem(c, path)
+    if bad:
+        return Hit(ERROR, f"{c.eng} cannot use mask_embedding.pt: {bad}", bad_fix(c))
+    return Hit(INFO, f"mask_embedding.pt is read by {c.eng} into the mask slots' embedding.")
+
+
+def _shipped_tensor_hit(c: Context, shipped: str) -> Hit:
+    return Hit(
+        ERROR,
+        f"the mask embedding is shipped as the tensor {shipped}, which {c.eng} never uses (it reads the mask embedding "
+        "from mask_embedding.pt only; a tensor of that name is skipped, or has no parameter): the mask slots get "
+        "embed_tokens[mask_token_id] instead of the trained vector.",
+        f"`specbridge convert DRAFT --engine {c.eng.replace(' ', '==')} -o OUT` writes it as mask_embedding.pt"
+        if "mask_embedding.pt" in c.rep.cls.side_files
+        else "`specbridge convert DRAFT --to dflash -o OUT` writes it as mask_embedding.pt; serve with a release that "
+        "reads that file (vLLM 0.26+, SGLang 0.5.20+ from a local directory)",
+    )
 
 
 def bad_fix(c: Context) -> str:
