@@ -239,3 +239,20 @@ def test_converted_drafters_load_on_real_vllm(release, tmp_path):
         assert got["muse"]["raised"] is not None
     for name, path in after.items():
         assert not differences(path, got[name], predict(path, release)), name
+
+
+def test_a_speculators_dflash_drafter_is_refused_not_guessed(tmp_path):
+    """speculators' DFlash config (aux ids as boundaries, sample_from_anchor, causal SWA) is read by vLLM as it is
+    (speculators/algos.py update_dflash); convert does not rewrite it without carrying those semantics."""
+    cfg = {
+        "architectures": ["DFlashSpeculator"],
+        "speculators_model_type": "dflash",
+        "transformer_layer_config": {k: v for k, v in dfx.config().items() if k not in ("architectures", "dflash_config")},
+        "aux_hidden_state_layer_ids": [1, 2, 3],
+        "mask_token_id": dfx.MASK_ID,
+        "draft_vocab_size": dfx.V,
+    }
+    src = dfx.write(tmp_path / "src", cfg)
+    r = run_cli("convert", src, "--to", "dflash", "-o", tmp_path / "out")
+    assert r.returncode == 2 and "speculators DFlash drafter" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "out").exists()

@@ -160,6 +160,12 @@ def _dflash_config(cfg0: dict, target) -> tuple[dict, list[str]]:
     notes = []
     archs = cfg.get("architectures")
     arch = archs[0] if isinstance(archs, list) and archs else None
+    if cfg.get("speculators_model_type") == "dflash":
+        raise ConvertRefused(
+            None,
+            "a speculators DFlash drafter (speculators_model_type dflash): vLLM reads it as it is (speculators/algos.py "
+            "update_dflash: aux ids - 1, sample_from_anchor, causal SWA); convert does not rewrite it for other engines yet",
+        )
     if arch not in (None, *READ_ARCHS):
         raise ConvertRefused(
             None, f"architectures {archs}: not the plain DFlash class; convert reads DFlashDraftModel and Muse Glimmer's names"
