@@ -66,10 +66,18 @@ def build(entry: dict, root: Path) -> tuple[Path, Path]:
 
 
 def build_family(entry: dict, root: Path) -> tuple[Path, Path]:
-    """A families-corpus drafter as a header-only checkpoint, with its side files (empty: present, never read)."""
+    """A families-corpus drafter as a header-only checkpoint, with its side files (mask_embedding.pt as the producers
+    publish it: {embedding: BF16 [hidden_size] (zeros here), mask_token_id}; any other side file empty)."""
+    from specbridge.checkpoint.maskfile import MASK_FILE, mask_file_bytes
+
     draft, target = build({**entry, "tensors": {t["name"]: (t["dtype"], t["shape"]) for t in entry["tensors"]}}, root)
+    cfg = entry["config"]
     for f in entry.get("side_files", []):
-        (draft / f).write_bytes(b"")
+        if f == MASK_FILE:
+            h, mid = cfg["hidden_size"], (cfg.get("dflash_config") or {}).get("mask_token_id", cfg.get("mask_token_id"))
+            (draft / f).write_bytes(mask_file_bytes("BF16", (h,), bytes(2 * h), mid))
+        else:
+            (draft / f).write_bytes(b"")
     return draft, target
 
 

@@ -16,6 +16,7 @@ import pytest
 from conftest import run_cli
 from safetensors.numpy import save_file
 
+from specbridge.checkpoint.maskfile import mask_file_bytes
 from specbridge.checkpoint.reader import open_checkpoint
 from specbridge.families.detect import detect_family
 
@@ -181,9 +182,10 @@ def test_muse_glimmer_names_load_only_from_029(tmp_path):
     assert rc == 1 and "L004" in codes  # an unknown name raises in 0.27's AutoWeightsLoader
 
 
-def test_convert_and_eval_refuse_a_dflash_drafter(dflash, tmp_path):
-    r = run_cli("convert", dflash, "--engine", "sglang==0.5.11", "-o", tmp_path / "out")
-    assert r.returncode == 2 and "reads EAGLE-3 drafters only" in r.stderr, r.stderr
+def test_convert_refuses_a_dflash_drafter_into_eagle3(dflash, tmp_path):
+    """convert reads DFlash drafters (tests/test_convert_dflash.py), but never into an EAGLE-3 layout."""
+    r = run_cli("convert", dflash, "--to", "sglang", "-o", tmp_path / "out")
+    assert r.returncode == 2 and "not converted into the EAGLE-3 layout" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()
 
 
@@ -263,7 +265,8 @@ def test_zero_mask_row_without_the_side_file_is_the_mimo_failure(tmp_path):
     d004 = [f for f in out["findings"] if f["code"] == "D004"]
     assert r.returncode == 1 and d004 and d004[0]["severity"] == "error" and d004[0]["doc"].endswith("#d004")
     assert "mask_embedding.pt" in d004[0]["fix"]
-    (p / "mask_embedding.pt").write_bytes(b"PK\x05\x06" + bytes(18))  # present: vLLM reads it (never unpickled here)
+    # present, in the form both engines read: vLLM reads it (never unpickled here)
+    (p / "mask_embedding.pt").write_bytes(mask_file_bytes("F32", (dfx.H,), np.ones(dfx.H, np.float32).tobytes(), dfx.MASK_ID))
     out = json.loads(run_cli("check", p, "--engine", "vllm==0.32.0", "--json").stdout)
     assert [f["severity"] for f in out["findings"] if f["code"] == "D004"] == ["info"]
     assert next(x for x in out["parameters"] if x["name"] == "model.mask_embedding")["filled_by"] == ["mask_embedding.pt"]
@@ -334,7 +337,7 @@ def test_eagle1_releases_and_engines_not_modelled_are_refused(tmp_path):
     r = run_cli("check", d, "--engine", "trtllm")
     assert r.returncode == 2 and "EAGLE-1/2" in r.stderr
     r = run_cli("convert", d, "--engine", "vllm==0.32.0", "-o", tmp_path / "out")
-    assert r.returncode == 2 and "reads EAGLE-3 drafters only" in r.stderr
+    assert r.returncode == 2 and "convert reads EAGLE-3 and DFlash drafters" in r.stderr
 
 
 def test_a_launch_line_with_another_method_builds_another_class(dflash, tmp_path):

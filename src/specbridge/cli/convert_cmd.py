@@ -36,7 +36,7 @@ def convert_cmd(
     result for its engine, and report every change."""
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.write import WriteFailed
-    from ..convert.run import execute, post_check
+    from ..convert.run import Result, execute, post_check
     from .commands import fail
     from .progress import CopyProgress
 
@@ -46,6 +46,12 @@ def convert_cmd(
         from .paths import output_dir
 
         output_dir("--in-place", ck.root)  # the checkpoint's own directory takes the backup and the new files
+    if plan.noop:  # nothing to write: said as such, the drafter checked where it is
+        res = Result(Path(out) if out is not None else ck.root, "unchanged", 0.0, [])
+        engine_used, checks = post_check(plan, ck.root, tgt)
+        ok = checks is None or all(r.ok for r in checks)
+        (print_convert_json(src, ck, tgt, plan, res, checks, ok) if as_json else print_convert(src, ck, plan, res, checks, engine_used))
+        return 0 if ok else 1
     try:
         with CopyProgress(sum(t.nbytes for t in plan.tensors), f"convert → {out or src}", enabled=False if as_json else None) as bar:
             res = execute(plan, out, in_place=in_place, backup=backup, force=force, max_shard_bytes=shard, progress=bar)
@@ -53,7 +59,7 @@ def convert_cmd(
         return fail(str(e), 1)
     except CheckpointError as e:  # a destination that exists, is the source or cannot be written: an unusable request
         return fail(str(e))
-    engine_used, checks = post_check(plan, res.dst, tgt)
+    engine_used, checks = post_check(plan, src if plan.noop else res.dst, tgt)
     ok = not res.problems and (checks is None or all(r.ok for r in checks))
     if as_json:
         print_convert_json(src, ck, tgt, plan, res, checks, ok)
@@ -100,7 +106,7 @@ def make_plan(src: Path, to: str | None, engine: str | None, target, embed: str)
 
     try:
         view = read_view(open_checkpoint(src))
-        refuse_non_drafter(view, what="convert")
+        refuse_non_drafter(view, read_here=("eagle3", "dflash"), what="convert")
         tgt = open_target_arg(target) if target else None
         tck = open_checkpoint(tgt.weights_dir) if (tgt and tgt.weights_dir) else None
         return view.ckpt, tgt, plan_conversion(view, to, engine, tgt, tck, embed)
@@ -138,6 +144,7 @@ def print_convert_json(src: Path, ck, tgt, plan, res, checks, ok: bool) -> None:
             "backup": str(res.backup) if res.backup else None,
             "backup_kept": res.kept,
             "check": checks[0].to_json() if checks else None,
+            "checks": [r.to_json() for r in checks] if checks else [],
             **hub_sources(ck.hub, tgt.hub if tgt is not None else None),  # the commit converted, for a Hub source
         },
     )
@@ -163,7 +170,7 @@ def print_convert(src: Path, ck, plan, res, checks, engine_used) -> None:
     for n in plan.warnings:
         w(f"  warning: {n}\n")
     if res.method == "unchanged":
-        w("nothing to change: the checkpoint is already in this layout\n")
+        w("nothing to change: the checkpoint is already in this layout" + ("; nothing was written\n" if plan.noop else "\n"))
     else:
         n = len(plan.tensors) + (plan.derive_t2d is not None) + (plan.gather_head is not None)
         w(f"wrote {res.dst} ({res.method}, {res.seconds:.2f} s)" + (f"; backup: {res.backup}" if res.backup else "") + "\n")
@@ -174,8 +181,7 @@ def print_convert(src: Path, ck, plan, res, checks, engine_used) -> None:
             w(f"VERIFY FAILED: {len(res.problems)} problem(s): {res.problems[:3]}\n")
         else:
             w(f"verified: {n}/{n} tensors: {res.verified}\n")
-    if checks:
-        r = checks[0]
+    for r in (checks if plan.family != "eagle3" else checks[:1]) if checks else ():
         errs = [f for f in r.findings if f.severity == "error"]
         w(
             f"check {r.report.engine}=={r.report.version}: {'OK' if r.ok else 'NOT OK'}"
@@ -183,7 +189,7 @@ def print_convert(src: Path, ck, plan, res, checks, engine_used) -> None:
         )
         for f in errs:
             w(f"  {f.code} {f.message}\n")
-    elif engine_used is None:
+    if not checks and engine_used is None:
         w(f"check: no engine loads the {plan.layout.name} layout natively; nothing to check against\n")
 
 

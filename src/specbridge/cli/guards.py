@@ -52,7 +52,9 @@ def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str
         from ..families.table import FAMILIES
 
         reads = " and ".join(f.title for f in FAMILIES if f.name in read_here)
-        raise CliError(f"{ckpt.root}: a {v.family.title} drafter ({ev}); {what} reads {reads} drafters only so far")
+        raise CliError(
+            f"{ckpt.root}: a {v.family.title} drafter ({ev}); {what} reads {reads} drafters{' only so far' if len(read_here) == 1 else ''}"
+        )
     return v
 
 

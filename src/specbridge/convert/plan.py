@@ -18,9 +18,18 @@ from ..layouts.embedding import embed_stats
 from ..layouts.table import LAYOUTS, Layout, to_layout
 from ..view import CheckpointView
 from .configs import canon_config, write_config
+from .dflash import DFLASH_LAYOUTS, ConvertRefused
 
 # which engine a layout is checked against after writing
-LAYOUT_ENGINE = {"speculators": "vllm", "sglang": "sglang", "vllm": "vllm", "eagle": "vllm", "trtllm": "trtllm", "nemo": None}
+LAYOUT_ENGINE = {
+    "speculators": "vllm",
+    "sglang": "sglang",
+    "vllm": "vllm",
+    "eagle": "vllm",
+    "trtllm": "trtllm",
+    "nemo": None,
+    "dflash": "vllm",  # every modelled vLLM DFlash range, each at its newest release read
+}
 
 
 class ConvertError(CheckpointError):
@@ -53,11 +62,16 @@ class Plan:
     warnings: list[str] = field(default_factory=list)
     derive_t2d: int | None = None  # write a t2d of this many entries computed from d2t
     gather_head: HeadRows | None = None  # build lm_head from the target head's rows i + d2t[i]
+    family: str = "eagle3"
+    extra_files: dict[str, bytes] = field(default_factory=dict)  # small files written beside the weights (mask_embedding.pt)
+    side_changed: bool = False  # an extra file differs from the source's (a header rename in place cannot do it)
+    mask_expect: tuple | None = None  # (embedding bytes, dtype, mask id) the written mask_embedding.pt must hold
+    noop: bool = False  # nothing to change: no file is written
 
     @property
     def names_only(self) -> bool:
         """Only tensor names change: a header rewrite in place can do it."""
-        return not (self.dropped or self.added or self.transformed) and len(self.tensors) == len(self.src.tensors)
+        return not (self.dropped or self.added or self.transformed or self.side_changed) and len(self.tensors) == len(self.src.tensors)
 
     def summary(self) -> list[str]:
         lines = []
@@ -115,6 +129,12 @@ def plan_conversion(
     vocab maps, the embedding, every tensor's new name, the head, and the config. `view`: the source described
     once (view.read_view)."""
     src, d = view.ckpt, view.drafter
+    if view.verdict.family is not None and view.verdict.family.name == "dflash":
+        from .dflash import plan_dflash
+
+        return plan_dflash(view, to, engine, target, embed)
+    if to in DFLASH_LAYOUTS:
+        raise ConvertRefused(None, f"an EAGLE-3 drafter is not converted into the DFlash layout {to!r}: another architecture")
     layout, engine_label, era_version = destination(d, to, engine)
     refuse_impossible(src, d, layout, target)
     canon = canon_config(d)

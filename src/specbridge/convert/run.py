@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
+from ..checkpoint.maskfile import MASK_FILE
 from ..checkpoint.reader import Checkpoint, open_checkpoint
 from ..checkpoint.safetensors import read_header
 from ..checkpoint.write import (
@@ -28,6 +29,7 @@ from ..checkpoint.write import (
 )
 from ..layouts.table import to_layout
 from .backup import CONFIG_BACKUP, BackupSet, find_backup, is_temp, new_backup_dir, save_config_backup, settle
+from .dflash import verify_side_files
 from .plan import LAYOUT_ENGINE, Plan, t2d_bytes
 
 IN_PLACE_VERIFIED = "header re-read: every tensor at its original offset, length, dtype and shape; the data section is not written"
@@ -128,10 +130,23 @@ def execute(
     with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
         tensors = _materialise_derived(plan, Path(td))
         res = write_checkpoint(
-            dst, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, force=force, verify=True, progress=progress
+            dst,
+            tensors,
+            plan.config,
+            metadata=metadata,
+            max_shard_bytes=max_shard_bytes,
+            force=force,
+            extra_files=plan.extra_files,
+            verify=True,
+            progress=progress,
         )
     _keep_modes(src, res.files)
-    return Result(dst, "rewrite", time.perf_counter() - t0, res.problems or [], files=res.files, verified=res.verified)
+    problems = (res.problems or []) + verify_side_files(plan, dst)
+    return Result(dst, "rewrite", time.perf_counter() - t0, problems, files=res.files, verified=_side_verified(plan, res.verified))
+
+
+def _side_verified(plan: Plan, how: str) -> str:
+    return how + (f"; {MASK_FILE} re-read (no unpickling): embedding bytes and mask_token_id as planned" if plan.mask_expect else "")
 
 
 def _keep_modes(src: Checkpoint, files: list[Path]) -> None:
@@ -229,9 +244,20 @@ def _rewrite_in_place(
     with tempfile.TemporaryDirectory(prefix="specbridge-derived-") as td:
         tensors = _materialise_derived(plan, Path(td))
         res = write_checkpoint(
-            new_dir, tensors, plan.config, metadata=metadata, max_shard_bytes=max_shard_bytes, verify=True, progress=progress
+            new_dir,
+            tensors,
+            plan.config,
+            metadata=metadata,
+            max_shard_bytes=max_shard_bytes,
+            extra_files=plan.extra_files,
+            verify=True,
+            progress=progress,
         )
     _keep_modes(src, res.files)
+    side_problems = verify_side_files(plan, new_dir)
+    if side_problems:  # before anything of the source moves
+        shutil.rmtree(new_dir, ignore_errors=True)
+        raise WriteFailed(root, f"verification failed ({side_problems[0]}); nothing was changed")
     if existing is not None and existing.kind == "directory":
         aside = parent / f".{root.name}.specbridge-discard-{os.urandom(3).hex()}"
     else:
@@ -268,7 +294,7 @@ def _rewrite_in_place(
         res.problems or [],
         bpath,
         files=[root / f.name for f in res.files],
-        verified=res.verified,
+        verified=_side_verified(plan, res.verified),
         kept=existing is not None,
     )
 
@@ -314,4 +340,5 @@ def post_check(plan: Plan, dst: Path, target=None):
     engine = plan.engine or LAYOUT_ENGINE.get(plan.layout.name)
     if engine is None:
         return None, None
-    return engine, check(read_view(open_checkpoint(dst)), engine, str(dst), target=target)
+    view = read_view(open_checkpoint(dst))
+    return engine, check(view, engine, str(dst), target=target, family=view.verdict.family)

@@ -723,6 +723,8 @@ def _sglang_dflash_class(
         missing="silent",
         raises=(NO_MLP, NO_IDS_FEW_LAYERS, ids_check),
         side_files=side_files,
+        # sglang/srt/speculative/dflash_worker_v2.py _maybe_merge_trained_mask_embedding @ 0.5.20, 0.5.23
+        mask_file_dict_only=bool(side_files),
         methods=("DFLASH",),  # --speculative-algorithm DFLASH (server_args / arg_groups/speculative_hook.py _handle_dflash)
         launch_checks=DFLASH_LAUNCH,
     )

@@ -446,6 +446,9 @@ class DraftClass:
     # files beside the weights this class's loader reads by name (DFlash's mask_embedding.pt); a checkpoint's side
     # file an engine does not read is lost without a word (rule D004)
     side_files: tuple[str, ...] = ()
+    # the side file's reader takes only a dict holding `embedding` and `mask_token_id` (SGLang's torch.load then
+    # saved["embedding"], int(saved["mask_token_id"])); False: a bare tensor is read too (vLLM). Rule D004
+    mask_file_dict_only: bool = False
     # the speculative algorithm / method (upper-cased, as `--speculative-algorithm` or vLLM's `method`) that builds
     # this class; a launch line naming another builds something else (rule L014). () = not checked here (EAGLE-3: A004)
     methods: tuple[str, ...] = ()

@@ -689,9 +689,20 @@ LAUNCH = Launcher(
 DF = "vllm/model_executor/models/qwen3_dflash.py"
 DFLASH_FIELDS = LLAMA_FIELDS + (
     Field("Vd_raw", ("draft_vocab_size",), None),
-    # fc reads one target state per configured layer: the top-level eagle_aux_hidden_state_layer_ids (0.27+: the
-    # model runner's get_eagle3_aux_layers_from_config), else dflash_config.target_layer_ids; none: one per draft layer
-    Field("n_ids", ("len:eagle_aux_hidden_state_layer_ids", "len:dflash_config.target_layer_ids"), None),
+    # fc reads one target state per configured layer: the top-level eagle_aux_hidden_state_layer_ids, else
+    # dflash_config.target_layer_ids, else dspark_target_layer_ids, else a top-level target_layer_ids (Muse Glimmer's)
+    # (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py get_eagle3_aux_layers_from_config @ 0.27.0, 0.29.0, 0.32.0,
+    # in that order); none: one per draft layer
+    Field(
+        "n_ids",
+        (
+            "len:eagle_aux_hidden_state_layer_ids",
+            "len:dflash_config.target_layer_ids",
+            "len:dspark_target_layer_ids",
+            "len:target_layer_ids",
+        ),
+        None,
+    ),
     Field(
         "use_aux_df", ("dflash_config.use_aux_hidden_state", "eagle_config.use_aux_hidden_state", "use_aux_hidden_state"), True, kind="bool"
     ),

@@ -135,20 +135,19 @@ def mask_embedding(c: Context) -> Iterator[Hit]:
     (sglang/srt/speculative/dflash_worker_v2.py). A side file an engine does not read is lost without a word:
     MiMo-V2.5-Pro-FP4-DFlash accepted 1.42 where 6.30 was published (sgl-project/sglang #27924). Without the
     file, when the engine runs the drafter's own `embed_tokens` and its mask row is zero, every slot embeds to
-    nothing (reads one row).
+    nothing (reads one row). A mask embedding shipped as a `mask_embedding` tensor is never used either (vLLM skips
+    the name without the side file, SGLang has no parameter for it). A side file the engine reads must be one it can
+    load (read without unpickling, checkpoint/maskfile.py): SGLang takes only `{embedding, mask_token_id}`
+    (`saved["embedding"]`, `int(saved["mask_token_id"])`; a bare tensor raises, `DraftClass.mask_file_dict_only`),
+    both raise on a `mask_token_id` other than the config's. `convert --engine` writes the form both read.
     """
     root = c.ckpt.root if c.ckpt.root.is_dir() else c.ckpt.root.parent
     if (root / "mask_embedding.pt").is_file():
-        if "mask_embedding.pt" in c.rep.cls.side_files:
-            yield Hit(INFO, f"mask_embedding.pt is read by {c.eng} into the mask slots' embedding.")
-        else:
-            yield Hit(
-                ERROR,
-                f"mask_embedding.pt is never read by {c.eng}: the mask slots are embedded by embed_tokens[mask_token_id] "
-                "instead of the trained mask embedding; expect accept length far below the published one (sglang #27924).",
-                "serve with an engine release that reads mask_embedding.pt (vLLM 0.26+, SGLang 0.5.20+ from a local "
-                "directory), or write the trained mask row into the embedding the engine uses",
-            )
+        yield _side_file_hit(c, root / "mask_embedding.pt")
+        return
+    shipped = next((n for n in c.ckpt.tensors if n.removeprefix("model.") == "mask_embedding"), None)
+    if shipped is not None:
+        yield _shipped_tensor_hit(c, shipped)
         return
     own_embed = any(p.role == "embed" and p.filled_by and p.status != "shared-from-target" for p in c.rep.params)
     peak = _mask_row_peak(c) if own_embed else None
@@ -159,6 +158,64 @@ def mask_embedding(c: Context) -> Iterator[Hit]:
             "there is no mask_embedding.pt: every parallel slot embeds to nothing; expect accept length near 1.",
             f"put the trained mask embedding beside the weights as mask_embedding.pt, or write it into embed_tokens row {_mask_id(c)}",
         )
+
+
+def _side_file_hit(c: Context, path) -> Hit:
+    """mask_embedding.pt beside the weights: read by this release (and usable), or lost without a word."""
+    if "mask_embedding.pt" not in c.rep.cls.side_files:
+        return Hit(
+            ERROR,
+            f"mask_embedding.pt is never read by {c.eng}: the mask slots are embedded by embed_tokens[mask_token_id] "
+            "instead of the trained mask embedding; expect accept length far below the published one (sglang #27924).",
+            "serve with an engine release that reads mask_embedding.pt (vLLM 0.26+, SGLang 0.5.20+ from a local "
+            "directory), or write the trained mask row into the embedding the engine uses",
+        )
+    bad = _mask_file_problem(c, path)
+    if bad:
+        return Hit(ERROR, f"{c.eng} cannot use mask_embedding.pt: {bad}", bad_fix(c))
+    return Hit(INFO, f"mask_embedding.pt is read by {c.eng} into the mask slots' embedding.")
+
+
+def _shipped_tensor_hit(c: Context, shipped: str) -> Hit:
+    return Hit(
+        ERROR,
+        f"the mask embedding is shipped as the tensor {shipped}, which {c.eng} never uses (it reads the mask embedding "
+        "from mask_embedding.pt only; a tensor of that name is skipped, or has no parameter): the mask slots get "
+        "embed_tokens[mask_token_id] instead of the trained vector.",
+        f"`specbridge convert DRAFT --engine {c.eng.replace(' ', '==')} -o OUT` writes it as mask_embedding.pt"
+        if "mask_embedding.pt" in c.rep.cls.side_files
+        else "`specbridge convert DRAFT --to dflash -o OUT` writes it as mask_embedding.pt; serve with a release that "
+        "reads that file (vLLM 0.26+, SGLang 0.5.20+ from a local directory)",
+    )
+
+
+def bad_fix(c: Context) -> str:
+    return (
+        f"`specbridge convert DRAFT --engine {c.eng.replace(' ', '==')} -o OUT` rewrites it as {{embedding, mask_token_id}} "
+        "(the form vLLM and SGLang both read), or re-save it so from the trained weights"
+    )
+
+
+def _mask_file_problem(c: Context, path) -> str | None:
+    """What stops this engine using the file (read without unpickling: checkpoint/maskfile.py), or None."""
+    from ..checkpoint.maskfile import read_mask_file
+
+    try:
+        mf = read_mask_file(path)
+    except CheckpointError as e:
+        return f"it is not a torch file the engine can load ({e.message})"
+    mid, h = _mask_id(c), _cfg(c).get("hidden_size")
+    if mf.mask_token_id is not None and mid is not None and mf.mask_token_id != mid:
+        return f"it names mask_token_id {mf.mask_token_id}, the config {mid}; the engine raises ValueError at startup"
+    if c.rep.cls.mask_file_dict_only and not mf.sglang_form:
+        what = "a bare tensor" if mf.form == "tensor" else "a dict without mask_token_id"
+        return (
+            f"it holds {what}; the engine reads saved['embedding'] and int(saved['mask_token_id']) and raises at startup "
+            "(sglang/srt/speculative/dflash_worker_v2.py _maybe_merge_trained_mask_embedding)"
+        )
+    if type(h) is int and mf.embedding.numel != h and not mf.per_position:
+        return f"its embedding has {mf.embedding.numel} elements, hidden_size is {h}; copying it into the mask row fails"
+    return None
 
 
 def _mask_row_peak(c: Context) -> float | None:
