@@ -205,7 +205,12 @@ def test_missing_tokenizer_and_target_required(tmp_path, target, capsys):
     assert body["draft_model"]["token_map"]["compared"] is False
     code = main(["check", str(draft), "--engine", "vllm"])
     err = capsys.readouterr().err
-    assert code == 2 and "pass --target" in err
+    assert (
+        code == 2
+        and "not an EAGLE-3 drafter" in err
+        and "to check it as a plain draft model" in err
+        and "pass its target as --target" in err
+    )
 
 
 def test_human_report(tmp_path, target, capsys):

@@ -86,10 +86,13 @@ def check_draft(e: PlainDraft, as_json: bool, failing_codes: set[str], ignored_c
     from .commands import gate
 
     view = e.view
-    if e.target is None:
+    if e.target is None:  # a target passed by mistake, or a draft model without the target it drafts for
+        from .guards import full_lm_reason
+
+        why = full_lm_reason(view.ckpt, view.drafter) or f"a plain causal LM ({'; '.join(view.verdict.evidence)})"
         raise CliError(
-            f"{view.ckpt.root}: a plain causal LM ({'; '.join(view.verdict.evidence)}): as a draft model (vLLM method "
-            "draft_model, SGLang STANDALONE) it is checked against its target: pass --target TARGET"
+            f"{view.ckpt.root}: looks like {why}; pass a drafter here (and a target as --target), or, to check it as a plain "
+            "draft model (vLLM method draft_model, SGLang STANDALONE), pass its target as --target"
         )
     results, skipped, tokens = draft_results(view, e.target, e.specs)
     for line in skipped:
