@@ -249,3 +249,76 @@ def test_big_vocab_compare_is_fast(tmp_path):
     diff = diff_maps(read_tokenizer_facts(a), read_tokenizer_facts(b))
     assert time.perf_counter() - t0 < 2.0
     assert diff.differing == 2 and diff.first == [(159_999, "tok159999", "other"), (160_000, None, "tok159999")]
+
+
+# --- eval: a plain draft model's acceptance, equal to a plain speculative-decoding loop ------------------------------
+
+
+@pytest.fixture(scope="module")
+def counting_pair(tmp_path_factory):
+    """A counting target (greedy next of x is x+1) with some head rows broken, and a two-layer counting draft that
+    does not know them: drafts are accepted until the target leaves the count."""
+    torch = pytest.importorskip("torch")
+    from test_train import make_counting_target
+
+    torch.set_num_threads(1)
+    root = tmp_path_factory.mktemp("draft-eval")
+    target = make_counting_target(root / "target", seed=3)
+    with torch.no_grad():
+        g = torch.Generator().manual_seed(5)
+        rows = torch.randperm(512, generator=g)[:120]
+        target.lm_head.weight[rows] = torch.randn(120, 64, generator=g) * 3
+    target.save_pretrained(root / "target")
+    draft = make_counting_target(root / "draft", seed=4, num_layers=2)
+    return target.eval(), draft.eval(), root
+
+
+def plain_loop(target, draft, prompt: list[int], k: int, max_new: int) -> tuple[int, int, list[int]]:
+    """Greedy speculative decoding, one verify step at a time: the draft continues the sequence k tokens, the target
+    keeps the leading run it agrees with plus its own next token."""
+    import torch
+
+    def greedy(model, seq):
+        return model(torch.tensor([seq])).logits[0].argmax(-1).tolist()
+
+    with torch.no_grad():
+        seq = prompt + [greedy(target, prompt)[-1]]
+        i, drafts, accepted, per_pos = 1, 0, 0, [0] * k
+        while i < max_new:
+            chain = []
+            for _ in range(k):
+                chain.append(greedy(draft, seq + chain)[-1])
+            verify = greedy(target, seq + chain)
+            a = 0
+            while a < k and chain[a] == verify[len(seq) - 1 + a]:
+                per_pos[a] += 1
+                a += 1
+            seq = seq + chain[:a] + [verify[len(seq) - 1 + a]]
+            drafts, accepted, i = drafts + 1, accepted + a, i + a + 1
+    return drafts, accepted, per_pos
+
+
+def test_eval_equals_plain_loop(counting_pair):
+    from specbridge.eval.draft_model import evaluate_draft_model
+
+    target, draft, _ = counting_pair
+    prompts = [[7 + 13 * n, 8 + 13 * n, 9 + 13 * n] for n in range(20)]
+    k, max_new = 3, 16
+    res = evaluate_draft_model(target, draft, prompts, steps=k, max_new=max_new)
+    for p, r in zip(prompts, res.prompts, strict=True):
+        assert (r.drafts, r.accepted, r.accepted_per_pos) == plain_loop(target, draft, p, k, max_new)
+    s = res.summary
+    assert 0 < s.accepted < s.draft_tokens and 1.0 < s.mean_accept_length < k + 1  # partial acceptance: not trivial
+
+
+def test_eval_cli_and_engine_refusal(counting_pair, capsys):
+    _, _, root = counting_pair
+    args = ["eval", str(root / "draft"), "--target", str(root / "target"), "--prompts", str(root / "target" / "val.jsonl")]
+    args += ["--num-prompts", "4", "--steps", "2", "--max-new-tokens", "8", "--json"]
+    assert main(args + ["--engine", "vllm==0.32.0"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["family"] == "causal_lm" and out["engine"]["method"] == "draft_model" and out["num_prompts"] == 4
+    assert 1.0 <= out["mean_accept_length"] <= 3.0 and {f["code"] for f in out["findings"]} == {"T008"}  # no tokenizer.json here
+    assert main(args + ["--engine", "vllm==0.14.0"]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["mean_accept_length"] is None and "NotImplementedError" in out["refused"]
