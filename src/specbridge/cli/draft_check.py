@@ -127,7 +127,10 @@ def _print(view, target, results, tokens, ok: bool, failing: list[str]) -> None:
     )
     for r in results:
         row = r.place.row
-        how = f"{row.method} ({row.first}–{row.last or ''})" if row and row.method else "no draft-model method"
+        if row is None:
+            how = "older than every release read"
+        else:
+            how = f"{row.method or 'no draft-model method'} ({row.first}–{row.last or ''})"
         c.print(f"  {r.place.engine} {escape(r.place.version)}: {escape(how)}: {'ok' if r.ok else '[red]NOT OK[/]'}")
     # each finding once, the engine versions it holds for in brackets (a message naming its version says "the engine")
     groups: dict[tuple, list] = {}
