@@ -136,6 +136,7 @@ def check_cmd(
 ) -> int:
     from ..engines.launch import LaunchError
     from ..engines.registry import EngineSpecError
+    from .draft_check import PlainDraft
     from .mtp_check import HeadOnly, print_head_only
 
     failing_codes, ignored_codes = split_codes(fail_on), split_codes(ignore)
@@ -143,6 +144,13 @@ def check_cmd(
         ckpt, tgt, results, skipped, fam, head = _check_results(path, engines, target, launch, parent, mtp)
     except HeadOnly as e:  # no release asked for models the head's class: what the files alone say
         return print_head_only(e, as_json)
+    except PlainDraft as e:  # a plain causal LM: a draft model for method draft_model / STANDALONE
+        from .draft_check import check_draft
+
+        try:
+            return check_draft(e, as_json, failing_codes, ignored_codes)
+        except (CheckpointError, EngineSpecError) as err:
+            return fail(str(err))
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e))
     for line in skipped:
@@ -190,6 +198,12 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
         results, skipped, head, fam, view = check_mtp(idx, path, specs, tgt, lau)
         return view.ckpt, tgt, results, skipped, fam, head
     view = read_view(open_checkpoint(path))  # described once, for the guard, the rules and the simulation
+    if view.verdict.family is not None and view.verdict.family.name == "causal_lm":
+        from .draft_check import PlainDraft
+
+        if parent:
+            raise CliError("--parent reads EAGLE-3 drafters; this is a plain causal LM (a draft model)")
+        raise PlainDraft(view, tgt, specs)
     fam = refuse_non_drafter(view, read_here=("eagle3", "dflash", "eagle"), what="check")
     if fam.family.name == "eagle3":
         par = open_checkpoint(parent) if parent else None

@@ -86,6 +86,13 @@ def eval_cmd(
     if plot is not None:
         output_file("--plot", plot)
     load_as = loadable_target(target)
+    from .eval_draft import eval_draft_model, plain_draft_or_none
+
+    plain = plain_draft_or_none(draft)  # a plain causal LM: measured as a draft model (method draft_model / STANDALONE)
+    if plain is not None:
+        opts = dict(steps=steps, topk=topk, prompts=prompts, num_prompts=num_prompts, max_new=max_new, as_json=as_json, plot=plot)
+        opts |= dict(threads=threads, device=device, dtype=dtype, fail_under=fail_under, prompt_format=prompt_format)
+        return eval_draft_model(plain, draft, target, load_as, engine, opts)
     view = open_drafter(draft)
     report, engine_json, findings = engine_view(view, engine)
     if report is not None and report.errors:  # check says the engine raises (L003–L006): nothing to measure

@@ -10,7 +10,7 @@ from typing import NamedTuple
 
 from . import sglang, trtllm, vllm
 from .serving import Serving
-from .spec import CaptureRule, Era, FamilyRange, Launcher, in_release_range, is_prerelease, parse_version
+from .spec import CaptureRule, DraftModelRange, Era, FamilyRange, Launcher, in_release_range, is_prerelease, parse_version
 
 ENGINES: dict[str, tuple[Era, ...]] = {"sglang": sglang.ERAS, "vllm": vllm.ERAS, "trtllm": trtllm.ERAS}
 CAPTURE: dict[str, tuple[CaptureRule, ...]] = {"sglang": sglang.CAPTURE, "vllm": vllm.CAPTURE, "trtllm": trtllm.CAPTURE}
@@ -22,6 +22,8 @@ FAMILY_RANGES: dict[str, tuple[FamilyRange, ...]] = {
     "vllm": vllm.FAMILY_RANGES,
     "trtllm": trtllm.FAMILY_RANGES,
 }
+# plain draft models (vLLM method draft_model, SGLang STANDALONE): what each release range accepts and checks
+DRAFT_MODEL: dict[str, tuple[DraftModelRange, ...]] = {"vllm": vllm.DRAFT_MODEL, "sglang": sglang.DRAFT_MODEL}
 # how serve, sweep and bench run and read each live server; bench --engine auto probes them in this order
 SERVERS: dict[str, Serving] = {"vllm": vllm.SERVE, "sglang": sglang.SERVE}
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}
@@ -221,4 +223,52 @@ def family_places(specs: str | list[str], family: str, title: str) -> tuple[list
                 if row is not None and row.unmodelled:
                     raise NotModelled(f"{name} {p.version}: {row.unmodelled}; nothing was checked")
                 out.append(FamilyPlace(p, row, first))
+    return out, skipped
+
+
+class DraftModelPlace(NamedTuple):
+    """One engine version to answer for a plain draft model, the row that covers it (None: the release is older
+    than every row read) and how it was asked for (PINNED, NEWER, NEWEST, ALL, PRERELEASE)."""
+
+    engine: str
+    version: str
+    row: DraftModelRange | None
+    how: str
+
+
+def draft_model_places(specs: str | list[str]) -> tuple[list[DraftModelPlace], list[str]]:
+    """The engine versions a plain draft model is checked for, and a line per engine skipped (no rows). `all`: the
+    newest release read of every range that serves the method; a bare name: the newest range's; NAME==VERSION: the
+    row holding it (a release past the newest read: the newest row)."""
+    out: list[DraftModelPlace] = []
+    skipped: list[str] = []
+    for spec in split_specs(specs):
+        low = spec.strip().lower()
+        names = list(ENGINES) if low == "all" else [engine_name(low)]
+        for name in names:
+            rows = DRAFT_MODEL.get(name, ())
+            if not rows:
+                why = f"specbridge has no draft-model rows for {name}: nothing was checked there"
+                if len(names) == 1:
+                    raise NotModelled(why)
+                skipped.append(why)
+                continue
+            version = low.partition("==")[2].strip()
+            if "==" in low and not version:
+                raise EngineSpecError(f"no version after '==' in {spec.strip()!r}")
+            if not version:
+                how = ALL if len(names) > 1 else NEWEST
+                serving = [r for r in rows if r.method]  # a release range without the method is answered only when named
+                out += [DraftModelPlace(name, r.versions_read[-1], r, how) for r in (serving if how == ALL else serving[-1:])]
+                continue
+            try:
+                release = parse_version(version)
+            except ValueError:
+                raise EngineSpecError(f"cannot read {name} version {version!r}") from None
+            row = next((r for r in rows if in_release_range(version, r.first, r.last)), None)
+            if row is None and release > parse_version(rows[-1].first):
+                row = rows[-1]
+            newer = row is rows[-1] and release > parse_version(rows[-1].versions_read[-1])
+            how = NEWER if newer else PRERELEASE if is_prerelease(version) else PINNED
+            out.append(DraftModelPlace(name, version, row, how))
     return out, skipped

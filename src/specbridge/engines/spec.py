@@ -623,3 +623,27 @@ def is_prerelease(version: str) -> bool:
     from packaging.version import Version
 
     return Version(version.strip()).is_prerelease
+
+
+@dataclass(frozen=True)
+class DraftModelRange:
+    """A release range of one engine and what it does with a plain draft model (a small causal LM of the target's
+    tokenizer: vLLM `method: draft_model`, SGLang `--speculative-algorithm STANDALONE`), read from its source.
+
+    `method` is the word that asks for it ("" = the range has none: `refusal` is what the engine says instead);
+    `vocab_size_raises` / `token_map_raises`: the error the engine raises at start-up when draft and target vocab
+    sizes / token-to-id maps differ ("" = not checked: the server starts and the drafts are rejected);
+    `vocab_opt_out`: the setting that lets the vocabularies differ; `max_len`: how the draft's context is sized."""
+
+    engine: str
+    first: str
+    last: str | None
+    method: str
+    cite: str
+    versions_read: tuple[str, ...]
+    begins: str
+    refusal: str = ""
+    vocab_size_raises: str = ""
+    token_map_raises: str = ""
+    vocab_opt_out: str = ""
+    max_len: str = ""

@@ -35,6 +35,10 @@ class Context:
     embed: EmbedStats | None = None  # sampled once per checkpoint
     family: str = "eagle3"  # the drafter family its evidence shows (families/detect.py)
     mtp: object | None = None  # the MTP head a target carries (families/mtp.py MtpHead), for family "mtp"
+    # a plain draft model (family "causal_lm"): the tokenizer comparison with the target (rules/draft_model.py
+    # Tokens), read once per check, and the engine version with its draft-model row (engines/registry.py DraftModelPlace)
+    tokens: object | None = None
+    draft_place: object | None = None
 
     @property
     def ckpt(self) -> Checkpoint:

@@ -80,6 +80,15 @@ the head the way its tensors are stored, and the launch line's draft steps again
 (`src/specbridge/rules/mtp.py`). The head is found from the index alone (`src/specbridge/families/mtp.py`);
 its load is the engine rows' (the L rules).""",
     ),
+    "T": (
+        "Plain draft models",
+        """
+A small causal LM served as a draft model (vLLM `method: draft_model`, SGLang `--speculative-algorithm STANDALONE`),
+checked against its target with `check DRAFT --target TARGET`, header-only: whether the engine release serves the
+method, the vocab size, the token-to-id map of `tokenizer.json`, merges, special tokens, chat template and max
+positions (`src/specbridge/rules/draft_model.py`; the engine rows are `DRAFT_MODEL` in
+`src/specbridge/engines/{vllm,sglang}.py`).""",
+    ),
     "C": (
         "Config and launch",
         """
@@ -166,4 +175,4 @@ def _position(code: str) -> tuple[int, str]:
 
 
 # The rule modules register themselves on import.
-from . import aux, config, dflash, embed_head, geometry, load, mtp, versions, vocab  # noqa: E402,F401
+from . import aux, config, dflash, draft_model, embed_head, geometry, load, mtp, versions, vocab  # noqa: E402,F401
