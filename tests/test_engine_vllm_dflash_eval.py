@@ -39,7 +39,7 @@ def test_eval_equals_vllm_counters(tmp_path):
 
     cases = {
         name: _write_pair(tmp_path / name, shared_k_norm=True, **kw)
-        for name, kw in (("plain", {}), ("mask", {"mask_file": True}), ("sink", {"sink": True}))
+        for name, kw in (("plain", {}), ("mask", {"mask_file": True, "mask_scale": 0.1}), ("sink", {"sink": True, "sink_value": 1.0}))
     }
     ids = tmp_path / "prompts.json"
     ids.write_text(json.dumps(PROMPTS))
@@ -70,7 +70,6 @@ def test_eval_equals_vllm_counters(tmp_path):
     real = dict(zip(cases, json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])))
     torch.set_num_threads(1)
     model, _, _ = load_target(str(target), dtype=torch.float32, device="cpu")
-    total = 0
     for name, (ddir, _, _) in cases.items():
         view = open_view(ddir)
         built = build_dflash(view, model, engine_view(view, f"vllm=={RELEASE}")[0])
@@ -82,5 +81,4 @@ def test_eval_equals_vllm_counters(tmp_path):
         ]
         print(name, "eval:", ours, "vllm:", theirs)
         assert ours == theirs, (name, ours, theirs)
-        total += sum(a for _, a, _ in ours)
-    assert total >= 10  # acceptance happened: the comparison is about something
+        assert sum(a for _, a, _ in ours) >= 3, (name, ours)  # acceptance happened: the comparison is about something

