@@ -264,7 +264,8 @@ def _write_pair(
     if mask_file:
         g = torch.Generator().manual_seed(7)
         torch.save(
-            {"embedding": torch.randn(c.hidden_size, generator=g) * mask_scale, "mask_token_id": c.mask_token_id}, ddir / "mask_embedding.pt"
+            {"embedding": torch.randn(c.hidden_size, generator=g) * mask_scale, "mask_token_id": c.mask_token_id},
+            ddir / "mask_embedding.pt",
         )
     prompts = tmp_path / "p.jsonl"
     prompts.write_text("".join(json.dumps({"prompt_ids": p}) + "\n" for p in PROMPTS))

@@ -183,7 +183,8 @@ def test_muse_glimmer_names_load_only_from_029(tmp_path):
     assert rc == 1 and "L004" in codes  # an unknown name raises in 0.27's AutoWeightsLoader
 
 
-def test_convert_and_eval_refuse_a_dflash_drafter(dflash, tmp_path):
+def test_convert_refuses_a_dflash_drafter(dflash, tmp_path):
+    """convert reads EAGLE-3 only (eval measures DFlash: tests/test_eval_dflash.py)."""
     r = run_cli("convert", dflash, "--engine", "sglang==0.5.11", "-o", tmp_path / "out")
     assert r.returncode == 2 and "reads EAGLE-3 drafters only" in r.stderr, r.stderr
     assert not (tmp_path / "out").exists()

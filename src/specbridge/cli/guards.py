@@ -49,7 +49,10 @@ def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str
             "so nothing was checked (it reads EAGLE-3, DFlash and EAGLE-1/2 drafters)"
         )
     if v.family.name not in read_here:
-        raise CliError(f"{ckpt.root}: a {v.family.title} drafter ({ev}); {what} reads EAGLE-3 drafters only so far")
+        from ..families.table import FAMILIES
+
+        titles = " and ".join(f.title for f in FAMILIES if f.name in read_here)
+        raise CliError(f"{ckpt.root}: a {v.family.title} drafter ({ev}); {what} reads {titles} drafters only so far")
     return v
 
 
