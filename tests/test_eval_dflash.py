@@ -308,3 +308,22 @@ def test_cli_eval_dflash_sink_lost(tmp_path):
     sg = _eval(ddir, tdir, prompts, "--steps", "2", "--engine", "sglang==0.5.19")
     assert any("sink" in n for n in sg["notes"]), sg["notes"]
     assert (sg["accepted"], sg["per_prompt"]) != (out["accepted"], out["per_prompt"])
+
+
+def test_cli_eval_dflash_refusals(tmp_path):
+    """Answered before the target is loaded: a release with no DFlash class (exit 1, the first release that has one),
+    a release no row models (exit 2; an engine with none answers the same way), a tree (exit 2)."""
+    from conftest import run_cli
+
+    ddir, tdir, prompts = _write_pair(tmp_path)
+
+    def run(*extra):  # the real entry point: its exit codes for refusals
+        r = run_cli("eval", ddir, "--target", tdir, "--prompts", prompts, "--json", *extra)
+        return r.returncode, r.stdout + r.stderr
+
+    code, out = run("--engine", "vllm==0.19.1")
+    assert code == 1 and "first release with one is 0.20.0" in out, out
+    code, out = run("--engine", "vllm==0.22.0")
+    assert code == 2 and "from 0.26.0" in out, out
+    code, out = run("--topk", "2")
+    assert code == 2 and "chain" in out, out

@@ -288,7 +288,10 @@ def engine_view(view, engine: str | None) -> tuple:
     if len(places) != 1:
         fail(f"--engine {engine} names {len(places)} engine versions; eval answers for one (NAME==VERSION)")
     family = view.verdict.family  # a DFlash drafter is checked as DFlash (the engine's DFlash row), as `check` does
-    results = check(view, engine, family=family)
+    try:
+        results = check(view, engine, family=family)
+    except EngineSpecError as e:  # NotModelled: no row models this family on that engine or release
+        fail(str(e))
     if not results:
         fail(f"--engine {engine}: specbridge models no {family.title} loading for this engine (see specbridge engines)")
     [res] = results
