@@ -232,7 +232,10 @@ def eval_dflash(
     torch.set_num_threads(threads)
     device = pick_device(torch, device)
     model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
-    built = build_dflash(view, model, report)
+    try:
+        built = build_dflash(view, model, report)
+    except (NotImplementedError, ValueError) as e:  # a config eval does not model; a mask_embedding.pt that disagrees
+        fail(str(e))
     if built.refused:
         return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
     if block and steps + 1 > int(block):

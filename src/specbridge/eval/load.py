@@ -226,14 +226,21 @@ def build_dflash(view: CheckpointView, target_model, report: LoadReport | None =
     emb_t = target_model.get_input_embeddings().weight
     head_t = target_model.get_output_embeddings().weight
     V = emb_t.shape[0]
-    Vd = tensors["lm_head.weight"][1].shape[0] if "lm_head.weight" in tensors else V
+    fate = {t.name: t.status for t in report.tensors} if report is not None else None
+
+    def kept(name: str) -> bool:
+        return name in tensors and (fate is None or fate.get(tensors[name][0]) in (LOADED, BUFFER))
+
+    # a shipped head the engine does not load (SGLang's DFlash has none) leaves the target's, over the whole vocab
+    Vd = tensors["lm_head.weight"][1].shape[0] if kept("lm_head.weight") else V
     fc_in = (
         tensors["fc.weight"][1].shape[1]
         if "fc.weight" in tensors
         else int(cfg.get("target_hidden_size") or cfg["hidden_size"]) * len(boundaries)
     )
     c = DFlashConfig.from_hf(cfg, fc_in, V, Vd)
-    fate = {t.name: t.status for t in report.tensors} if report is not None else None
+    if not c.use_aux:
+        raise NotImplementedError("use_aux_hidden_state false (no fc: the target's last state read directly) is not modelled by eval")
     if report is not None and c.sink and not any(p.name.endswith("attention_sink_bias") for p in report.params):
         c.sink = False
         notes.append(
