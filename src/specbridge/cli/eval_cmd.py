@@ -39,6 +39,12 @@ def validate_eval(
     dtype_or_fail(dtype)
     if device not in DEVICES:
         fail(f"--device must be one of {', '.join(DEVICES)}, not {device!r}")
+    check_fail_under(fail_under, steps)
+
+
+def check_fail_under(fail_under: float | None, steps: int) -> None:
+    from .commands import fail
+
     if fail_under is not None and not 1.0 <= fail_under <= steps + 1:
         fail(f"--fail-under is a mean accept length: between 1 and steps + 1 = {steps + 1}, got {fail_under}")
 
@@ -79,7 +85,18 @@ def eval_cmd(
     from .targets import loadable_target
 
     device, dtype = device.strip().lower(), dtype.strip().lower()
-    validate_eval(steps, topk, draft_tokens, num_prompts, max_new, threads, device, dtype, fail_under)
+    # --steps unset: 3 for EAGLE-3, block_size - 1 for DFlash (known once the drafter is read); the gate's bound waits
+    validate_eval(
+        1 if steps is None else steps,
+        topk,
+        draft_tokens if steps is not None else None,
+        num_prompts,
+        max_new,
+        threads,
+        device,
+        dtype,
+        None if steps is None else fail_under,
+    )
     prompt_format = prompt_format_or_fail(prompt_format)
     if prompts is not None:
         input_file("--prompts", prompts)
@@ -94,6 +111,32 @@ def eval_cmd(
         opts |= dict(threads=threads, device=device, dtype=dtype, fail_under=fail_under, prompt_format=prompt_format)
         return eval_draft_model(plain, draft, target, load_as, engine, opts)
     view = open_drafter(draft)
+    if view.verdict.family.name == "dflash":
+        return eval_dflash(
+            view,
+            draft,
+            load_as,
+            engine,
+            steps,
+            topk,
+            draft_tokens,
+            prompts,
+            num_prompts,
+            max_new,
+            as_json,
+            plot,
+            threads,
+            device,
+            dtype,
+            fail_under,
+            prompt_format,
+        )
+    if steps is None:
+        steps = 3
+        from .commands import validate_draft_shape
+
+        validate_draft_shape(steps, topk, draft_tokens)
+        check_fail_under(fail_under, steps)
     report, engine_json, findings = engine_view(view, engine)
     if report is not None and report.errors:  # check says the engine raises (L003–L006): nothing to measure
         say_version_findings(findings)
@@ -144,8 +187,89 @@ def open_drafter(draft: Path):
         view = read_view(open_checkpoint(draft))
     except CheckpointError as e:
         fail(str(e))
-    refuse_non_drafter(view, what="eval")
+    refuse_non_drafter(view, read_here=("eagle3", "dflash"), what="eval")
     return view
+
+
+def eval_dflash(
+    view,
+    draft,
+    load_as,
+    engine,
+    steps,
+    topk,
+    draft_tokens,
+    prompts,
+    num_prompts,
+    max_new,
+    as_json,
+    plot,
+    threads,
+    device,
+    dtype,
+    fail_under,
+    prompt_format,
+) -> int:
+    """A DFlash drafter: one block of k + 1 tokens per verify step (k = --steps, default block_size - 1), a chain
+    (no tree: the block drafts one token per slot), built as trained or as the engine version loads it."""
+    from ..families.dflash import geometry
+    from .commands import fail
+
+    block = geometry(view.ckpt)["block_size"]
+    if steps is None:
+        if not block or int(block) < 2:
+            fail("the DFlash config gives no block_size ≥ 2: pass --steps (draft tokens per verify step)")
+        steps = int(block) - 1
+    if topk != 1:
+        fail("--topk: a DFlash block drafts one token per slot (a chain); tree drafting is EAGLE's")
+    if draft_tokens is not None and draft_tokens != steps + 1:
+        fail(f"--draft-tokens {draft_tokens}: a DFlash block verifies steps + 1 = {steps + 1} tokens")
+    check_fail_under(fail_under, steps)
+    report, engine_json, findings = engine_view(view, engine)
+    if report is not None and report.errors:
+        say_version_findings(findings)
+        return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
+    try:
+        import torch
+    except ImportError:
+        return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
+    from ..eval.load import build_dflash
+
+    say_version_findings(findings)
+    torch.set_num_threads(threads)
+    device = pick_device(torch, device)
+    model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
+    try:
+        built = build_dflash(view, model, report)
+    except (NotImplementedError, ValueError) as e:  # a config eval does not model; a mask_embedding.pt that disagrees
+        fail(str(e))
+    if built.refused:
+        return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
+    if block and steps + 1 > int(block):
+        built.notes.append(f"--steps {steps}: a block of {steps + 1} tokens, longer than the {block} the drafter was trained with")
+    built.model.to(device=device, dtype=getattr(torch, dtype))
+    res = measure(model, built, prompts, tok, num_prompts, steps, 1, None, max_new, quiet=as_json, prompt_format=prompt_format)
+    extra = {
+        "family": "dflash",
+        "steps": steps,
+        "topk": 1,
+        "draft_tokens": steps + 1,
+        "block_size": block,
+        "max_new_tokens": max_new,
+        "prompt_format": prompt_format,
+        "prompts": str(prompts) if prompts else "bundled val.jsonl",
+        "aux_boundaries": built.boundaries,
+        "mask_token_id": built.model.c.mask_token_id,
+        "notes": built.notes,
+        "findings": [f.to_json() for f in findings],
+        "target": str(tpath),
+        "draft": str(draft),
+        "device": device,
+        "dtype": dtype,
+    }
+    return report_result(
+        view.ckpt, draft, tpath, res.to_json(engine_json, extra), engine_json, built.notes, steps, 1, fail_under, plot, as_json
+    )
 
 
 def load_target_or_fail(target: str, torch_dtype, device: str):
@@ -173,7 +297,14 @@ def engine_view(view, engine: str | None) -> tuple:
         fail(str(e))
     if len(places) != 1:
         fail(f"--engine {engine} names {len(places)} engine versions; eval answers for one (NAME==VERSION)")
-    [res] = check(view, engine)
+    family = view.verdict.family  # a DFlash drafter is checked as DFlash (the engine's DFlash row), as `check` does
+    try:
+        results = check(view, engine, family=family)
+    except EngineSpecError as e:  # NotModelled: no row models this family on that engine or release
+        fail(str(e))
+    if not results:
+        fail(f"--engine {engine}: specbridge models no {family.title} loading for this engine (see specbridge engines)")
+    [res] = results
     report = res.report
     summary = {
         "name": report.engine,
@@ -261,6 +392,19 @@ def measure(
         fail(f"prompts: {e}")
     with Progress(transient=True, disable=quiet or not sys.stderr.isatty()) as prog:
         task = prog.add_task("prompts", total=len(ids))
+        if hasattr(built, "block_size"):  # a DFlash drafter (eval.load.BuiltDFlash)
+            from ..eval.run import evaluate_dflash
+
+            return evaluate_dflash(
+                model,
+                built.model,
+                ids,
+                built.boundaries,
+                k=steps,
+                max_new=max_new,
+                eos_id=tok.eos_token_id if tok is not None else None,
+                progress=lambda: prog.advance(task),
+            )
         return evaluate(
             model,
             built.model,
@@ -372,8 +516,12 @@ def register(app: typer.Typer) -> None:
         draft: str = typer.Argument(..., help="drafter checkpoint (any layout)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, or smollm2-135m"),
         engine: Optional[str] = typer.Option(None, "--engine", "-e", help="predict as NAME==VERSION would load the drafter"),
-        steps: int = typer.Option(
-            3, "--steps", "-k", help="draft depth: draft tokens per step (vLLM num_speculative_tokens, SGLang --speculative-num-steps)"
+        steps: Optional[int] = typer.Option(
+            None,
+            "--steps",
+            "-k",
+            help="draft depth: draft tokens per step (vLLM num_speculative_tokens, SGLang --speculative-num-steps); "
+            "default 3, for DFlash block_size - 1",
         ),
         topk: int = typer.Option(1, "--topk", help="tree drafting when > 1"),
         draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens", help="tree node budget (SGLang --speculative-num-draft-tokens)"),

@@ -4,6 +4,7 @@ Runs INSIDE the vLLM venv (scripts/setup_vllm_cpu.sh), with only stdlib + torch 
 
     python -m specbridge.conformance.vllm_loader make-target OUT --config TARGET/config.json [--zero-norm]
     python -m specbridge.conformance.vllm_loader load --target T DRAFTER [DRAFTER ...] [--k 3] [--generate 8]
+    python -m specbridge.conformance.vllm_loader accept --target T --prompts IDS.json DRAFTER [...] [--k 3] [--max-new 16]
 
 `make-target` builds the tiny random Llama target of the producer fixtures (config
 tests/fixtures/producers/tiny-target-llama-4l/config.json, given with --config; torch seed 0) plus a byte-level BPE
@@ -398,6 +399,45 @@ def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: in
     return res
 
 
+def accept(target: str, drafter: str, prompts: list[list[int]], k: int, max_new: int, method: str, max_model_len: int) -> dict:
+    """Greedy generation of `max_new` tokens for each prompt (token ids; the target needs no tokenizer), one prompt at
+    a time, with the spec-decode counters each prompt added (drafts, draft tokens, accepted, accepted per position):
+    what eval's offline walk must reproduce."""
+    from vllm import LLM, SamplingParams
+
+    llm = LLM(
+        model=target,
+        skip_tokenizer_init=True,
+        dtype="float32",
+        max_model_len=max_model_len,
+        max_num_seqs=1,
+        enforce_eager=True,
+        disable_log_stats=False,
+        seed=0,
+        speculative_config={"method": method, "model": drafter, "num_speculative_tokens": k},
+    )
+
+    def counters() -> dict:
+        out = {}
+        for m in llm.get_metrics():
+            if m.name.startswith("vllm:spec_decode"):
+                out[m.name] = list(m.values) if hasattr(m, "values") else getattr(m, "value", None)
+        return out
+
+    rows, before = [], counters()
+    for p in prompts:
+        o = llm.generate([{"prompt_token_ids": p}], SamplingParams(max_tokens=max_new, temperature=0.0, ignore_eos=True, detokenize=False))
+        now = counters()
+        delta = {}
+        for n, v in now.items():
+            b = before.get(n)
+            delta[n] = [x - y for x, y in zip(v, b or [0] * len(v))] if isinstance(v, list) else v - (b or 0)
+        rows.append({"tokens": list(o[0].outputs[0].token_ids), "spec": delta})
+        before = now
+    _cleanup(llm)
+    return {"drafter": drafter, "prompts": rows}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m specbridge.conformance.vllm_loader")
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -414,6 +454,14 @@ def main(argv=None) -> int:
     ld.add_argument("--generate", type=int, default=8)
     ld.add_argument("--max-model-len", type=int, default=128)
     ld.add_argument("--method", default="eagle3", help="vLLM's speculative method (eagle3, dflash)")
+    ac = sub.add_parser("accept", help="spec-decode counters per prompt (prompts: a JSON file of token-id lists)")
+    ac.add_argument("drafters", nargs="+")
+    ac.add_argument("--target", required=True)
+    ac.add_argument("--prompts", required=True)
+    ac.add_argument("--k", type=int, default=3)
+    ac.add_argument("--max-new", type=int, default=16)
+    ac.add_argument("--max-model-len", type=int, default=128)
+    ac.add_argument("--method", default="dflash")
     args = ap.parse_args(argv)
 
     if args.cmd == "make-target":
@@ -427,6 +475,14 @@ def main(argv=None) -> int:
     os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
     # results go to fd 3 if given, else stdout; vLLM's logs stay on stderr
     results = []
+    if args.cmd == "accept":
+        with open(args.prompts) as f:
+            prompts = json.load(f)
+        for d in args.drafters:
+            results.append(accept(args.target, d, prompts, args.k, args.max_new, args.method, args.max_model_len))
+        sys.stdout.write("\n@@SPECBRIDGE-RESULT@@" + json.dumps(results) + "\n")
+        sys.stdout.flush()
+        return 0
     for d in args.drafters:
         results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method))
         sys.stderr.write(f"[vllm_loader] {d}: {'raised ' + results[-1]['raised'][:200] if results[-1]['raised'] else 'loaded'}\n")

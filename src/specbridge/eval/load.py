@@ -168,3 +168,134 @@ def build_drafter(
                     notes.append(f"the engine feeds target layers {cap.boundaries}, trained on {trained}")
                 boundaries = sorted(cap.boundaries)
     return Built(model, boundaries, skip_fc, notes)
+
+
+# --- DFlash -------------------------------------------------------------------------------------------------------
+MASK_FILE = "mask_embedding.pt"
+
+
+@dataclass
+class BuiltDFlash:
+    model: object  # model.dflash.DFlashDrafter
+    boundaries: list[int]  # target boundaries (input of layer b) whose states feed fc, in fc's order
+    block_size: int
+    notes: list[str] = field(default_factory=list)
+    refused: str | None = None
+    skip_fc: bool = False  # unused by DFlash: fc is part of the model (kept for eval_cmd's common JSON)
+
+
+def dflash_boundaries(geom: dict) -> list[int] | None:
+    """The target boundaries fc reads: dflash_config.target_layer_ids count layer outputs from 0, so boundary = id + 1
+    (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py @ 0.32.0 get_eagle3_aux_layers_from_config, z-lab's
+    extract_context_feature offset 1); eagle_aux_hidden_state_layer_ids are boundaries already."""
+    ids = geom["target_layer_ids"]
+    if not ids:
+        return None
+    return [int(i) for i in ids] if geom["target_layer_ids_where"] == "eagle_aux_hidden_state_layer_ids" else [int(i) + 1 for i in ids]
+
+
+def read_mask_embedding(root, mask_id: int) -> torch.Tensor:
+    """mask_embedding.pt as vLLM's _read_mask_embedding reads it: a tensor, or {"embedding": …, "mask_token_id": …}."""
+    state = torch.load(root / MASK_FILE, weights_only=True, map_location="cpu")
+    if isinstance(state, dict):
+        if state.get("mask_token_id", mask_id) != mask_id:
+            raise ValueError(f"{MASK_FILE} mask_token_id {state.get('mask_token_id')} != dflash_config.mask_token_id {mask_id}")
+        state = state["embedding"]
+    return state.reshape(-1).float()
+
+
+def build_dflash(view: CheckpointView, target_model, report: LoadReport | None = None, seed: int = 0) -> BuiltDFlash:
+    """The DFlash drafter as trained (report None) or as this engine version loads it: a shipped tensor the engine does
+    not load leaves its parameter at the engine's initial value (norms 1, anything else uninitialised memory, modelled
+    as NaN: drafts through it are never accepted); embedding and head not loaded are the target's; the mask row comes
+    from mask_embedding.pt only where the engine reads that side file; a sink bias the engine does not build is not
+    applied."""
+    from ..families.dflash import geometry
+    from ..model.dflash import DFlashConfig, DFlashDrafter
+
+    ckpt = view.ckpt
+    cfg = ckpt.config or {}
+    geom = geometry(ckpt)
+    notes: list[str] = []
+    boundaries = dflash_boundaries(geom)
+    if boundaries is None:
+        return BuiltDFlash(None, [], 0, notes, refused="the config names no target layers (dflash_config.target_layer_ids)")
+    if geom["mask_token_id"] is None:
+        return BuiltDFlash(None, boundaries, 0, notes, refused="the config names no mask token (dflash_config.mask_token_id)")
+    tensors = {n.removeprefix("model."): (n, info) for n, info in ckpt.tensors.items()}
+    emb_t = target_model.get_input_embeddings().weight
+    head_t = target_model.get_output_embeddings().weight
+    V = emb_t.shape[0]
+    fate = {t.name: t.status for t in report.tensors} if report is not None else None
+
+    def kept(name: str) -> bool:
+        return name in tensors and (fate is None or fate.get(tensors[name][0]) in (LOADED, BUFFER))
+
+    # a shipped head the engine does not load (SGLang's DFlash has none) leaves the target's, over the whole vocab
+    Vd = tensors["lm_head.weight"][1].shape[0] if kept("lm_head.weight") else V
+    fc_in = (
+        tensors["fc.weight"][1].shape[1]
+        if "fc.weight" in tensors
+        else int(cfg.get("target_hidden_size") or cfg["hidden_size"]) * len(boundaries)
+    )
+    c = DFlashConfig.from_hf(cfg, fc_in, V, Vd)
+    if not c.use_aux:
+        raise NotImplementedError("use_aux_hidden_state false (no fc: the target's last state read directly) is not modelled by eval")
+    if report is not None and c.sink and not any(p.name.endswith("attention_sink_bias") for p in report.params):
+        c.sink = False
+        notes.append(
+            f"{report.engine} {report.version} builds no attention_sink_bias: the sinks are not applied (shipped sink tensors dropped)"
+        )
+    torch.manual_seed(seed)
+    model = DFlashDrafter(c)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.fill_(1.0 if name.endswith("norm.weight") or "layernorm" in name else float("nan"))
+        state = model.state_dict()
+        loaded = set()
+        for name, (orig, info) in tensors.items():
+            if name not in state:
+                continue
+            if fate is not None and fate.get(orig) not in (LOADED, BUFFER):
+                continue
+            t = read_tensor(info)
+            if name == "d2t":
+                t = t.long()
+            state[name].copy_(t.to(state[name].dtype))
+            loaded.add(name)
+        for name, src, what in (("embed_tokens.weight", emb_t, "embedding"), ("lm_head.weight", head_t, "lm_head")):
+            if name in loaded:
+                continue
+            if state[name].shape != src.shape:
+                return BuiltDFlash(
+                    model,
+                    boundaries,
+                    c.block_size,
+                    notes,
+                    refused=f"the {what} is the target's ({tuple(src.shape)}) but the drafter needs {tuple(state[name].shape)}",
+                )
+            state[name].copy_(src)
+            if name in tensors:
+                notes.append(f"the shipped {name} is not loaded: the target's {what} is used")
+        if "d2t" not in loaded:
+            state["d2t"].zero_()
+            if Vd != V:
+                notes.append("no vocab map applied: draft id i is read as target id i")
+        model.load_state_dict(state)
+    root = ckpt.root if ckpt.root.is_dir() else ckpt.root.parent
+    if (root / MASK_FILE).is_file():
+        if report is None or MASK_FILE in (report.cls.side_files or ()):
+            model.mask_embedding = read_mask_embedding(root, c.mask_token_id)
+            notes.append(f"mask token {c.mask_token_id} embedded from {MASK_FILE}")
+        else:
+            notes.append(
+                f"{report.engine} {report.version} does not read {MASK_FILE}: mask token {c.mask_token_id} embedded from the target's row"
+            )
+    if report is not None and report.missing:
+        m = report.missing
+        notes.append(
+            f"{len(m)} parameter(s) never loaded hold uninitialised memory (modelled as garbage: drafts through them are never accepted): "
+            f"{', '.join(m[:3])}{' …' if len(m) > 3 else ''}"
+        )
+    model.eval()
+    return BuiltDFlash(model, boundaries, c.block_size, notes)
