@@ -414,6 +414,13 @@ def main(argv=None) -> int:
     ld.add_argument("--generate", type=int, default=8)
     ld.add_argument("--max-model-len", type=int, default=128)
     ld.add_argument("--method", default="eagle3", help="vLLM's speculative method (eagle3, dflash)")
+    ld.add_argument(
+        "--v1-guard",
+        choices=("keep", "skip"),
+        default="keep",
+        help="skip: VllmConfig._validate_v1_model_runner does nothing, so a drafter V1 refuses (DFlash2, 0.29+) is "
+        "built and loaded by V1 as vLLM 0.28.0 does (its loader, sharing and proposer are vLLM's own)",
+    )
     args = ap.parse_args(argv)
 
     if args.cmd == "make-target":
@@ -425,6 +432,11 @@ def main(argv=None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
+    if args.cmd == "load" and args.v1_guard == "skip":
+        from vllm.config import vllm as vllm_config
+
+        if hasattr(vllm_config.VllmConfig, "_validate_v1_model_runner"):
+            vllm_config.VllmConfig._validate_v1_model_runner = lambda self: None
     # results go to fd 3 if given, else stdout; vLLM's logs stay on stderr
     results = []
     for d in args.drafters:

@@ -704,15 +704,17 @@ NO_MASK_ID = Raise(
 )
 
 
-def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
+def _dflash_class(versions: str, renames: tuple = (), **extra) -> DraftClass:
     """DFlashQwen3ForCausalLM: Qwen3 decoder layers (q/k norms) reading the hidden size, not EAGLE-3's 2H; a model-level
-    hidden_norm and fc over the target states; the mask token embedded through embed_tokens (or mask_embedding.pt)."""
+    hidden_norm and fc over the target states; the mask token embedded through embed_tokens (or mask_embedding.pt).
+    `extra`: a subclass built on it (DFlash2): its name, file, fields, derives, parameters and raises are added."""
     return DraftClass(
-        name="DFlashQwen3ForCausalLM",
-        file=f"{DF} @ {versions}",
-        fields=DFLASH_FIELDS,
-        derive=DFLASH_DERIVE,
-        params=(
+        name=extra.pop("name", "DFlashQwen3ForCausalLM"),
+        file=f"{extra.pop('file', DF)} @ {versions}",
+        fields=DFLASH_FIELDS + extra.pop("fields", ()),
+        derive=DFLASH_DERIVE + extra.pop("derive", ()),
+        params=extra.pop("params", ())
+        + (
             Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
             # always built (zeros); only a mask_embedding.pt beside the weights fills it, and only then is it used
             Param(
@@ -763,13 +765,14 @@ def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
         unknown="raise",
         unknown_message=VALUEERROR,
         missing="silent",
-        raises=(MASK_HIDDEN, NO_MASK_ID),  # a null target_hidden_size falls back to hidden_size here (`or`)
+        raises=(MASK_HIDDEN, NO_MASK_ID) + extra.pop("raises", ()),  # a null target_hidden_size falls back to hidden_size (`or`)
         share_embed="'target' if not has_embed else 'own-unless-equal'",
         share_head="'target' if not has_head else 'own-unless-equal'",
         share_cite=f"{PROP}; {DF} load_weights (process_eagle_weight)",
         side_files=("mask_embedding.pt",),  # _read_mask_embedding (get_hf_file_bytes: a local dir or the Hub)
         methods=("DFLASH",),  # vllm/config/speculative.py SpeculativeConfig.method
         wider_tp="truncate",
+        **extra,
     )
 
 
@@ -837,6 +840,151 @@ FAMILY_RANGES = (
     ),
 )
 
+
+# --- DFlash2: vllm/model_executor/models/qwen3_dflash2.py (DFlash plus grouped convolutions and a candidate selector) --
+DF2 = "vllm/model_executor/models/qwen3_dflash2.py"
+DF2_CONF = "tests/test_conformance_vllm_dflash.py (DFlash2 cases)"
+_DF2_KEY = "KeyError: '{}' (DFlash2 reads dflash_config['{}'] while building the {})"
+DFLASH2_FIELDS = (
+    # DFlash2Qwen3DecoderLayer: int(draft_config["conv_kernel_size"]) / ["conv_group_size"] (a KeyError when absent)
+    Field("taps", ("dflash_config.conv_kernel_size",), None, required=_DF2_KEY.format(*2 * ("conv_kernel_size",), "decoder layers")),
+    Field("grp", ("dflash_config.conv_group_size",), None, required=_DF2_KEY.format(*2 * ("conv_group_size",), "decoder layers")),
+    # DFlash2Qwen3Model: int(draft_config["selector_rank"]) / ["selector_top_k"]
+    Field("rank", ("dflash_config.selector_rank",), None, required=_DF2_KEY.format(*2 * ("selector_rank",), "candidate selector")),
+    Field("top_k", ("dflash_config.selector_top_k",), None, required=_DF2_KEY.format(*2 * ("selector_top_k",), "candidate selector")),
+)
+DFLASH2_DERIVE = (Derive("ngrp", "H // grp if grp else 0"),)
+_CONVS = tuple(
+    p
+    for conv in ("attention_conv", "mlp_conv")
+    for p in (
+        # DFlashGroupedConv: base_kernel nn.Parameter [2, taps, H]; kernel_projection ReplicatedLinear(H, 2*taps*H/group)
+        Param(f"model.layers.{{i}}.{conv}.base_kernel", ("2", "taps", "H"), per_layer=True, role="decoder"),
+        Param(f"model.layers.{{i}}.{conv}.kernel_projection.weight", ("2*taps*ngrp", "H"), per_layer=True, role="decoder"),
+    )
+)
+DFLASH2_PARAMS = _CONVS + (
+    # CandidateSelector: codebooks [config.vocab_size, rank] (the draft config's vocab), hidden_projection [rank, H]
+    Param("model.candidate_selector.predecessor_codebook", ("V", "rank"), role="selector"),
+    Param("model.candidate_selector.successor_codebook", ("V", "rank"), role="selector"),
+    Param("model.candidate_selector.hidden_projection.weight", ("rank", "H"), role="selector"),
+)
+DFLASH2_RAISES = (
+    Raise(
+        "grp and H % grp",
+        "ValueError: conv_group_size must divide hidden_size (DFlashGroupedConv)",
+        f"{DF2} DFlashGroupedConv.__init__ @ 0.28.0 … 0.32.0",
+    ),
+)
+V2_SPEC = "vllm/v1/worker/gpu/spec_decode/__init__.py init_speculator (DFlash2Speculator for DFlash2DraftModel)"
+
+
+def _dflash2_class(versions: str, other_runner: str, raises_on_v1: bool, default: str, cite: str) -> DraftClass:
+    """DFlash2Qwen3ForCausalLM: DFlashQwen3ForCausalLM (same loader, renames, sharing, mask embedding) whose decoder
+    layers wrap attention and MLP in grouped dynamic convolutions and whose model adds a candidate selector; only
+    Model Runner V2's DFlash2Speculator calls the selector (compute_candidates / candidate_selector)."""
+    return _dflash_class(
+        versions,
+        MUSE_RENAMES,
+        name="DFlash2Qwen3ForCausalLM",
+        file=DF2,
+        fields=DFLASH2_FIELDS,
+        derive=DFLASH2_DERIVE,
+        params=DFLASH2_PARAMS,
+        raises=DFLASH2_RAISES,
+        runner="V2",
+        other_runner=other_runner,
+        other_runner_raises=raises_on_v1,
+        runner_default=default,
+        runner_cite=f"{V2_SPEC}; {cite}",
+    )
+
+
+def _dflash2_dispatch(cite: str) -> Dispatch:
+    # a DFlash2 checkpoint whose architectures say DFlashDraftModel (or a Muse name) is built as base DFlash: its
+    # convolution and selector tensors have no parameter there and the loader raises
+    return _dflash_dispatch({"DFlash2DraftModel": "DFlash2Qwen3ForCausalLM", **_DF_REG, **_MUSE}, cite)
+
+
+_V1_28 = (
+    "vLLM 0.28.0 forces Model Runner V2 for a DFlash2DraftModel draft, but VLLM_USE_V2_MODEL_RUNNER=0 keeps V1: its "
+    "DFlashProposer loads DFlash2Qwen3ForCausalLM and never calls the candidate selector, so the draft runs as base "
+    "DFlash (per-slot argmax) without a word"
+)
+_V1_29 = (
+    "ValueError: Model Runner V1 does not support: {what} (VllmConfig, when V1 is chosen: VLLM_USE_V2_MODEL_RUNNER=0, "
+    "no Triton backend, or a feature V2 lacks)"
+)
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="vllm",
+        family="dflash2",
+        first="0.28.0",
+        last="0.28",
+        dispatch=_dflash2_dispatch(f"{REG} @ 0.28.0"),
+        classes={
+            "DFlash2Qwen3ForCausalLM": _dflash2_class(
+                "0.28.0",
+                _V1_28,
+                False,
+                "V2 (use_v2_model_runner returns True for a DFlash2 draft unless VLLM_USE_V2_MODEL_RUNNER is set)",
+                "vllm/config/vllm.py @ 0.28.0 use_v2_model_runner (_is_dflash2_draft: 'the draft degrades to DFlash1 "
+                "silently. Force V2'); no V1 validation",
+            ),
+            "DFlashQwen3ForCausalLM": _dflash_class("0.28.0", MUSE_RENAMES),
+        },
+        begins=f"{DF2} and the DFlash2DraftModel registry entry first ship in the 0.28.0 wheel (absent from 0.27.0); "
+        "vllm-project/vllm #52816",
+        versions_read=("0.28.0",),
+    ),
+    *(
+        FamilyRange(
+            engine="vllm",
+            family="dflash2",
+            first=first,
+            last=last,
+            dispatch=_dflash2_dispatch(f"{REG} @ {read}"),
+            classes={
+                "DFlash2Qwen3ForCausalLM": _dflash2_class(
+                    read,
+                    _V1_29.format(what=what),
+                    True,
+                    "V2 where Triton has a backend for the device and no V2-unsupported feature is on; otherwise V1, which refuses",
+                    f"vllm/config/vllm.py @ {read} _get_v1_model_runner_unsupported_features ({check}) and _validate_v1_model_runner",
+                ),
+                "DFlashQwen3ForCausalLM": _dflash_class(read, MUSE_RENAMES),
+            },
+            begins=begins,
+            versions_read=versions,
+            runs=runs,
+        )
+        for first, last, read, versions, what, check, begins, runs in (
+            (
+                "0.29.0",
+                "0.30",
+                "0.29.0, 0.30.0",
+                ("0.29.0", "0.30.0"),
+                "dflash2 drafts",
+                "_is_dflash2_draft",
+                "vllm/config/vllm.py: from the 0.29.0 wheel a DFlash2 draft is a V1-unsupported feature (VllmConfig "
+                "raises instead of degrading) and V2 is no longer forced for it; 0.28.0 forces V2 and lets V1 degrade",
+                (),
+            ),
+            (
+                "0.31.0",
+                None,
+                "0.31.0 … 0.32.0",
+                ("0.31.0", "0.32.0"),
+                "DFlash candidate-head drafts",
+                "_is_dflash_candidate_draft: DFlash2DraftModel or LiLiCorrDraftModel",
+                "vllm/config/vllm.py: the 0.31.0 wheel renames the V1 refusal to 'DFlash candidate-head drafts' "
+                "(_is_dflash_candidate_draft, LiLiCorr included); qwen3_dflash2.py gains the Triton conv kernel and "
+                "quant_config (same parameters)",
+                (),
+            ),
+        )
+    ),
+)
 
 # --- EAGLE-1/2 (method eagle): vllm/model_executor/models/llama_eagle.py -------------------------------------------
 LE = "vllm/model_executor/models/llama_eagle.py"

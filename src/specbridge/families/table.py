@@ -83,6 +83,7 @@ FAMILIES: tuple[Family, ...] = (
         architectures=("DFlash2DraftModel",),
         arch_words=("dflash2",),
         speculators_types=("dflash2",),
+        modelled=True,  # vLLM rows: engines/vllm.py (DFlash2Qwen3ForCausalLM, 0.28.0+)
         method="dflash",
         cite=f"{VLLM_REG}; vllm/model_executor/models/qwen3_dflash2.py @ 0.29.0–0.32.0 (candidate_selector)",
         extends="dflash",
