@@ -95,3 +95,33 @@ def tensors2(n_layers: int = L, seed: int = 0, vocab: int = V) -> dict[str, np.n
         "candidate_selector.successor_codebook": w(vocab, RANK),
     }
     return out
+
+
+# DSpark (vllm/model_executor/models/qwen3_dspark.py; DeepSeek's DeepSpec layout): DFlash's backbone with the target
+# layers, mask token and block size at the top level, plus a Markov head and a confidence head; it ships embed_tokens
+# and lm_head
+MARKOV_RANK = 8
+
+
+def config_dspark(**over) -> dict:
+    cfg = config(architectures=["Qwen3DSparkModel"], target_layer_ids=TARGET_IDS, mask_token_id=MASK_ID, block_size=4)
+    del cfg["dflash_config"]
+    cfg |= {"markov_rank": MARKOV_RANK, "markov_head_type": "vanilla", "enable_confidence_head": True, "confidence_head_with_markov": True}
+    cfg.update(over)
+    return cfg
+
+
+def tensors_dspark(seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed + 2)
+
+    def w(*shape):
+        return (rng.standard_normal(shape) * 0.02).astype(np.float32)
+
+    return tensors(seed=seed) | {
+        "embed_tokens.weight": w(V, H),
+        "lm_head.weight": w(V, H),
+        "markov_head.markov_w1.weight": w(V, MARKOV_RANK),
+        "markov_head.markov_w2.weight": w(V, MARKOV_RANK),
+        "confidence_head.proj.weight": w(1, H + MARKOV_RANK),
+        "confidence_head.proj.bias": w(1),
+    }

@@ -103,6 +103,7 @@ FAMILIES: tuple[Family, ...] = (
         config_keys=("dspark_target_layer_ids", "dspark_block_size", "dspark_noise_token_id"),
         speculators_types=("dspark",),
         path_words=("dspark",),
+        modelled=True,  # vLLM rows: engines/vllm.py (Qwen3DSparkForCausalLM, 0.30.0+)
         method="dspark",
         cite=f"{VLLM_REG}; {SPEC_ALGOS} (update_dspark: 'DSpark extends DFlash')",
         extends="dflash",

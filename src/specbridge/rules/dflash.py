@@ -180,9 +180,9 @@ def _v1_forced(c: Context) -> bool:
 
 @rule(
     "D005",
-    "DFlash2's candidate selector runs only on vLLM's Model Runner V2",
+    "drafter whose speculator exists only in vLLM's Model Runner V2 (DFlash2's candidate selector, DSpark)",
     severity=WARNING,
-    families=("dflash2",),
+    families=("dflash2", "dspark"),
     fix="serve on Model Runner V2 (do not set VLLM_USE_V2_MODEL_RUNNER=0; V2 needs Triton with a backend for the "
     "device), and on vLLM 0.28.0 make sure V2 is really chosen: there V1 drafts without the selector and says nothing.",
 )
@@ -198,25 +198,25 @@ def candidate_selector_runner(c: Context) -> Iterator[Hit]:
     here). The public reports: vllm-project/vllm #52816 (the selector exists only in the V2 speculator),
     noonghunna/club-3090 #1064 (on the V1 runner the checkpoint degrades to base DFlash, or fails at weight load
     where the build has no DFlash2 class: rule D006). With `--launch` carrying `VLLM_USE_V2_MODEL_RUNNER=0` the
-    outcome is an error; without it, an info line says what the engine needs.
+    outcome is an error; without it, an info line says what the engine needs. DSpark is the same story told by
+    its own row: only V2's `DSparkSpeculator` runs it and VllmConfig refuses V1 ("dspark speculative decoding").
     """
     cls = c.rep.cls
     if not cls.runner or not c.rep.dispatched:
         return
     if _v1_forced(c):
         if cls.other_runner_raises:
-            yield Hit(ERROR, f"{c.eng} refuses this DFlash2 drafter on Model Runner V1 at start-up: {cls.other_runner}.")
+            yield Hit(ERROR, f"{c.eng} refuses {cls.name} on Model Runner V1 at start-up: {cls.other_runner}.")
         else:
             yield Hit(
                 ERROR,
-                f"{c.eng} on Model Runner V1: {cls.other_runner}; expect base-DFlash acceptance, not DFlash2's.",
-                "remove VLLM_USE_V2_MODEL_RUNNER=0 so vLLM runs DFlash2Speculator (Model Runner V2)",
+                f"{c.eng} on Model Runner V1: {cls.other_runner}; expect the acceptance of the drafter without that part.",
+                "remove VLLM_USE_V2_MODEL_RUNNER=0 so vLLM runs the drafter's own speculator (Model Runner V2)",
             )
         return
     yield Hit(
         INFO,
-        f"{c.eng} drafts with {cls.name}'s candidate selector only on Model Runner V2 (default here: {cls.runner_default}); "
-        f"on V1: {cls.other_runner}.",
+        f"{c.eng} runs {cls.name} as trained only on Model Runner V2 (default here: {cls.runner_default}); on V1: {cls.other_runner}.",
     )
 
 
@@ -255,8 +255,8 @@ def dflash2_as_dflash(c: Context) -> Iterator[Hit]:
     severity=WARNING,
     scope=CHECKPOINT,
     families=DFLASH,
-    fix="serve with a vLLM release that shares the head by `_should_share` (vllm-project/vllm #46435; every release "
-    "specbridge models), or set the drafter's `vocab_size` to the target's.",
+    fix="serve with vLLM 0.25.0 or later (vllm-project/vllm #46435: the head is shared by `_should_share`), or set the "
+    "drafter's `vocab_size` to the target's.",
 )
 def padded_vocab_head(c: Context) -> Iterator[Hit]:
     """With `--target`: a DFlash drafter that ships no `lm_head` (the target's is used) but whose `vocab_size`
@@ -265,8 +265,9 @@ def padded_vocab_head(c: Context) -> Iterator[Hit]:
     differ (vllm/model_executor/models/qwen3_dflash.py, every release read): zeros, an identity map, harmless by
     itself. Model Runner V2's DFlash loader then kept the draft's own head, never loaded, whenever that map existed:
     acceptance 0.00 with MiMo's DFlash drafter (vllm-project/vllm #46435, fixed by sharing through
-    `_should_share`; vllm/v1/worker/gpu/spec_decode/dflash/utils.py @ 0.27.0–0.32.0 has the fix). On the releases
-    specbridge models this is said as info; on a build without #46435 expect no accepted draft tokens.
+    `_should_share`: vllm/v1/worker/gpu/spec_decode/dflash/utils.py @ 0.24.0 still shares only when
+    `draft_id_to_target_id is None`, 0.25.0–0.32.0 have the fix). The releases specbridge models all have it, so
+    this is said as info; on 0.24.0 or a build without #46435 expect no accepted draft tokens.
     """
     t = c.target
     cfg = _cfg(c)
@@ -277,7 +278,7 @@ def padded_vocab_head(c: Context) -> Iterator[Hit]:
         yield Hit(
             INFO,
             f"the drafter's vocabulary ({v}) is not the target's ({t.vocab_size}) and it has no lm_head of its own: vLLM builds "
-            "draft_id_to_target_id (zeros, an identity map) and must still share the target's head; a build without "
-            "vllm-project/vllm #46435 (Model Runner V2) keeps an unloaded head instead and accepts nothing.",
-            f"set vocab_size to {t.vocab_size} in the drafter's config.json, or serve with a vLLM release that has #46435",
+            "draft_id_to_target_id (zeros, an identity map) and must still share the target's head; vLLM 0.24.0's Model "
+            "Runner V2 (before vllm-project/vllm #46435) keeps an unloaded head instead and accepts nothing.",
+            f"set vocab_size to {t.vocab_size} in the drafter's config.json, or serve with vLLM 0.25.0+ (#46435)",
         )
