@@ -182,7 +182,7 @@ def run_loader(
         text=True,
         timeout=3600,
     )
-    (tmp_root / f"vllm-{method}-{release}{''.join(extra)}.log").write_text(r.stderr)
+    (tmp_root / f"vllm-{method}-{release}{'-flags' if extra else ''}.log").write_text(r.stderr)
     marker = [ln for ln in r.stdout.splitlines() if ln.startswith("@@SPECBRIDGE-RESULT@@")]
     assert r.returncode == 0 and marker, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
     return dict(zip(cases, json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])))

@@ -853,7 +853,6 @@ FAMILY_RANGES = (
 
 # --- DFlash2: vllm/model_executor/models/qwen3_dflash2.py (DFlash plus grouped convolutions and a candidate selector) --
 DF2 = "vllm/model_executor/models/qwen3_dflash2.py"
-DF2_CONF = "tests/test_conformance_vllm_dflash.py (DFlash2 cases)"
 _DF2_KEY = "KeyError: '{}' (DFlash2 reads dflash_config['{}'] while building the {})"
 DFLASH2_FIELDS = (
     # DFlash2Qwen3DecoderLayer: int(draft_config["conv_kernel_size"]) / ["conv_group_size"] (a KeyError when absent)
