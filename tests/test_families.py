@@ -378,8 +378,8 @@ def dflash2(tmp_path) -> Path:
 def test_dflash2_is_checked_as_itself_and_refused_before_its_first_release(dflash2):
     for version in ("0.28.0", "0.32.0"):
         rc, codes = _codes(dflash2, f"vllm=={version}")
-        assert rc == 0 and set(codes) <= {"L009", "L011", "D005"}, (version, codes)
-        assert "Model Runner V2" in codes["D005"][0]  # said as info: the selector runs only on V2
+        assert rc == 0 and set(codes) <= {"L009", "L011", "D007"}, (version, codes)
+        assert "Model Runner V2" in codes["D007"][0]  # said as info: the selector runs only on V2
     rc, codes = _codes(dflash2, "vllm==0.27.0")
     assert rc == 1 and any("first release with one is 0.28.0" in m for m in codes["L005"])
 
@@ -388,16 +388,16 @@ def test_dflash2_on_model_runner_v1_degrades_on_028_and_is_refused_from_029(dfla
     """club-3090 #1064 / vllm #52816: the candidate selector exists only in the V2 speculator."""
     launch = V1_LAUNCH.replace("DRAFT", str(dflash2))
     rc, codes = _codes_launch(dflash2, "vllm==0.28.0", launch)
-    assert rc == 1 and any("runs as base DFlash" in m for m in codes["D005"])
+    assert rc == 1 and any("runs as base DFlash" in m for m in codes["D007"])
     for version, says in (("0.29.0", "dflash2 drafts"), ("0.32.0", "DFlash candidate-head drafts")):
         rc, codes = _codes_launch(dflash2, f"vllm=={version}", launch)
-        assert rc == 1 and any(f"Model Runner V1 does not support: {says}" in m for m in codes["D005"]), (version, codes)
+        assert rc == 1 and any(f"Model Runner V1 does not support: {says}" in m for m in codes["D007"]), (version, codes)
 
 
 def test_dflash2_weights_under_a_dflash_architecture_fail_at_weight_load(tmp_path):
     p = dfx.write(tmp_path / "relabelled", dfx.config2(architectures=["DFlashDraftModel"]), dfx.tensors2())
     rc, codes = _codes(p, "vllm==0.32.0")
-    assert rc == 1 and "D006" in codes and any("candidate_selector" in m for m in codes["L004"])
+    assert rc == 1 and "D008" in codes and any("candidate_selector" in m for m in codes["L004"])
 
 
 def test_dflash2_config_without_its_selector_fields_raises(tmp_path):
@@ -414,11 +414,11 @@ def test_padded_target_vocabulary_builds_the_vocab_map_and_shares_the_head(tmp_p
     r = run_cli("check", p, "--engine", "vllm==0.32.0", "--target", TINY_TARGET, "--json")
     out = json.loads(r.stdout)
     assert r.returncode == 0, out["findings"]
-    assert [f["severity"] for f in out["findings"] if f["code"] == "D007"] == ["info"]
+    assert [f["severity"] for f in out["findings"] if f["code"] == "D009"] == ["info"]
     params = {q["name"]: q["status"] for q in out["parameters"]}
     assert params["lm_head.weight"] == "shared-from-target" and "draft_id_to_target_id" in params
     r = run_cli("check", p, "--engine", "vllm==0.32.0", "--json")  # without the target: nothing to compare
-    assert "D007" not in {f["code"] for f in json.loads(r.stdout)["findings"]}
+    assert "D009" not in {f["code"] for f in json.loads(r.stdout)["findings"]}
 
 
 def test_dspark_classes_not_modelled_are_refused_not_guessed(tmp_path):
@@ -432,9 +432,9 @@ def test_dspark_drafter_on_vllm(tmp_path):
     """DeepSeek's layout: checked as DSpark from 0.30.0, refused on 0.25–0.29 (another loader), none before 0.25.0."""
     d = dfx.write(tmp_path / "dspark", dfx.config_dspark(), dfx.tensors_dspark())
     rc, codes = _codes(d, "vllm==0.32.0")
-    assert rc == 0 and set(codes) <= {"L011", "D005"} and "D005" in codes, codes
+    assert rc == 0 and set(codes) <= {"L011", "D007"} and "D007" in codes, codes
     rc, codes = _codes_launch(d, "vllm==0.32.0", V1_LAUNCH.replace("DRAFT", str(d)).replace('"dflash"', '"dspark"'))
-    assert rc == 1 and any("dspark speculative decoding" in m for m in codes["D005"])
+    assert rc == 1 and any("dspark speculative decoding" in m for m in codes["D007"])
     rc, codes = _codes(d, "vllm==0.24.0")
     assert rc == 1 and any("first release with one is 0.25.0" in m for m in codes["L005"])
     r = run_cli("check", d, "--engine", "vllm==0.29.0")

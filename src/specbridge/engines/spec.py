@@ -444,7 +444,7 @@ class DraftClass:
     # the model runner whose speculator drafts with this class as designed ("V2": vLLM's Model Runner V2; "" = any),
     # what the engine does when the other runner is chosen (`other_runner`; it refuses to start when
     # `other_runner_raises`, else it runs the drafter without part of it), and when the other runner is the default
-    # (rule D005)
+    # (rule D007)
     runner: str = ""
     other_runner: str = ""
     other_runner_raises: bool = False

