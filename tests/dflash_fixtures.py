@@ -65,3 +65,63 @@ def tensors(n_layers: int = L, n_ids: int = len(TARGET_IDS), seed: int = 0) -> d
 
 def write(dir: Path, cfg: dict | None = None, ts: dict | None = None) -> Path:
     return write_checkpoint(dir, cfg if cfg is not None else config(), ts if ts is not None else tensors())
+
+
+# DFlash2 (vllm/model_executor/models/qwen3_dflash2.py @ 0.28.0–0.32.0; z-lab's published layout): DFlash plus a
+# grouped dynamic convolution around each sublayer and a candidate selector over the head's top-k
+TAPS, GROUP, RANK, TOP_K = 2, 16, 8, 4
+DFLASH2 = {"conv_kernel_size": TAPS, "conv_group_size": GROUP, "selector_rank": RANK, "selector_top_k": TOP_K}
+
+
+def config2(**over) -> dict:
+    dc = {"target_layer_ids": TARGET_IDS, "mask_token_id": MASK_ID, **DFLASH2}
+    return config(**{"architectures": ["DFlash2DraftModel"], "dflash_config": dc, **over})
+
+
+def tensors2(n_layers: int = L, seed: int = 0, vocab: int = V) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed + 1)
+
+    def w(*shape):
+        return (rng.standard_normal(shape) * 0.02).astype(np.float32)
+
+    out = tensors(n_layers=n_layers, seed=seed)
+    for i in range(n_layers):
+        for conv in ("attention_conv", "mlp_conv"):
+            out[f"layers.{i}.{conv}.base_kernel"] = w(2, TAPS, H)
+            out[f"layers.{i}.{conv}.kernel_projection.weight"] = w(2 * TAPS * (H // GROUP), H)
+    out |= {
+        "candidate_selector.hidden_projection.weight": w(RANK, H),
+        "candidate_selector.predecessor_codebook": w(vocab, RANK),
+        "candidate_selector.successor_codebook": w(vocab, RANK),
+    }
+    return out
+
+
+# DSpark (vllm/model_executor/models/qwen3_dspark.py; DeepSeek's DeepSpec layout): DFlash's backbone with the target
+# layers, mask token and block size at the top level, plus a Markov head and a confidence head; it ships embed_tokens
+# and lm_head
+MARKOV_RANK = 8
+
+
+def config_dspark(**over) -> dict:
+    cfg = config(architectures=["Qwen3DSparkModel"], target_layer_ids=TARGET_IDS, mask_token_id=MASK_ID, block_size=4)
+    del cfg["dflash_config"]
+    cfg |= {"markov_rank": MARKOV_RANK, "markov_head_type": "vanilla", "enable_confidence_head": True, "confidence_head_with_markov": True}
+    cfg.update(over)
+    return cfg
+
+
+def tensors_dspark(seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed + 2)
+
+    def w(*shape):
+        return (rng.standard_normal(shape) * 0.02).astype(np.float32)
+
+    return tensors(seed=seed) | {
+        "embed_tokens.weight": w(V, H),
+        "lm_head.weight": w(V, H),
+        "markov_head.markov_w1.weight": w(V, MARKOV_RANK),
+        "markov_head.markov_w2.weight": w(V, MARKOV_RANK),
+        "confidence_head.proj.weight": w(1, H + MARKOV_RANK),
+        "confidence_head.proj.bias": w(1),
+    }

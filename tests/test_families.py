@@ -13,7 +13,7 @@ import dflash_fixtures as dfx
 import eagle1_fixtures as e1
 import numpy as np
 import pytest
-from conftest import run_cli
+from conftest import TINY_TARGET, run_cli
 from safetensors.numpy import save_file
 
 from specbridge.checkpoint.maskfile import mask_file_bytes
@@ -172,12 +172,13 @@ def test_reduced_vocab_without_d2t_leaves_the_vocab_map_at_zeros(tmp_path):
     assert rc == 1 and any("draft_id_to_target_id" in m for m in codes["L002"])
 
 
-def test_muse_glimmer_names_load_only_from_029(tmp_path):
+def test_muse_glimmer_names_load_only_from_028(tmp_path):
     ts = dfx.tensors()
     ts["encoder.fc.weight"] = ts.pop("fc.weight")
     ts["encoder.output_norm_enc.weight"] = ts.pop("hidden_norm.weight")
     p = dfx.write(tmp_path / "muse", dfx.config(), ts)
     assert _codes(p, "vllm==0.32.0")[0] == 0
+    assert _codes(p, "vllm==0.28.0")[0] == 0  # the renames ship in the 0.28.0 wheel
     rc, codes = _codes(p, "vllm==0.27.0")
     assert rc == 1 and "L004" in codes  # an unknown name raises in 0.27's AutoWeightsLoader
 
@@ -202,19 +203,12 @@ def _write(dir: Path, cfg: dict, ts: dict[str, np.ndarray]) -> Path:
 @pytest.mark.parametrize(
     "kind, says",
     [
-        ("dflash2", "DFlash2 drafter"),
-        ("dspark", "DSpark drafter"),
         ("medusa", "Medusa drafter"),
     ],
 )
 def test_unmodelled_families_are_refused_with_their_evidence(tmp_path, kind, says):
     d = tmp_path / kind
-    if kind == "dflash2":
-        dfx.write(d, dfx.config(architectures=["DFlash2DraftModel"]))
-    elif kind == "dspark":
-        dfx.write(d, dfx.config(architectures=["Qwen3DSparkModel"], dflash_config=None, dspark_target_layer_ids=[0, 1, 2]))
-    else:
-        _write(d, {"architectures": ["MedusaModel"], "medusa_num_heads": 2}, {"blocks.0.layers.0.weight": np.zeros((8, 8), np.float32)})
+    _write(d, {"architectures": ["MedusaModel"], "medusa_num_heads": 2}, {"blocks.0.layers.0.weight": np.zeros((8, 8), np.float32)})
     for cmd in (["check", d, "--engine", "vllm==0.32.0"], ["inspect", d], ["check", d, "--json"]):
         r = run_cli(*cmd)
         assert r.returncode == 2, (cmd, r.stdout, r.stderr)
@@ -368,3 +362,89 @@ def _codes_launch(path: Path, engine: str, launch: str) -> tuple[int, dict[str, 
     for f in out["findings"]:
         codes.setdefault(f["code"], []).append(f["message"])
     return r.returncode, codes
+
+
+# --- DFlash2: DFlash plus grouped convolutions and a candidate selector (vLLM qwen3_dflash2.py, 0.28.0+) -------------
+V1_LAUNCH = (
+    "VLLM_USE_V2_MODEL_RUNNER=0 vllm serve Qwen/Qwen3-8B --speculative-config "
+    '\'{"method": "dflash", "model": "DRAFT", "num_speculative_tokens": 3}\''
+)
+
+
+@pytest.fixture
+def dflash2(tmp_path) -> Path:
+    return dfx.write(tmp_path / "df2", dfx.config2(), dfx.tensors2())
+
+
+def test_dflash2_is_checked_as_itself_and_refused_before_its_first_release(dflash2):
+    for version in ("0.28.0", "0.32.0"):
+        rc, codes = _codes(dflash2, f"vllm=={version}")
+        assert rc == 0 and set(codes) <= {"L009", "L011", "D007"}, (version, codes)
+        assert "Model Runner V2" in codes["D007"][0]  # said as info: the selector runs only on V2
+    rc, codes = _codes(dflash2, "vllm==0.27.0")
+    assert rc == 1 and any("first release with one is 0.28.0" in m for m in codes["L005"])
+
+
+def test_dflash2_on_model_runner_v1_degrades_on_028_and_is_refused_from_029(dflash2):
+    """club-3090 #1064 / vllm #52816: the candidate selector exists only in the V2 speculator."""
+    launch = V1_LAUNCH.replace("DRAFT", str(dflash2))
+    rc, codes = _codes_launch(dflash2, "vllm==0.28.0", launch)
+    assert rc == 1 and any("runs as base DFlash" in m for m in codes["D007"])
+    for version, says in (("0.29.0", "dflash2 drafts"), ("0.32.0", "DFlash candidate-head drafts")):
+        rc, codes = _codes_launch(dflash2, f"vllm=={version}", launch)
+        assert rc == 1 and any(f"Model Runner V1 does not support: {says}" in m for m in codes["D007"]), (version, codes)
+
+
+def test_dflash2_weights_under_a_dflash_architecture_fail_at_weight_load(tmp_path):
+    p = dfx.write(tmp_path / "relabelled", dfx.config2(architectures=["DFlashDraftModel"]), dfx.tensors2())
+    rc, codes = _codes(p, "vllm==0.32.0")
+    assert rc == 1 and "D008" in codes and any("candidate_selector" in m for m in codes["L004"])
+
+
+def test_dflash2_config_without_its_selector_fields_raises(tmp_path):
+    cfg = dfx.config2()
+    del cfg["dflash_config"]["selector_rank"]
+    rc, codes = _codes(dfx.write(tmp_path / "no-rank", cfg, dfx.tensors2()), "vllm==0.32.0")
+    assert rc == 1 and any("KeyError: 'selector_rank'" in m for m in codes["L006"])
+
+
+def test_padded_target_vocabulary_builds_the_vocab_map_and_shares_the_head(tmp_path):
+    """vllm #46435: a drafter without its own head, trained on fewer rows than the (padded) target's."""
+    v = dfx.V - 64
+    p = dfx.write(tmp_path / "padded", dfx.config(vocab_size=v, dflash_config={"target_layer_ids": dfx.TARGET_IDS, "mask_token_id": v - 1}))
+    r = run_cli("check", p, "--engine", "vllm==0.32.0", "--target", TINY_TARGET, "--json")
+    out = json.loads(r.stdout)
+    assert r.returncode == 0, out["findings"]
+    assert [f["severity"] for f in out["findings"] if f["code"] == "D009"] == ["info"]
+    params = {q["name"]: q["status"] for q in out["parameters"]}
+    assert params["lm_head.weight"] == "shared-from-target" and "draft_id_to_target_id" in params
+    r = run_cli("check", p, "--engine", "vllm==0.32.0", "--json")  # without the target: nothing to compare
+    assert "D009" not in {f["code"] for f in json.loads(r.stdout)["findings"]}
+
+
+def test_dspark_classes_not_modelled_are_refused_not_guessed(tmp_path):
+    """Gemma4DSparkModel is a DSpark vLLM builds with another class (gemma4_dspark.py): refused, nothing checked."""
+    d = dfx.write(tmp_path / "gemma4-dspark", dfx.config_dspark(architectures=["Gemma4DSparkModel"]), dfx.tensors_dspark())
+    r = run_cli("check", d, "--engine", "vllm==0.32.0")
+    assert r.returncode == 2 and "gemma4_dspark.py" in r.stderr and "nothing was checked" in r.stderr, r.stderr
+
+
+def test_dspark_drafter_on_vllm(tmp_path):
+    """DeepSeek's layout: checked as DSpark from 0.30.0, refused on 0.25–0.29 (another loader), none before 0.25.0."""
+    d = dfx.write(tmp_path / "dspark", dfx.config_dspark(), dfx.tensors_dspark())
+    rc, codes = _codes(d, "vllm==0.32.0")
+    assert rc == 0 and set(codes) <= {"L011", "D007"} and "D007" in codes, codes
+    rc, codes = _codes_launch(d, "vllm==0.32.0", V1_LAUNCH.replace("DRAFT", str(d)).replace('"dflash"', '"dspark"'))
+    assert rc == 1 and any("dspark speculative decoding" in m for m in codes["D007"])
+    rc, codes = _codes(d, "vllm==0.24.0")
+    assert rc == 1 and any("first release with one is 0.25.0" in m for m in codes["L005"])
+    r = run_cli("check", d, "--engine", "vllm==0.29.0")
+    assert r.returncode == 2 and "specbridge models DSpark from 0.30.0" in r.stderr
+    # a pruned draft vocabulary needs its own head and d2t (load_weights raises otherwise)
+    p = dfx.write(
+        tmp_path / "pruned",
+        dfx.config_dspark(draft_vocab_size=256),
+        dfx.tensors_dspark() | {"lm_head.weight": np.zeros((256, dfx.H), np.float32)},
+    )
+    r = run_cli("check", p, "--engine", "vllm==0.32.0", "--target", TINY_TARGET, "--json")
+    assert r.returncode == 1 and "must include a d2t mapping" in r.stdout

