@@ -46,8 +46,8 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
         shown = inspect_after_open(path, view.ckpt, as_json)
         if shown is not None:
             return shown
-    fam = refuse_non_drafter(view, read_here=("eagle3", "dflash", "eagle"), what="inspect")
-    if fam.family.name != "eagle3":
+    fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "eagle"), what="inspect")
+    if fam.family.name not in ("eagle3", "peagle"):  # P-EAGLE's files are an EAGLE-3 drafter's plus mask_hidden
         from ..families import dflash, eagle
 
         describe_family = {"dflash": dflash.geometry, "eagle": eagle.geometry}[fam.family.name]
@@ -190,7 +190,7 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
         results, skipped, head, fam, view = check_mtp(idx, path, specs, tgt, lau)
         return view.ckpt, tgt, results, skipped, fam, head
     view = read_view(open_checkpoint(path))  # described once, for the guard, the rules and the simulation
-    fam = refuse_non_drafter(view, read_here=("eagle3", "dflash", "eagle"), what="check")
+    fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "eagle"), what="check")
     if fam.family.name == "eagle3":
         par = open_checkpoint(parent) if parent else None
         return view.ckpt, tgt, check(view, specs, str(path), target=tgt, launch=lau, parent=par), [], fam, None
