@@ -158,9 +158,12 @@ def vllm_cases(tmp_path_factory) -> dict[str, Path]:
 _REAL: dict[str, dict] = {}
 
 
-def run_loader(release: str, cases: dict[str, Path], tmp_root: Path, method: str = "eagle3", arch: str = "llama") -> dict[str, dict]:
+def run_loader(
+    release: str, cases: dict[str, Path], tmp_root: Path, method: str = "eagle3", arch: str = "llama", extra: tuple[str, ...] = ()
+) -> dict[str, dict]:
     """One vLLM process over every case of a matrix (each case its own LLM engine), on the tiny target of the producer
-    fixtures built as `arch` (llama, or qwen3 for DFlash), the drafters loaded with speculative `method`."""
+    fixtures built as `arch` (llama, or qwen3 for DFlash), the drafters loaded with speculative `method` (`extra`: more
+    harness flags, e.g. --parallel-drafting)."""
     py = str(venv(release) / "bin" / "python")
     target = tmp_root / f"{arch}-target-{release}"
     harness = [py, "-m", "specbridge.conformance.vllm_loader"]
@@ -174,7 +177,7 @@ def run_loader(release: str, cases: dict[str, Path], tmp_root: Path, method: str
         )
         assert r.returncode == 0, r.stderr[-3000:]
     r = subprocess.run(
-        [*harness, "load", "--target", str(target), "--method", method, "--k", "3", "--generate", "0", *map(str, cases.values())],
+        [*harness, "load", "--target", str(target), "--method", method, *extra, "--k", "3", "--generate", "0", *map(str, cases.values())],
         env=vllm_env(),
         capture_output=True,
         text=True,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import zoo_fixtures as z
+from conftest import run_cli
 
 from specbridge.engines.registry import era_at, family_rows
 from specbridge.engines.simulate import DROPPED, LOADED, UNUSED, simulate
@@ -91,6 +92,13 @@ def test_deepseek_eagle3_with_q_lora_rank_null_cannot_load(tmp_path):
     assert "L004" in _errors(res)
 
 
+def test_deepseek_eagle3_with_model_type_deepseek_v3_is_rerouted_to_mtp(tmp_path):
+    """Every draft config goes through SpeculativeConfig.hf_config_override: model_type deepseek_v3 becomes
+    DeepSeekMTPModel, which method eagle3 then renames out of the registry (0.32.0 conformance raises exactly this)."""
+    _, res = _check(z.write(tmp_path / "v3", z.deepseek_config(model_type="deepseek_v3"), z.deepseek_tensors()))
+    assert any("Eagle3DeepSeekMTPModel" in m for m in _errors(res)["L006"])
+
+
 def test_deepseek_eagle3_has_no_mask_hidden_or_input_norm_skip(tmp_path):
     """llama_eagle3.py drops mask_hidden and (without norm_before_fc) input_norm; deepseek_eagle3.py has neither rule."""
     ts = z.deepseek_tensors() | {"mask_hidden": np.zeros((1, 3 * z.H), np.float32)}
@@ -109,6 +117,22 @@ def test_peagle_speculators_drafter_fills_mask_hidden(tmp_path, model_type, cls)
     assert view.verdict.name == "peagle" and res.report.cls.name == cls
     _clean(res)
     assert [t.status for t in res.report.tensors if t.name == "mask_hidden"] == ["buffer"]
+
+
+def test_peagle_before_030_builds_the_vocab_map_anyway(tmp_path):
+    """0.27.0 … 0.29.0 build draft_id_to_target_id even for a full vocabulary (zeros = identity, harmless); 0.30.0 on not."""
+    d = z.write(tmp_path / "pe", z.peagle_config(), z.peagle_tensors())
+    old = {p.name: p.status for p in _check(d, engine="vllm==0.29.0")[1].report.params}
+    new = {p.name: p.status for p in _check(d)[1].report.params}
+    assert old.get("draft_id_to_target_id") == "initial-value" and "draft_id_to_target_id" not in new
+
+
+def test_peagle_check_on_every_engine_names_each_range(tmp_path):
+    """The CLI over both P-EAGLE ranges (a bare `check`): one row each, the info finding that only 0.29.0 has named by
+    its release (a family range's era is not one of the engine's EAGLE-3 eras)."""
+    r = run_cli("check", z.write(tmp_path / "pe", z.peagle_config(), z.peagle_tensors()))
+    assert r.returncode == 0, r.stderr
+    assert "peagle 0.27.0–0.29" in r.stdout and "peagle 0.30.0+" in r.stdout and "[vllm 0.29.0]" in r.stdout
 
 
 def test_peagle_without_mask_hidden_or_its_token_raises(tmp_path):
@@ -155,6 +179,9 @@ def test_llama4_eagle1_mutations_fail_where_the_source_raises(tmp_path):
     mlp = {k.replace("feed_forward", "mlp"): v for k, v in z.llama4_tensors().items()}  # Llama names: not Llama-4's
     _, res = _check(z.write(tmp_path / "mlp", z.llama4_config(), mlp))
     assert "L004" in _errors(res) and "L002" in _errors(res)
+    step = {k: v for k, v in z.llama4_config().items() if k != "interleave_moe_layer_step"}  # default 1: every layer MoE
+    _, res = _check(z.write(tmp_path / "step", step, z.llama4_tensors()))
+    assert any("Llama4MoE" in m for m in _errors(res)["L006"])
     no_vd = {k: v for k, v in z.llama4_config().items() if k != "draft_vocab_size"}
     _, res = _check(z.write(tmp_path / "vd", no_vd, z.llama4_tensors()))
     assert any("draft_vocab_size" in e for e in res.report.errors)

