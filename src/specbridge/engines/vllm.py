@@ -1306,6 +1306,7 @@ FAMILY_RANGES += (
         begins=f"the peagle speculators translation, parallel_drafting and the mask_hidden buffer are in every wheel read "
         f"({', '.join(PEAGLE_READ)}); 0.27.0 … 0.29.0 always build draft_id_to_target_id (earlier releases not read)",
         versions_read=("0.27.0", "0.29.0"),
+        runs=all_agreed(ZOO_CONF, "2026-12-01", 2, "0.27.0"),
     ),
     FamilyRange(
         engine="vllm",
