@@ -162,7 +162,8 @@ def run_loader(
     release: str, cases: dict[str, Path], tmp_root: Path, method: str = "eagle3", arch: str = "llama", extra: tuple[str, ...] = ()
 ) -> dict[str, dict]:
     """One vLLM process over every case of a matrix (each case its own LLM engine), on the tiny target of the producer
-    fixtures built as `arch` (llama, or qwen3 for DFlash), the drafters loaded with speculative `method`."""
+    fixtures built as `arch` (llama, or qwen3 for DFlash), the drafters loaded with speculative `method` (`extra`: more
+    harness flags, e.g. --parallel-drafting)."""
     py = str(venv(release) / "bin" / "python")
     target = tmp_root / f"{arch}-target-{release}"
     harness = [py, "-m", "specbridge.conformance.vllm_loader"]

@@ -189,7 +189,8 @@ def releases_named(results) -> str:
     runs: list[list] = []  # era indices in a row, or a release's own label
     for res in results:
         place = res.place
-        if place is not None and place.how == ALL:
+        # a family range's result carries its own era (a renamed copy, not one of the engine's EAGLE-3 eras): named by release
+        if place is not None and place.how == ALL and res.report.era in eras:
             i = eras.index(res.report.era)
             if runs and isinstance(runs[-1], list) and runs[-1][-1] == i - 1:
                 runs[-1].append(i)

@@ -337,7 +337,7 @@ def _cleanup(llm) -> None:
     gc.collect()
 
 
-def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: int, method: str = "eagle3") -> dict:
+def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: int, method: str = "eagle3", parallel: bool = False) -> dict:
     from vllm import LLM, SamplingParams
 
     probe = Probe()
@@ -355,7 +355,12 @@ def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: in
             enforce_eager=True,
             disable_log_stats=False,
             seed=0,
-            speculative_config={"method": method, "model": drafter, "num_speculative_tokens": k},
+            speculative_config={
+                "method": method,
+                "model": drafter,
+                "num_speculative_tokens": k,
+                **({"parallel_drafting": True} if parallel else {}),
+            },
         )
     except BaseException as e:  # noqa: BLE001 — the point is to record what vLLM raises
         if isinstance(e, KeyboardInterrupt):
@@ -476,6 +481,7 @@ def main(argv=None) -> int:
         "built and loaded by V1 as vLLM 0.28.0 does (its loader, sharing and proposer are vLLM's own)",
     )
     ld.add_argument("--keep-guard", action="append", default=[], help="a drafter loaded with V1's refusal in place (repeatable)")
+    ld.add_argument("--parallel-drafting", action="store_true", help="speculative_config parallel_drafting (P-EAGLE)")
     args = ap.parse_args(argv)
 
     if args.cmd == "make-target":
@@ -505,7 +511,7 @@ def main(argv=None) -> int:
     for d in args.drafters:
         if guard is not None:  # vLLM's own check for the drafters in --keep-guard, none for the others
             vllm_config.VllmConfig._validate_v1_model_runner = guard if d in args.keep_guard else (lambda self: None)
-        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method))
+        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method, args.parallel_drafting))
         sys.stderr.write(f"[vllm_loader] {d}: {'raised ' + results[-1]['raised'][:200] if results[-1]['raised'] else 'loaded'}\n")
     sys.stdout.write("\n@@SPECBRIDGE-RESULT@@" + json.dumps(results) + "\n")
     sys.stdout.flush()

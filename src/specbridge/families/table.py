@@ -55,16 +55,26 @@ FAMILIES: tuple[Family, ...] = (
             "Eagle3MiniMaxM2ForCausalLM",
             "Eagle3Qwen2_5vlForCausalLM",
             "Eagle3Qwen3vlForCausalLM",
-            # P-EAGLE: EAGLE-3 with parallel drafting; vLLM routes these to llama_eagle3 / qwen3_eagle3
-            "PEagleDraftModel",
-            "PeagleLlamaForCausalLM",
-            "PeagleQwen3ForCausalLM",
         ),
         arch_words=("eagle3",),
         speculators_types=("eagle3",),
         path_words=("eagle3",),
         modelled=True,
         method="eagle3",
+    ),
+    Family(
+        "peagle",
+        "P-EAGLE",
+        # EAGLE-3 with parallel drafting: vLLM routes these to llama_eagle3 / qwen3_eagle3 and fills a mask_hidden
+        # buffer; a speculators config says speculators_model_type "peagle" (translated to method eagle3 +
+        # parallel_drafting). Its EAGLE-3 structure is its own once a name says P-EAGLE.
+        architectures=("PEagleDraftModel", "PeagleLlamaForCausalLM", "PeagleQwen3ForCausalLM"),
+        arch_words=("peagle",),
+        speculators_types=("peagle",),
+        modelled=True,
+        method="eagle3",
+        cite=f"{VLLM_REG}; {SPEC_ALGOS} (update_peagle); vllm/transformers_utils/configs/speculators/base.py @ 0.32.0",
+        extends="eagle3",
     ),
     Family(
         "dflash",
@@ -114,6 +124,7 @@ FAMILIES: tuple[Family, ...] = (
         architectures=(
             "EagleLlamaForCausalLM",
             "EagleDeepSeekMTPModel",
+            "EagleMistralForCausalLM",
             "EagleMistralLarge3ForCausalLM",
             "EagleMiniCPMForCausalLM",
             "EagleLlama4ForCausalLM",

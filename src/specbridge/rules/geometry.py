@@ -82,9 +82,13 @@ def heads_times_head_dim(c: Context) -> Iterator[Hit]:
     """`q_proj` outputs must be `num_attention_heads × head_dim` and `k_proj` outputs `num_key_value_heads ×
     head_dim`. When the config has no `head_dim`, engines derive `hidden_size / heads`, which is wrong for the
     Qwen3 family: SGLang 0.4.9 ran the Qwen3-8B drafter but not the 4B one (sgl-project/sglang issue #8038,
-    SafeAILab/EAGLE issue #315). The load raises a size mismatch (L003).
+    SafeAILab/EAGLE issue #315). The load raises a size mismatch (L003). MLA drafters (vLLM's
+    Eagle3DeepseekV2ForCausalLM: a config with `kv_lora_rank`) size q_proj as heads × (qk_nope + qk_rope): their
+    class's own rows check it.
     """
     d = c.d
+    if d.cfg.get("kv_lora_rank") is not None:
+        return
     nh, nkv, hd = d.num_heads, d.num_kv_heads, d.head_dim
     if d.q_out and nh and hd and d.q_out != nh * hd:
         hint = (

@@ -1,0 +1,221 @@
+"""vLLM's other speculative classes as rows (src/specbridge/engines/vllm.py, read in the 0.27.0 … 0.32.0 wheels): a tiny
+checkpoint per class gets the outcome its vLLM source implies, and a mutation the source says fails, fails there.
+Per-architecture EAGLE-3 (qwen3_eagle3.py, deepseek_eagle3.py), P-EAGLE (llama_eagle3.py / qwen3_eagle3.py with
+parallel drafting), EAGLE-1 on Llama-4 (llama4_eagle.py), Medusa (medusa.py) and the MLP speculator (registry entry
+commented out from 0.10.0). Header-only reads and row simulation: no engine runs here."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import zoo_fixtures as z
+from conftest import run_cli
+
+from specbridge.engines.registry import era_at, family_rows
+from specbridge.engines.simulate import DROPPED, LOADED, UNUSED, simulate
+from specbridge.families.table import BY_NAME
+from specbridge.rules.check import check
+from specbridge.view import open_view
+
+V32 = "vllm==0.32.0"
+
+
+def _check(path, family: str | None = None, engine: str = V32):
+    view = open_view(path)
+    fam = BY_NAME[family] if family else view.verdict.family
+    (res,) = check(view, engine, family=fam)
+    return view, res
+
+
+def _errors(res) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in res.findings:
+        if f.severity == "error":
+            out.setdefault(f.code, []).append(f.message)
+    return out
+
+
+def _clean(res) -> None:
+    rep = res.report
+    assert rep.dispatched and not rep.errors and not rep.missing and not rep.dropped, (rep.errors, rep.missing, rep.dropped)
+    assert not _errors(res), _errors(res)
+
+
+# --- EAGLE-3, Qwen3 decoder layers ---------------------------------------------------------------------------------------
+def test_qwen3_eagle3_loads_with_its_q_k_norms(tmp_path):
+    view, res = _check(z.write(tmp_path / "q3", z.qwen3_config(), z.qwen3_tensors()))
+    assert view.verdict.name == "eagle3" and res.report.cls.name == "Eagle3Qwen3ForCausalLM"
+    _clean(res)
+    norms = {t.engine_name for t in res.report.tensors if "_norm." in (t.engine_name or "") and t.status == LOADED}
+    assert {"model.layers.0.self_attn.q_norm.weight", "model.layers.0.self_attn.k_norm.weight"} <= norms
+
+
+def test_qwen3_eagle3_without_q_k_norms_runs_them_at_initial_values(tmp_path):
+    """Qwen3Attention always builds q_norm/k_norm; a Llama-style EAGLE-3 layer under a Qwen3 architecture leaves them
+    unfilled (silent in vLLM: load_weights checks nothing)."""
+    _, res = _check(z.write(tmp_path / "q3", z.qwen3_config(), z.qwen3_tensors(qk_norm=False)))
+    assert set(res.report.missing) == {"model.layers.0.self_attn.q_norm.weight", "model.layers.0.self_attn.k_norm.weight"}
+    assert "L002" in _errors(res)
+
+
+def test_qwen3_eagle3_without_head_dim_gets_qwen3s_default(tmp_path):
+    """transformers' Qwen3Config defaults head_dim to 128 (not hidden / heads = 32 here): a config that omits it builds
+    a q/k/v 4× too wide, and the checkpoint's q_proj no longer fits."""
+    cfg = z.qwen3_config()
+    del cfg["head_dim"]
+    _, res = _check(z.write(tmp_path / "q3", cfg, z.qwen3_tensors()))
+    assert res.report.ns["hd"] == 128 and res.report.mismatched
+    assert "L003" in _errors(res)
+
+
+def test_a_speculators_qwen3_drafter_is_built_as_the_qwen3_class(tmp_path):
+    cfg = z.peagle_config(model_type="qwen3", architectures=["Eagle3Speculator"], speculators_model_type="eagle3")
+    _, res = _check(z.write(tmp_path / "spec", cfg, z.qwen3_tensors()))
+    assert res.report.cls.name == "Eagle3Qwen3ForCausalLM"
+    _clean(res)
+
+
+# --- EAGLE-3, DeepSeek MLA decoder layers -----------------------------------------------------------------------------------
+def test_deepseek_eagle3_loads_mla_names_into_fused_qkv_a_proj(tmp_path):
+    view, res = _check(z.write(tmp_path / "ds", z.deepseek_config(), z.deepseek_tensors()))
+    assert view.verdict.name == "eagle3" and res.report.cls.name == "Eagle3DeepseekV2ForCausalLM"
+    _clean(res)
+    fused = {t.shard for t in res.report.tensors if t.engine_name == "model.layers.0.self_attn.fused_qkv_a_proj.weight"}
+    assert fused == {"0", "1"}
+
+
+def test_deepseek_eagle3_with_q_lora_rank_null_cannot_load(tmp_path):
+    """q_lora_rank null builds q_proj and kv_a_proj_with_mqa, but deepseek_eagle3.py's mapper stacks kv_a_proj_with_mqa into
+    fused_qkv_a_proj whatever the config says: that name is not a module, and AutoWeightsLoader raises."""
+    _, res = _check(z.write(tmp_path / "ds", z.deepseek_config(q_lora_rank=None), z.deepseek_tensors(q_lora=False)))
+    assert any("fused_qkv_a_proj" in e for e in res.report.errors)
+    assert "L004" in _errors(res)
+
+
+def test_deepseek_eagle3_with_model_type_deepseek_v3_is_rerouted_to_mtp(tmp_path):
+    """Every draft config goes through SpeculativeConfig.hf_config_override: model_type deepseek_v3 becomes
+    DeepSeekMTPModel, which method eagle3 then renames out of the registry (0.32.0 conformance raises exactly this)."""
+    _, res = _check(z.write(tmp_path / "v3", z.deepseek_config(model_type="deepseek_v3"), z.deepseek_tensors()))
+    assert any("Eagle3DeepSeekMTPModel" in m for m in _errors(res)["L006"])
+
+
+def test_deepseek_eagle3_has_no_mask_hidden_or_input_norm_skip(tmp_path):
+    """llama_eagle3.py drops mask_hidden and (without norm_before_fc) input_norm; deepseek_eagle3.py has neither rule."""
+    ts = z.deepseek_tensors() | {"mask_hidden": np.zeros((1, 3 * z.H), np.float32)}
+    _, res = _check(z.write(tmp_path / "ds", z.deepseek_config(), ts))
+    assert [t.name for t in res.report.tensors if t.status == "raises"] == ["mask_hidden"]
+    q3 = z.write(tmp_path / "q3", z.qwen3_config(), z.qwen3_tensors() | {"mask_hidden": np.zeros((1, 3 * z.H), np.float32)})
+    _, res = _check(q3)
+    assert [t.status for t in res.report.tensors if t.name == "mask_hidden"] == [UNUSED]
+
+
+# --- P-EAGLE: EAGLE-3 plus mask_hidden and parallel drafting -----------------------------------------------------------------
+@pytest.mark.parametrize("model_type, cls", [("llama", "Eagle3LlamaForCausalLM"), ("qwen3", "Eagle3Qwen3ForCausalLM")])
+def test_peagle_speculators_drafter_fills_mask_hidden(tmp_path, model_type, cls):
+    d = z.write(tmp_path / model_type, z.peagle_config(model_type=model_type), z.peagle_tensors(qk_norm=model_type == "qwen3"))
+    view, res = _check(d)
+    assert view.verdict.name == "peagle" and res.report.cls.name == cls
+    _clean(res)
+    assert [t.status for t in res.report.tensors if t.name == "mask_hidden"] == ["buffer"]
+
+
+def test_peagle_before_030_builds_the_vocab_map_anyway(tmp_path):
+    """0.27.0 … 0.29.0 build draft_id_to_target_id even for a full vocabulary (zeros = identity, harmless); 0.30.0 on not."""
+    d = z.write(tmp_path / "pe", z.peagle_config(), z.peagle_tensors())
+    old = {p.name: p.status for p in _check(d, engine="vllm==0.29.0")[1].report.params}
+    new = {p.name: p.status for p in _check(d)[1].report.params}
+    assert old.get("draft_id_to_target_id") == "initial-value" and "draft_id_to_target_id" not in new
+
+
+def test_peagle_check_on_every_engine_names_each_range(tmp_path):
+    """The CLI over both P-EAGLE ranges (a bare `check`): one row each, the info finding that only 0.29.0 has named by
+    its release (a family range's era is not one of the engine's EAGLE-3 eras)."""
+    r = run_cli("check", z.write(tmp_path / "pe", z.peagle_config(), z.peagle_tensors()))
+    assert r.returncode == 0, r.stderr
+    assert "peagle 0.27.0–0.29" in r.stdout and "peagle 0.30.0+" in r.stdout and "[vllm 0.29.0]" in r.stdout
+
+
+def test_peagle_without_mask_hidden_or_its_token_raises(tmp_path):
+    _, res = _check(z.write(tmp_path / "no-mask", z.peagle_config(), z.peagle_tensors(mask_hidden=False)))
+    assert any("mask_hidden not found in weights" in m for m in _errors(res)["L006"])
+    _, res = _check(z.write(tmp_path / "no-token", z.peagle_config(mask_token_id=None), z.peagle_tensors()))
+    assert any("For parallel drafting" in m for m in _errors(res)["L006"])
+
+
+def test_peagle_as_a_plain_config_is_renamed_out_of_the_registry(tmp_path):
+    """Without a speculators config vLLM's EAGLEConfig (method eagle3) prefixes Eagle3 to PeagleLlamaForCausalLM, a
+    name its registry does not have: only speculators_model_type 'peagle' reaches the Peagle* entries."""
+    cfg = z._base("PeagleLlamaForCausalLM", "llama", mask_token_id=z.V - 1)
+    _, res = _check(z.write(tmp_path / "plain", cfg, z.peagle_tensors()))
+    assert not res.report.dispatched and "Eagle3PeagleLlamaForCausalLM" in " ".join(_errors(res)["L005"])
+
+
+def test_the_same_files_read_as_eagle3_drop_mask_hidden(tmp_path):
+    """Forced to EAGLE-3 (method eagle3 without parallel drafting), llama_eagle3.py skips mask_hidden with a warning."""
+    d = z.write(tmp_path / "pe", z.peagle_config(architectures=["Eagle3Speculator"], speculators_model_type="eagle3"), z.peagle_tensors())
+    _, res = _check(d, family="eagle3")
+    assert res.report.cls.name == "Eagle3Qwen3ForCausalLM" or res.report.cls.name == "Eagle3LlamaForCausalLM"
+    assert [t.status for t in res.report.tensors if t.name == "mask_hidden"] == [UNUSED] and not _errors(res)
+
+
+# --- EAGLE-1 on Llama-4 -------------------------------------------------------------------------------------------------------
+def test_llama4_eagle1_loads_feed_forward_and_its_own_head(tmp_path):
+    view, res = _check(z.write(tmp_path / "l4", z.llama4_config(), z.llama4_tensors()))
+    assert view.verdict.name == "eagle" and res.report.cls.name == "EagleLlama4ForCausalLM"
+    _clean(res)
+    # the inner mapper strips a leading model. (model.model.* → model.*): both spellings of the body load, but a
+    # model.lm_head is looked up inside the inner model, which has no head
+    body = {("" if k == "lm_head.weight" else "model.") + k: v for k, v in z.llama4_tensors().items()}
+    _clean(_check(z.write(tmp_path / "l4p", z.llama4_config(), body))[1])
+    head = {"model." + k: v for k, v in z.llama4_tensors().items()}
+    assert "L004" in _errors(_check(z.write(tmp_path / "l4h", z.llama4_config(), head))[1])
+
+
+def test_llama4_eagle1_mutations_fail_where_the_source_raises(tmp_path):
+    cfg = z.llama4_config()
+    del cfg["moe_layers"]  # transformers then makes every layer MoE; llama4_eagle.py asserts there is none
+    _, res = _check(z.write(tmp_path / "moe", cfg, z.llama4_tensors()))
+    assert any("moe_layers" in m for m in _errors(res)["L006"])
+    mlp = {k.replace("feed_forward", "mlp"): v for k, v in z.llama4_tensors().items()}  # Llama names: not Llama-4's
+    _, res = _check(z.write(tmp_path / "mlp", z.llama4_config(), mlp))
+    assert "L004" in _errors(res) and "L002" in _errors(res)
+    step = {k: v for k, v in z.llama4_config().items() if k != "interleave_moe_layer_step"}  # default 1: every layer MoE
+    _, res = _check(z.write(tmp_path / "step", step, z.llama4_tensors()))
+    assert any("Llama4MoE" in m for m in _errors(res)["L006"])
+    no_vd = {k: v for k, v in z.llama4_config().items() if k != "draft_vocab_size"}
+    _, res = _check(z.write(tmp_path / "vd", no_vd, z.llama4_tensors()))
+    assert any("draft_vocab_size" in e for e in res.report.errors)
+
+
+# --- Medusa and the MLP speculator (check refuses both families; the rows answer a simulation) ---------------------------------
+def _simulate(path, family: str, version: str = "0.32.0"):
+    (row,) = [r for r in family_rows("vllm", family) if r.classes]
+    return simulate(open_view(path), era_at("vllm", version), version, row)
+
+
+def test_medusa_old_layout_loads_but_its_biases_need_medusa_fc_bias(tmp_path):
+    rep = _simulate(z.write(tmp_path / "old", z.medusa_config(), z.medusa_tensors()), "medusa")
+    assert rep.dispatched and not rep.missing and not rep.errors
+    assert sorted(rep.dropped) == ["0.0.linear.bias", "1.0.linear.bias"]  # ResidualBlock's Linear has no bias by default
+    rep = _simulate(z.write(tmp_path / "bias", z.medusa_config(medusa_fc_bias=True), z.medusa_tensors()), "medusa")
+    assert not rep.dropped and not rep.missing
+
+
+def test_medusa_names_vllm_does_not_remap_are_lost_silently(tmp_path):
+    """medusa.py strips `medusa_heads.` and remaps `{head}.{layer}.linear.*`; `medusa_head.N.*` is neither, so every
+    tensor is skipped (no error) and every head runs at random initialisation."""
+    ts = {"medusa_head." + k: v for k, v in z.medusa_tensors().items()}
+    rep = _simulate(z.write(tmp_path / "hf", z.medusa_config(), ts), "medusa")
+    assert not rep.errors and len(rep.dropped) == len(ts) and len(rep.missing) == 4
+    ok = {"medusa_heads." + k: v for k, v in z.medusa_tensors(old_layout=False).items()}
+    rep = _simulate(z.write(tmp_path / "heads", z.medusa_config(), ok), "medusa")
+    assert not rep.dropped and not rep.missing
+
+
+def test_mlp_speculator_is_not_dispatched_and_the_message_names_the_release(tmp_path):
+    d = z.write(tmp_path / "mlps", z.mlp_speculator_config(), z.mlp_speculator_tensors())
+    assert open_view(d).verdict.name == "mlp_speculator"
+    rep = _simulate(d, "mlp_speculator")
+    assert not rep.dispatched and "from 0.10.0" in rep.dispatch_message and "0.9.2" in rep.dispatch_message
+    assert {t.status for t in rep.tensors} == {LOADED}  # the class itself would read speculator.* names
+    assert DROPPED not in {t.status for t in rep.tensors}
