@@ -13,6 +13,13 @@ from .options import FLAG, dtype_or_fail, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 DEVICES = ("auto", "cpu", "cuda")
+RUNNERS = ("V1", "V2")  # vLLM's model runners (engines/vllm.py DraftClass.runner): DFlash2's selector runs on V2 only
+DSPARK_REFUSAL = (
+    "eval does not model a DSpark draft step yet: its Markov head (a logit bias from the previous token, "
+    "markov_w1/markov_w2) and confidence head run inside vLLM's Model Runner V2 DSparkSpeculator "
+    "(vllm/v1/worker/gpu/spec_decode/dspark/speculator.py @ 0.32.0), which eval has not implemented and tested; "
+    "measure it with the engine itself (`check --engine` still reads its loading)"
+)
 
 
 def validate_eval(
@@ -77,6 +84,7 @@ def eval_cmd(
     dtype: str = "float32",
     fail_under: float | None = None,
     prompt_format: str = PROMPT_FORMAT.default,
+    runner: str | None = None,
 ) -> int:
     """Validate everything, load the drafter and the target, build the drafter as the engine version would
     load it, measure, report (with the --fail-under verdict)."""
@@ -102,6 +110,12 @@ def eval_cmd(
         input_file("--prompts", prompts)
     if plot is not None:
         output_file("--plot", plot)
+    if runner is not None:
+        runner = runner.strip().upper()
+        if runner not in RUNNERS:
+            fail(f"--model-runner must be one of {', '.join(r.lower() for r in RUNNERS)}, not {runner.lower()!r}")
+        if not engine:
+            fail("--model-runner says which engine runner to model: pass it with --engine (as trained there is none)")
     load_as = loadable_target(target)
     from .eval_draft import eval_draft_model, plain_draft_or_none
 
@@ -111,7 +125,9 @@ def eval_cmd(
         opts |= dict(threads=threads, device=device, dtype=dtype, fail_under=fail_under, prompt_format=prompt_format)
         return eval_draft_model(plain, draft, target, load_as, engine, opts)
     view = open_drafter(draft)
-    if view.verdict.family.name == "dflash":
+    if runner is not None and view.verdict.family.name != "dflash2":
+        fail(f"--model-runner: only a DFlash2 drafter's draft step depends on the runner, not a {view.verdict.family.title} one")
+    if view.verdict.family.name in ("dflash", "dflash2"):
         return eval_dflash(
             view,
             draft,
@@ -130,6 +146,7 @@ def eval_cmd(
             dtype,
             fail_under,
             prompt_format,
+            runner,
         )
     if steps is None:
         steps = 3
@@ -187,7 +204,9 @@ def open_drafter(draft: Path):
         view = read_view(open_checkpoint(draft))
     except CheckpointError as e:
         fail(str(e))
-    refuse_non_drafter(view, read_here=("eagle3", "dflash"), what="eval")
+    refuse_non_drafter(view, read_here=("eagle3", "dflash", "dflash2", "dspark"), what="eval")
+    if view.verdict.family.name == "dspark":
+        fail(DSPARK_REFUSAL)
     return view
 
 
@@ -209,8 +228,9 @@ def eval_dflash(
     dtype,
     fail_under,
     prompt_format,
+    runner=None,
 ) -> int:
-    """A DFlash drafter: one block of k + 1 tokens per verify step (k = --steps, default block_size - 1), a chain
+    """A DFlash or DFlash2 drafter: one block of k + 1 tokens per verify step (k = --steps, default block_size - 1), a chain
     (no tree: the block drafts one token per slot), built as trained or as the engine version loads it."""
     from ..families.dflash import geometry
     from .commands import fail
@@ -240,7 +260,7 @@ def eval_dflash(
     device = pick_device(torch, device)
     model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
     try:
-        built = build_dflash(view, model, report)
+        built = build_dflash(view, model, report, runner=runner)
     except (NotImplementedError, ValueError) as e:  # a config eval does not model; a mask_embedding.pt that disagrees
         fail(str(e))
     if built.refused:
@@ -250,7 +270,8 @@ def eval_dflash(
     built.model.to(device=device, dtype=getattr(torch, dtype))
     res = measure(model, built, prompts, tok, num_prompts, steps, 1, None, max_new, quiet=as_json, prompt_format=prompt_format)
     extra = {
-        "family": "dflash",
+        "family": view.verdict.family.name,
+        "candidate_selector": built.model.use_selector if built.model.candidate_selector is not None else None,
         "steps": steps,
         "topk": 1,
         "draft_tokens": steps + 1,
@@ -540,6 +561,12 @@ def register(app: typer.Typer) -> None:
         fail_under: Optional[float] = typer.Option(
             None, "--fail-under", help="exit 1 when the mean accept length is below this (a CI gate)"
         ),
+        model_runner: Optional[str] = typer.Option(
+            None,
+            "--model-runner",
+            help="with --engine vllm==X and a DFlash2 drafter: v1 or v2 (default: the runner the engine row says runs "
+            "the candidate selector)",
+        ),
     ) -> None:
         """Offline acceptance: mean accept length, per position, per prompt — also as an engine version would load it."""
         raise typer.Exit(
@@ -561,5 +588,6 @@ def register(app: typer.Typer) -> None:
                 dtype,
                 fail_under,
                 prompt_format,
+                model_runner,
             )
         )

@@ -204,12 +204,17 @@ def read_mask_embedding(root, mask_id: int) -> torch.Tensor:
     return state.reshape(-1).float()
 
 
-def build_dflash(view: CheckpointView, target_model, report: LoadReport | None = None, seed: int = 0) -> BuiltDFlash:
+def build_dflash(
+    view: CheckpointView, target_model, report: LoadReport | None = None, seed: int = 0, runner: str | None = None
+) -> BuiltDFlash:
     """The DFlash drafter as trained (report None) or as this engine version loads it: a shipped tensor the engine does
     not load leaves its parameter at the engine's initial value (norms 1, anything else uninitialised memory, modelled
     as NaN: drafts through it are never accepted); embedding and head not loaded are the target's; the mask row comes
     from mask_embedding.pt only where the engine reads that side file; a sink bias the engine does not build is not
-    applied."""
+    applied. A DFlash2 drafter (grouped convolutions, candidate selector) is built whole; whether the selector runs
+    is the engine row's runner fact (DraftClass.runner / other_runner): on the row's runner (vLLM: Model Runner V2,
+    `runner` None) it does; on the other one (`runner` "V1") the row says whether the engine refuses (vLLM 0.29+) or
+    drafts as base DFlash, per-slot argmax through the same convolved layers (vLLM 0.28.0)."""
     from ..families.dflash import geometry
     from ..model.dflash import DFlashConfig, DFlashDrafter
 
@@ -239,6 +244,8 @@ def build_dflash(view: CheckpointView, target_model, report: LoadReport | None =
         else int(cfg.get("target_hidden_size") or cfg["hidden_size"]) * len(boundaries)
     )
     c = DFlashConfig.from_hf(cfg, fc_in, V, Vd)
+    if c.selector_rank and Vd != V:
+        raise NotImplementedError(f"a DFlash2 candidate selector over a reduced draft vocab ({Vd} of {V}) is not modelled by eval")
     if not c.use_aux:
         raise NotImplementedError("use_aux_hidden_state false (no fc: the target's last state read directly) is not modelled by eval")
     if report is not None and c.sink and not any(p.name.endswith("attention_sink_bias") for p in report.params):
@@ -291,6 +298,10 @@ def build_dflash(view: CheckpointView, target_model, report: LoadReport | None =
             notes.append(
                 f"{report.engine} {report.version} does not read {MASK_FILE}: mask token {c.mask_token_id} embedded from the target's row"
             )
+    if model.candidate_selector is not None:
+        refused = _selector_runner(model, report, runner, notes)
+        if refused:
+            return BuiltDFlash(model, boundaries, c.block_size, notes, refused=refused)
     if report is not None and report.missing:
         m = report.missing
         notes.append(
@@ -299,3 +310,28 @@ def build_dflash(view: CheckpointView, target_model, report: LoadReport | None =
         )
     model.eval()
     return BuiltDFlash(model, boundaries, c.block_size, notes)
+
+
+def _selector_runner(model, report: LoadReport | None, runner: str | None, notes: list[str]) -> str | None:
+    """Whether DFlash2's candidate selector runs, from the engine row (the refusal, or None): as trained it does; an
+    engine runs it on the row's runner only (DraftClass.runner), and on the other one refuses or drafts without it."""
+    if report is None:
+        notes.append("DFlash2: candidate selector walk (greedy) over the head's top-k per slot")
+        return None
+    cls = report.cls
+    if not cls.runner:  # a class with no runner fact (a DFlash class given DFlash2 weights is refused before this)
+        model.use_selector = False
+        notes.append(f"{report.engine} {report.version} {cls.name} has no candidate selector step: per-slot argmax")
+        return None
+    chosen = (runner or cls.runner).upper()
+    if chosen == cls.runner.upper():
+        notes.append(
+            f"{report.engine} {report.version} runs the candidate selector on Model Runner {cls.runner} (modelled here; "
+            f"default: {cls.runner_default}); on the other runner: {cls.other_runner}"
+        )
+        return None
+    if cls.other_runner_raises:
+        return f"{report.engine} {report.version} on Model Runner {chosen}: {cls.other_runner}"
+    model.use_selector = False
+    notes.append(f"{report.engine} {report.version} on Model Runner {chosen}: {cls.other_runner}")
+    return None

@@ -213,7 +213,8 @@ def load_prompts(path: Path | None, tokenizer, limit: int | None, fmt: str = DEF
 @torch.no_grad()
 def dflash_chains(drafter, run: TargetRun, boundaries: list[int], k: int, rows: range) -> torch.Tensor:
     """[n, k] target-vocab tokens the DFlash block drafts from each row in `rows` (-1 elsewhere): one block of
-    k + 1 tokens per row, all rows in one pass over the target's states (model/dflash.py draft_rows)."""
+    k + 1 tokens per row, all rows in one pass over the target's states (model/dflash.py draft_tokens: per-slot
+    argmax, or DFlash2's candidate-selector walk where it runs)."""
     n = min(v.shape[0] for v in run.states.values())
     w = drafter.embed_tokens.weight
     aux = torch.cat([run.states[b][:n] for b in boundaries], -1).to(device=w.device, dtype=w.dtype)
@@ -221,7 +222,8 @@ def dflash_chains(drafter, run: TargetRun, boundaries: list[int], k: int, rows: 
     out = torch.full((n, k), -1, dtype=torch.long)
     want = torch.tensor([r for r in rows if 0 <= r < n and r + 1 < len(run.ids)], dtype=torch.long, device=w.device)
     if want.numel():
-        out[want.cpu()] = _tokens(drafter, drafter.draft_rows(aux, ids, want, k)).cpu()
+        tok = drafter.draft_tokens(aux, ids, want, k)
+        out[want.cpu()] = torch.where(tok >= 0, drafter.draft_to_target(tok.clamp(min=0)), tok).cpu()
     return out
 
 

@@ -21,6 +21,18 @@ them (_resolve_layer_attention).
 
 `draft_rows` drafts many rows at once: row r's block attends to context positions ≤ r only, so one pass over the
 target's hidden states drafts every position a decode could visit.
+
+DFlash2 (vllm/model_executor/models/qwen3_dflash2.py @ 0.32.0, z-lab's dflash 0.1.0 DFlash2DraftModel) is this model
+plus three small parts, all switched on by its `dflash_config`:
+
+    embed      × input_embedding_scale
+    per layer  a = conv_a1(attn(conv_a0(ln(x))));  m = conv_m1(mlp(conv_m0(post_ln(x + a))))
+               conv(y)[j] = Σ_t (base[t] + proj(y)[j, t, group]) ⊙ y[j - t]   (causal within the block, zero before it;
+                            `prepare` computes both sides' coefficients from its input, `finish` reuses side 1's)
+    selector   per slot the head's top-K candidates, scored unary + <pred[prev] ⊙ P·h_j, succ[cand]>; greedy walk from
+               the anchor s[r+1] (DFlash2Speculator / CandidateSampler on Model Runner V2: argmax at temperature 0)
+
+The context's keys and values are not convolved (the convolutions wrap the block's attention input and output only).
 """
 
 from __future__ import annotations
@@ -56,6 +68,14 @@ class DFlashConfig:
     causal: list[bool] = field(default_factory=list)  # per layer; empty = all non-causal
     sliding_window: list[int | None] = field(default_factory=list)  # per layer; empty = none
     v_scale: float | None = None  # dflash_config.attention_value_scale
+    # DFlash2 (all 0 / 1.0 for DFlash)
+    conv_taps: int = 0  # dflash_config.conv_kernel_size
+    conv_group: int = 0  # dflash_config.conv_group_size (channels per group)
+    selector_rank: int = 0
+    selector_top_k: int = 0
+    embed_scale: float = 1.0  # dflash_config.input_embedding_scale
+    output_multiplier: float = 1.0  # the selector's unary logits: × output_multiplier, then the softcap
+    softcap: float = 0.0  # dflash_config.final_logit_softcapping (0: none)
 
     def layer_causal(self, i: int) -> bool:
         return bool(self.causal[i]) if self.causal else False
@@ -71,6 +91,9 @@ class DFlashConfig:
         L = int(cfg["num_hidden_layers"])
         rope = cfg.get("rope_parameters") or {}
         causal, windows = _layer_attention(cfg, L)
+        # DFlash2's extras: vLLM reads input_embedding_scale, output_multiplier and the softcap in qwen3_dflash2.py only
+        # (DFlash2Qwen3Model.embed_input_ids, candidate_logits_processor); its DFlash class ignores them
+        df2 = any(dc.get(key) for key in ("conv_kernel_size", "selector_rank"))
         mask = dc.get("mask_token_id", cfg.get("mask_token_id"))
         return cls(
             hidden_size=H,
@@ -92,6 +115,13 @@ class DFlashConfig:
             causal=causal,
             sliding_window=windows,
             v_scale=dc.get("attention_value_scale"),
+            conv_taps=int(dc.get("conv_kernel_size") or 0),
+            conv_group=int(dc.get("conv_group_size") or 0),
+            selector_rank=int(dc.get("selector_rank") or 0),
+            selector_top_k=int(dc.get("selector_top_k") or 0),
+            embed_scale=float(dc.get("input_embedding_scale", 1.0)) if df2 else 1.0,
+            output_multiplier=float(dc.get("output_multiplier", 1.0)) if df2 else 1.0,
+            softcap=float(dc.get("final_logit_softcapping") or 0.0) if df2 else 0.0,
         )
 
 
@@ -190,6 +220,57 @@ class DFlashMLP(nn.Module):
         return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
 
 
+class GroupedConv(nn.Module):
+    """DFlash2's grouped dynamic convolution over the block (qwen3_dflash2.py DFlashGroupedConv, its CPU path
+    _grouped_conv): per channel group, taps coefficients base[side, t] + kernel_projection(input)[side, t, group]."""
+
+    def __init__(self, c: DFlashConfig):
+        super().__init__()
+        self.taps, self.grp, self.ngrp = c.conv_taps, c.conv_group, c.hidden_size // c.conv_group
+        self.base_kernel = nn.Parameter(torch.zeros(2, c.conv_taps, c.hidden_size))
+        self.kernel_projection = nn.Linear(c.hidden_size, 2 * c.conv_taps * self.ngrp, bias=False)
+
+    def _convolve(self, y: torch.Tensor, delta: torch.Tensor, side: int) -> torch.Tensor:
+        """y [R, B, H], delta [R, B, taps, ngrp] → [R, B, H]; tap t reads slot j - t of the same block (zero before it)."""
+        blocks = y.unflatten(-1, (self.ngrp, self.grp))
+        coef = self.base_kernel[side].view(1, 1, self.taps, self.ngrp, self.grp) + delta[..., None]
+        out = coef[:, :, 0] * blocks
+        for t in range(1, self.taps):
+            out = out + coef[:, :, t] * F.pad(blocks[:, :-t], (0, 0, 0, 0, t, 0))
+        return out.flatten(-2)
+
+    def prepare(self, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        coef = self.kernel_projection(y).unflatten(-1, (2, self.taps, self.ngrp))
+        return self._convolve(y, coef[..., 0, :, :], 0), coef[..., 1, :, :]
+
+    def finish(self, y: torch.Tensor, delta: torch.Tensor) -> torch.Tensor:
+        return self._convolve(y, delta, 1)
+
+
+class CandidateSelector(nn.Module):
+    """DFlash2's candidate selector (qwen3_dflash2.py CandidateSelector/_score_edges and the V2 DFlash2Speculator's
+    walk, CandidateSampler._selector_walk_kernel; z-lab's CandidateSelector.select): greedy, one slot after another."""
+
+    def __init__(self, c: DFlashConfig):
+        super().__init__()
+        self.top_k = c.selector_top_k
+        self.predecessor_codebook = nn.Parameter(torch.zeros(c.draft_vocab_size, c.selector_rank))
+        self.successor_codebook = nn.Parameter(torch.zeros(c.draft_vocab_size, c.selector_rank))
+        self.hidden_projection = nn.Linear(c.hidden_size, c.selector_rank, bias=False)
+
+    def walk(self, hidden: torch.Tensor, logits: torch.Tensor, anchor: torch.Tensor) -> torch.Tensor:
+        """hidden [R, k, H] (after the final norm), logits [R, k, Vd] (scaled, capped), anchor [R] → tokens [R, k]."""
+        unary, cand = torch.topk(logits, self.top_k, dim=-1)
+        h = self.hidden_projection(hidden)
+        prev, path = anchor, []
+        for j in range(hidden.shape[1]):
+            pair = torch.einsum("rq,rkq->rk", self.predecessor_codebook[prev] * h[:, j], self.successor_codebook[cand[:, j]])
+            pick = (unary[:, j] + pair).argmax(-1)
+            prev = cand[:, j].gather(-1, pick[:, None])[:, 0]
+            path.append(prev)
+        return torch.stack(path, 1)
+
+
 class DFlashLayer(nn.Module):
     def __init__(self, c: DFlashConfig, i: int):
         super().__init__()
@@ -197,6 +278,23 @@ class DFlashLayer(nn.Module):
         self.mlp = DFlashMLP(c)
         self.input_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps)
         self.post_attention_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps)
+        self.attention_conv = GroupedConv(c) if c.conv_taps else None  # DFlash2
+        self.mlp_conv = GroupedConv(c) if c.conv_taps else None
+
+    def attn(self, x, *args):
+        """The attention branch (residual excluded), wrapped in DFlash2's convolution where there is one."""
+        y = self.input_layernorm(x)
+        if self.attention_conv is None:
+            return self.self_attn(y, *args)
+        y, coef = self.attention_conv.prepare(y)
+        return self.attention_conv.finish(self.self_attn(y, *args), coef)
+
+    def ffn(self, x):
+        y = self.post_attention_layernorm(x)
+        if self.mlp_conv is None:
+            return self.mlp(y)
+        y, coef = self.mlp_conv.prepare(y)
+        return self.mlp_conv.finish(self.mlp(y), coef)
 
 
 class DFlashDrafter(nn.Module):
@@ -214,12 +312,14 @@ class DFlashDrafter(nn.Module):
         self.lm_head = nn.Linear(c.hidden_size, c.draft_vocab_size, bias=False)
         self.mask_embedding: torch.Tensor | None = None  # set to [H] to replace the mask row (mask_embedding.pt)
         self.register_buffer("d2t", torch.zeros(c.draft_vocab_size, dtype=torch.long))
+        self.candidate_selector = CandidateSelector(c) if c.selector_rank else None  # DFlash2
+        self.use_selector = self.candidate_selector is not None  # False: drafted as base DFlash (per-slot argmax)
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         e = self.embed_tokens(ids)
         if self.mask_embedding is not None:
             e = torch.where((ids == self.c.mask_token_id)[..., None], self.mask_embedding.to(e.dtype), e)
-        return e
+        return e * self.c.embed_scale if self.c.embed_scale != 1.0 else e
 
     def context(self, aux: torch.Tensor) -> torch.Tensor:
         """[T, n·Ht] target states → [T, H] context features."""
@@ -232,15 +332,35 @@ class DFlashDrafter(nn.Module):
     def draft_rows(self, aux: torch.Tensor, ids: torch.Tensor, rows: torch.Tensor, k: int, chunk: int = 64) -> torch.Tensor:
         """Logits [R, k, Vd] of the k drafted slots for each row r in `rows`: context = aux[0..r], block = [ids[r+1],
         mask × k] at positions r+1 … r+1+k. aux [T, n·Ht], ids [≥ max(rows)+2]."""
+        return torch.cat([self.lm_head(h) for h in self._block_hidden(aux, ids, rows, k, chunk)], 0)
+
+    @torch.no_grad()
+    def draft_tokens(self, aux: torch.Tensor, ids: torch.Tensor, rows: torch.Tensor, k: int, chunk: int = 64) -> torch.Tensor:
+        """Draft-vocab tokens [R, k] each row drafts: per-slot argmax, or DFlash2's selector walk from the anchor
+        ids[r+1] where it runs; -1 for a row whose logits are not finite (garbage: never accepted)."""
+        out = []
+        for s, h in zip(range(0, rows.shape[0], chunk), self._block_hidden(aux, ids, rows, k, chunk)):
+            logits = self.lm_head(h)
+            finite = torch.isfinite(logits).all(-1)
+            logits = logits.nan_to_num(nan=0.0)
+            if self.use_selector:
+                logits = logits * self.c.output_multiplier
+                if self.c.softcap > 0:
+                    logits = torch.tanh(logits / self.c.softcap) * self.c.softcap
+                tok = self.candidate_selector.walk(h, logits, ids[rows[s : s + chunk] + 1])
+                finite = finite.long().cumprod(-1).bool()  # a garbage slot spoils the walk from it on
+            else:
+                tok = logits.argmax(-1)
+            out.append(torch.where(finite, tok, torch.full_like(tok, -1)))
+        return torch.cat(out, 0)
+
+    def _block_hidden(self, aux, ids, rows, k, chunk):
+        """The final-normed hidden states [r, k, H] of the k mask slots, `chunk` rows at a time."""
         ctx = self.context(aux)
         T = ctx.shape[0]
         ctx_pos = torch.arange(T, device=ctx.device)
         cos_c, sin_c = rope_cos_sin(ctx_pos[None], self.c.head_dim, self.c.rope_theta, ctx.dtype)
-        ctx_kv = []
-        for layer in self.layers:
-            kc, vc = layer.self_attn.kv(ctx, cos_c[0], sin_c[0])
-            ctx_kv.append((kc, vc))
-        out = []
+        ctx_kv = [layer.self_attn.kv(ctx, cos_c[0], sin_c[0]) for layer in self.layers]
         for s in range(0, rows.shape[0], chunk):
             r = rows[s : s + chunk]
             block = torch.full((r.shape[0], k + 1), self.c.mask_token_id, dtype=torch.long, device=ctx.device)
@@ -249,7 +369,6 @@ class DFlashDrafter(nn.Module):
             rope_q = rope_cos_sin(q_pos, self.c.head_dim, self.c.rope_theta, ctx.dtype)
             x = self.embed(block)
             for layer, kv in zip(self.layers, ctx_kv):
-                x = x + layer.self_attn(layer.input_layernorm(x), kv, q_pos, ctx_pos, r, rope_q)
-                x = x + layer.mlp(layer.post_attention_layernorm(x))
-            out.append(self.lm_head(self.norm(x[:, 1:])))
-        return torch.cat(out, 0)
+                x = x + layer.attn(x, kv, q_pos, ctx_pos, r, rope_q)
+                x = x + layer.ffn(x)
+            yield self.norm(x[:, 1:])
