@@ -94,6 +94,7 @@ def test_a_release_without_a_dflash_class_says_which_release_has_one(dflash):
     l005 = [f for f in out["findings"] if f["code"] == "L005"]
     assert l005 and "first release with one is 0.20.0" in l005[0]["message"]
     assert "convert" not in (l005[0]["fix"] or "")  # never a fix that converts it into another family
+    assert "serve it on vllm 0.20.0 or later" in l005[0]["fix"] and "rename" not in l005[0]["fix"]  # nothing to rename
 
 
 @pytest.mark.parametrize("engine, says", [("vllm==0.22.0", "models the DFlash loader from 0.26.0")])

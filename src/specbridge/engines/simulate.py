@@ -90,6 +90,10 @@ class LoadReport:
     errors: list[str]  # what the engine raises
     mismatched: list[dict]
     assumptions: list[str]
+    # the release has no class for the drafter's family: the first release that has one (its class is what the
+    # report simulates, so the rest of the findings say what that release would do)
+    first_release: str | None = None
+    simulated_release: str | None = None  # the first release of the row simulated in its place
 
     @property
     def dropped(self) -> list[str]:

@@ -106,7 +106,7 @@ def check_family(
         rep = simulate(view, era, fp.place.version, row)
         if fp.row is None:
             msg = f"{rep.engine} {rep.version} has no {family.title} drafter class (the first release with one is {fp.first})"
-            rep.dispatched, rep.dispatch_message = False, msg
+            rep.dispatched, rep.dispatch_message, rep.first_release, rep.simulated_release = False, msg, fp.first, row.first
             rep.errors.insert(0, msg)
         ctx = replace(base, rep=rep, place=fp.place)
         findings = in_catalogue_order(shared + run(ENGINE, ctx))

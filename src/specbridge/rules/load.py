@@ -195,9 +195,20 @@ def no_dispatch(c: Context) -> Iterator[Hit]:
     speculators config with the fields its translation requires (`Invalid speculators config structure`);
     vLLM 0.8.5 reads no speculators configs at all. The server fails at startup. The report still simulates
     the engine's EAGLE-3 class as if the config were converted, so the next problem shows in the same run.
+    A release with no class at all for the drafter's family (a DFlash drafter before the engine's first DFlash
+    class) has nothing to convert to: the fix names the first release that has one, and the rest of the report is
+    what the first modelled release does with the checkpoint.
     """
     rep = c.rep
-    if not rep.dispatched:
+    if not rep.dispatched and rep.first_release:  # no class for the family at all: nothing to convert, upgrade
+        yield Hit(
+            ERROR,
+            f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. The rest of this report is what "
+            f"{rep.engine} {rep.simulated_release}'s {rep.cls.name} does with it.",
+            f"serve it on {rep.engine} {rep.first_release} or later (specbridge check {c.path} --engine "
+            f"{rep.engine}=={rep.first_release}); no layout loads on {c.eng}",
+        )
+    elif not rep.dispatched:
         yield Hit(
             ERROR,
             f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. "
