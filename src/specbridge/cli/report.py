@@ -189,7 +189,7 @@ def releases_named(results) -> str:
     runs: list[list] = []  # era indices in a row, or a release's own label
     for res in results:
         place = res.place
-        if place is not None and place.how == ALL:
+        if place is not None and place.how == ALL and res.report.era in eras:  # a family's own range: its release
             i = eras.index(res.report.era)
             if runs and isinstance(runs[-1], list) and runs[-1][-1] == i - 1:
                 runs[-1].append(i)
