@@ -320,10 +320,11 @@ def block_tokens(c: Context) -> Iterator[Hit]:
 def launch_flags(c: Context) -> Iterator[Hit]:
     """With `--launch`: the engine's own argument checks for DFlash. vLLM refuses a DFlash speculative config
     without `num_speculative_tokens` (it defaults it from block_size for DSpark only, and refuses a DSpark config
-    with neither; vllm/config/speculative.py, every release read). SGLang refuses `--speculative-dflash-block-size` that is not positive or differs from
-    `--speculative-num-draft-tokens`, and overrides `--speculative-num-steps` and `--speculative-eagle-topk` to 1
-    with a warning: EAGLE settings a DFlash drafter has no use for (sglang/srt/server_args.py @ 0.5.11,
-    arg_groups/speculative_hook.py `_handle_dflash` after it, every release read). The engine rows (code D006) say it.
+    with neither; vllm/config/speculative.py, every release read). SGLang refuses `--speculative-dflash-block-size`
+    that is not positive or differs from `--speculative-num-draft-tokens`, and overrides `--speculative-num-steps`
+    and `--speculative-eagle-topk` to 1 with a warning: EAGLE settings a DFlash drafter has no use for
+    (sglang/srt/server_args.py @ 0.5.11, arg_groups/speculative_hook.py `_handle_dflash` after it, every release
+    read). The engine rows (code D006) say it.
     """
     yield from _launch_rows(c, "D006")
 
