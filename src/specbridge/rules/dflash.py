@@ -330,9 +330,15 @@ def launch_flags(c: Context) -> Iterator[Hit]:
 
 
 def _v1_forced(c: Context) -> bool:
-    """The launch line keeps vLLM on Model Runner V1 (VLLM_USE_V2_MODEL_RUNNER=0 / false in its environment)."""
-    raw = (c.launch.raw if c.launch else "") or ""
-    return any(f"VLLM_USE_V2_MODEL_RUNNER={v}" in raw for v in ("0", "false", "False"))
+    """The launch line sets the variable that picks the class's runner (the engine's LAUNCH row `runner_env`) to
+    another value: vLLM's VLLM_USE_V2_MODEL_RUNNER=0 keeps Model Runner V1."""
+    if c.launch is None:
+        return False
+    for assignment in _runner_env(c):
+        name, value = assignment.split("=", 1)
+        if c.launch.env.get(name, value) != value:
+            return True
+    return False
 
 
 @rule(
