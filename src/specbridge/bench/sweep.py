@@ -42,12 +42,20 @@ class SweepResult:
 
 
 def server_command(
-    engine: str, python: str | None, target: str, draft: str, port: int, s: Setting, extra: list[str], family: str = "eagle3"
+    engine: str,
+    python: str | None,
+    target: str,
+    draft: str,
+    port: int,
+    s: Setting,
+    extra: list[str],
+    family: str = "eagle3",
+    env: tuple[str, ...] = (),
 ) -> list[str]:
     """The argv a sweep starts for one setting: the line `specbridge launch` prints for it (`build_launch`,
     the engine's LAUNCH row, its line for the drafter's family), run by `python` when given, its speculative tail
-    cut for the baseline; then the address and the engine's `sweep_flags` (its SERVE row)."""
-    line = build_launch(engine, target, draft, s.steps or 1, s.topk, s.draft_tokens, family=family)
+    cut for the baseline (the model runner `env` selects kept: the same server without a drafter); then the address and the engine's `sweep_flags` (its SERVE row)."""
+    line = build_launch(engine, target, draft, s.steps or 1, s.topk, s.draft_tokens, family=family, env=env)
     argv = shlex.split(line) if s.steps else without_speculation(engine, shlex.split(line))
     return with_interpreter(engine, argv, python) + ["--host", "127.0.0.1", "--port", str(port), *SERVERS[engine].sweep_flags, *extra]
 
@@ -64,11 +72,12 @@ def run_sweep(
     extra: list[str] | None = None,
     say=print,
     family: str = "eagle3",
+    env: tuple[str, ...] = (),
 ) -> list[SweepResult]:
     out = []
     for s in [Setting(None)] + settings:
         port = free_port()
-        cmd = server_command(engine, python, target, draft, port, s, list(extra or []), family)
+        cmd = server_command(engine, python, target, draft, port, s, list(extra or []), family, env)
         res = SweepResult(s)
         say(f"== {s.label}: {shlex.join(cmd)}")
         row = SERVERS[engine]

@@ -154,7 +154,7 @@ def check_cmd(
         except (CheckpointError, EngineSpecError) as err:
             return fail(str(err))
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
-        return fail(str(e))
+        return fail(str(e), getattr(e, "exit_code", 2))  # NoFamilyClass: the release has none (1)
     for line in skipped:
         sys.stderr.write(f"note: {line}\n")
     failing = gate(results, failing_codes, ignored_codes)
@@ -216,6 +216,19 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
     return view.ckpt, tgt, results, skipped, fam, None
 
 
+# the drafter families `launch`, `serve` and `sweep` start (each engine's LAUNCH row says which it has a line for)
+LAUNCHED = ("eagle3", "dflash", "dflash2", "dspark")
+
+
+def launch_env(engine: str, res) -> tuple[str, ...]:
+    """The environment a launch line sets for check's result: the model runner the dispatched class drafts as
+    trained on (DraftClass.runner, rule D007), as the engine's LAUNCH row selects it."""
+    from ..engines.launch import runner_env
+
+    rep = res.report
+    return runner_env(rep.engine, rep.cls.runner) if rep.dispatched and rep.cls is not None else ()
+
+
 def check_drafter(view, engine: str, label: str, tgt, lau, what: str = "launch"):
     """check's one result for a drafter read as the family its files show (EAGLE-3 or DFlash), with a launch line:
     what `launch` prints, `serve` and `sweep` start. An engine spec that spans several of the family's release
@@ -224,7 +237,7 @@ def check_drafter(view, engine: str, label: str, tgt, lau, what: str = "launch")
     from ..rules.check import check, check_family
     from .guards import refuse_non_drafter
 
-    fam = refuse_non_drafter(view, read_here=("eagle3", "dflash"), what=what).family
+    fam = refuse_non_drafter(view, read_here=LAUNCHED, what=what).family
     if fam.name == "eagle3":
         [res] = check(view, engine, label, target=tgt, launch=lau)
         return res
@@ -242,28 +255,35 @@ def check_drafter(view, engine: str, label: str, tgt, lau, what: str = "launch")
 
 def drafter_launch(view, engine: str, drafter: str, served: str, tgt, steps: int | None, topk: int | None, draft_tokens, extra=None):
     """(command line, check's result on it, family) for a drafter read as the family its files show: an EAGLE-3
-    drafter gets the engine's LAUNCH line, a DFlash drafter its `families['dflash']` line, drafting the block it was
-    trained on unless `steps` is given. `launch` prints it; `serve` and `sweep` start it."""
+    drafter gets the engine's LAUNCH line, a DFlash, DFlash2 or DSpark drafter its `families[family]` line, drafting
+    the block it was trained on unless `steps` is given, on the model runner its class needs (LAUNCH.runner_env). `launch` prints it; `serve` and `sweep` start it."""
     from ..engines.launch import build_launch, family_steps, parse_launch
-    from ..engines.registry import engine_name
+    from ..engines.registry import LAUNCHERS, engine_name
     from ..families.dflash import block_size
     from .guards import refuse_non_drafter
 
     name = engine_name(engine)
-    fam = refuse_non_drafter(view, read_here=("eagle3", "dflash"), what="launch").family
+    fam = refuse_non_drafter(view, read_here=LAUNCHED, what="launch").family
     if fam.name == "eagle3":
         steps, topk = 3 if steps is None else steps, 1 if topk is None else topk
     elif topk not in (None, 1):
         raise CliError(f"a {fam.title} drafter drafts one block, not a tree: drop --topk {topk}")
     else:
         topk = 1
+        if fam.name not in LAUNCHERS[name].families:  # no line: what check knows of the engine's class comes first
+            check_drafter(view, engine, drafter, tgt, None)
         if steps is None:
             steps = family_steps(name, fam.name, block_size(view.ckpt.config or {}))
             if steps is None:
                 raise CliError(f"{view.ckpt.root}: no block_size in the drafter's config; pass --steps (tokens drafted per step)")
     validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
     cmd = build_launch(name, served, drafter, steps, topk, draft_tokens, extra, family=fam.name)
-    return cmd, check_drafter(view, engine, drafter, tgt, parse_launch(cmd)), fam.name
+    res = check_drafter(view, engine, drafter, tgt, parse_launch(cmd))
+    env = launch_env(name, res)  # a class that drafts as trained on one model runner only: the line selects it
+    if env:
+        cmd = build_launch(name, served, drafter, steps, topk, draft_tokens, extra, family=fam.name, env=env)
+        res = check_drafter(view, engine, drafter, tgt, parse_launch(cmd))
+    return cmd, res, fam.name
 
 
 def launch_cmd(
@@ -311,7 +331,7 @@ def launch_cmd(
             ckpt = view.ckpt
             cmd, res, _ = drafter_launch(view, engine, drafter, served, tgt, steps, topk, draft_tokens)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
-        return fail(str(e))
+        return fail(str(e), getattr(e, "exit_code", 2))
     errors = [f for f in res.findings if f.severity == "error"]
     if as_json:
         from ..checkpoint.hubref import hub_sources

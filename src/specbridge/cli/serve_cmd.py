@@ -67,7 +67,7 @@ def serve_cmd(
             extra = ["--port", str(port), *extra]
             cmd, res, _ = drafter_launch(view, engine, engine_model_arg(path), served, tgt, steps, topk, draft_tokens, extra)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
-        return fail(str(e))
+        return fail(str(e), getattr(e, "exit_code", 2))
     if not res.ok:
         sys.stderr.write("specbridge: refusing to start: check found errors\n")
         for f in res.findings:
@@ -206,7 +206,7 @@ def register_sweep(app: typer.Typer) -> None:
         from ..checkpoint.hub import engine_model_arg
         from ..engines.registry import SERVERS, EngineSpecError, engine_name
         from ..view import open_view
-        from .commands import check_drafter, fail, validate_draft_shape
+        from .commands import check_drafter, fail, launch_env, validate_draft_shape
         from .contract import EXIT_FINDINGS, error_object, print_json
         from .paths import executable, input_file, output_dir, output_file
         from .targets import servable_target
@@ -239,6 +239,7 @@ def register_sweep(app: typer.Typer) -> None:
             view = open_view(path)
             res = check_drafter(view, engine, str(path), None, None, what="sweep")
             family = view.verdict.family.name  # each setting starts this family's launch line
+            env = launch_env(name, res)  # and on the model runner its class needs
         except (CheckpointError, EngineSpecError, ValueError) as e:
             raise typer.Exit(fail(str(e))) from None
         if not res.ok:
@@ -260,7 +261,7 @@ def register_sweep(app: typer.Typer) -> None:
         )
         log_dir.mkdir(parents=True, exist_ok=True)
         say = (lambda *a: None) if as_json else print
-        results = run_sweep(name, python, target, draft, settings, cfg, log_dir, phase_timeout, say=say, family=family)
+        results = run_sweep(name, python, target, draft, settings, cfg, log_dir, phase_timeout, say=say, family=family, env=env)
         rows = best_per_concurrency(results)
         table = sweep_table(results)
         failed = [r for r in results if r.error]

@@ -35,6 +35,7 @@ class Launch:
     draft_quantization: str | None = None
     attention_backend: str | None = None
     extra: dict = field(default_factory=dict)
+    env: dict = field(default_factory=dict)  # NAME=value words before the engine's program (`env NAME=value vllm …`)
     raw: str = ""
 
 
@@ -68,7 +69,9 @@ def parse_launch(cmd: str) -> Launch:
         raise LaunchError("the launch command runs neither sglang (python -m sglang.launch_server) nor vllm (vllm serve)")
     row = LAUNCHERS[engine]
     flags = row.flags
-    launch = Launch(engine, raw=cmd)
+    head = env_prefix(argv)
+    launch = Launch(engine, raw=cmd, env=dict(w.split("=", 1) for w in head if "=" in w))
+    argv = argv[len(head) :]
     i = 0
     positional: list[str] = []
     while i < len(argv):
@@ -109,12 +112,34 @@ def _program(argv: list[str]) -> str | None:
         base = a.rsplit("/", 1)[-1]
         if base in programs:
             return programs[base]
+        if base == "env" and i == 0:  # `env NAME=value … program`: the environment words, then the program
+            continue
         if a == "-m" and i + 1 < len(argv):
             mod = argv[i + 1]
             return next((name for prog, name in programs.items() if mod.startswith(prog)), None)
         if not (base.startswith("python") or "=" in a and not a.startswith("-")):
             return None  # the first real word is another program
     return None
+
+
+def env_prefix(argv: list[str]) -> list[str]:
+    """The words before the program that set its environment: `env` and its NAME=value words, or bare NAME=value
+    words (a shell's assignments)."""
+    out = []
+    for i, a in enumerate(argv):
+        if (a == "env" and i == 0) or ("=" in a and not a.startswith("-") and a.split("=", 1)[0].isidentifier()):
+            out.append(a)
+        else:
+            break
+    return out
+
+
+def runner_env(engine: str, runner: str) -> tuple[str, ...]:
+    """The `NAME=value` a line sets for a class that drafts as trained only on `runner` (DraftClass.runner): the
+    engine's LAUNCH row `runner_env`; () when the class runs on any runner or the engine has no such setting."""
+    row = LAUNCHERS.get(engine)
+    env = row.runner_env.get(runner) if row is not None and runner else None
+    return (env,) if env else ()
 
 
 def _vllm_spec(launch: Launch, val: str) -> None:
@@ -159,10 +184,13 @@ def build_launch(
     draft_tokens: int | None,
     extra: list[str] | None = None,
     family: str = "eagle3",
+    env: tuple[str, ...] = (),
 ) -> str:
     """The engine command line (checked by `check` before it is printed): the engine's `LAUNCH.argv` filled in for an
     EAGLE-3 drafter, `LAUNCH.families[family].argv` for a drafter of another family (DFlash), or `LAUNCH.mtp_argv`
-    for the MTP head inside the target (`draft` None)."""
+    for the MTP head inside the target (`draft` None). `env` (runner_env's NAME=value words) starts the line with
+    `env NAME=value`, which a shell and a process spawn both run."""
+    pre = ["env", *env] if env else []
     row = LAUNCHERS.get(engine)
     if row is None:
         raise LaunchError(f"no launch command for engine {engine!r} ({', '.join(LAUNCHERS)})")
@@ -172,7 +200,7 @@ def build_launch(
             draft_tokens = int(evaluate(fam.draft_tokens, {"steps": steps}))
         spec = json.dumps({"method": fam.spec_method, "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
         values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
-        return shlex.join([a.format(**values) for a in fam.argv] + list(extra or []))
+        return shlex.join(pre + [a.format(**values) for a in fam.argv] + list(extra or []))
     if draft_tokens is None and row.draft_tokens:
         draft_tokens = int(evaluate(row.draft_tokens, {"steps": steps, "topk": topk}))
     if draft is None:
@@ -182,16 +210,18 @@ def build_launch(
         spec = json.dumps({"method": "eagle3", "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
         argv = row.argv
     values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
-    return shlex.join([a.format(**values) for a in argv] + list(extra or []))
+    return shlex.join(pre + [a.format(**values) for a in argv] + list(extra or []))
 
 
 def with_interpreter(engine: str, argv: list[str], python: str | None) -> list[str]:
     """A launch line run by a given Python (a venv that has the engine): the row's `interpreter` words
     replace the line's own program; without `python` the line is what `launch` prints."""
     prefix, replacement = SERVERS[engine].interpreter
-    if python is None or tuple(argv[: len(prefix)]) != prefix:
+    head = env_prefix(argv)  # `env NAME=value` stays in front of the interpreter
+    rest = argv[len(head) :]
+    if python is None or tuple(rest[: len(prefix)]) != prefix:
         return argv
-    return [w.format(python=python) for w in replacement] + argv[len(prefix) :]
+    return head + [w.format(python=python) for w in replacement] + rest[len(prefix) :]
 
 
 def without_speculation(engine: str, argv: list[str]) -> list[str]:

@@ -191,6 +191,13 @@ class NotModelled(EngineSpecError):
     """The engine (or this release of it) builds the family, but specbridge has no rows for its loader."""
 
 
+class NoFamilyClass(EngineSpecError):
+    """This release of the engine has no class for the family (a later one has, unmodelled): exit 1, as L005 says it
+    for a family whose class is modelled."""
+
+    exit_code = 1
+
+
 def family_places(specs: str | list[str], family: str, title: str) -> tuple[list[FamilyPlace], list[str]]:
     """The engine versions to answer for a `family` drafter, and a line for each engine skipped because no
     row models the family there. `all` and a bare engine name mean the family's own modelled ranges (one
@@ -205,6 +212,17 @@ def family_places(specs: str | list[str], family: str, title: str) -> tuple[list
             modelled = [r for r in rows if r.classes]
             if not modelled:
                 why = f"specbridge does not model {title} drafters on {name} yet: nothing was checked there"
+                if rows:  # the engine has the class from rows[0].first: say so, release by release when pinned
+                    why = f"{name}: {rows[-1].unmodelled}; nothing was checked there"
+                    for p in _resolve_one(spec) if pinned and len(names) == 1 else ():
+                        why = f"{name} {p.version}: {rows[-1].unmodelled}; nothing was checked"
+                        if not any(in_release_range(p.version, r.first, r.last) for r in rows) and parse_version(p.version) < parse_version(
+                            rows[0].first
+                        ):
+                            raise NoFamilyClass(
+                                f"L005 {name} {p.version} has no {title} drafter class (the first release with one is "
+                                f"{rows[0].first}, which specbridge does not model yet)"
+                            )
                 if len(names) == 1:
                     raise NotModelled(why)
                 skipped.append(why)

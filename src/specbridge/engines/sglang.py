@@ -938,6 +938,44 @@ EAGLE1_RANGES = (
 )
 FAMILY_RANGES += EAGLE1_RANGES
 
+# --- DFlash2 and DSpark: SGLang builds both (DFLASH's worker for DFlash2, its own DSPARK algorithm); their loaders are
+# not modelled here yet, so check says which release first has the class and refuses to guess after it -------------
+DSM = "sglang/srt/models/dspark.py"
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="sglang",
+        family="dflash2",
+        first="0.5.19",
+        last=None,
+        dispatch=_sglang_dflash_dispatch({"DFlash2DraftModel": "DFlash2DraftModel"}),
+        classes={},
+        begins=f"{DFM} DFlash2DraftModel (DFlash backbone + CandidateSelector, 'Reuses the DFLASH speculative worker': served "
+        "with --speculative-algorithm DFLASH) and its EntryClass entry first ship in the 0.5.19 wheel, absent from 0.5.18; "
+        "0.5.23 adds the MiniMaxDFlash2DraftModel and DFlash2BeamDraftModel aliases",
+        versions_read=("0.5.18", "0.5.19", "0.5.20", "0.5.23"),
+        unmodelled="SGLang builds DFlash2DraftModel (sglang/srt/models/dflash.py, DFlash's loader plus the candidate "
+        "selector) from 0.5.19; specbridge does not model that class yet",
+    ),
+    FamilyRange(
+        engine="sglang",
+        family="dspark",
+        first="0.5.16",
+        last=None,
+        dispatch=Dispatch(
+            "sglang",
+            {"Qwen3DSparkModel": "Qwen3DSparkModel"},
+            "Qwen3DSparkModel",
+            cite=f"{DSM} EntryClass @ 0.5.16 (Qwen3DSparkModel; DSparkDraftModel from 0.5.17, LingDSparkModel from 0.5.19)",
+        ),
+        classes={},
+        begins=f"{DSM} (Qwen3DSparkModel = DSparkDraftMixin over DFlashDraftModel) and SpeculativeAlgorithm.DSPARK "
+        "(sglang/srt/speculative/spec_info.py) first ship in the 0.5.16 wheel, absent from 0.5.15",
+        versions_read=("0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.23"),
+        unmodelled="SGLang builds Qwen3DSparkModel (sglang/srt/models/dspark.py, --speculative-algorithm DSPARK) from "
+        "0.5.16; specbridge does not model that class yet",
+    ),
+)
+
 SERVE = Serving(
     engine="sglang",
     phases=(

@@ -362,6 +362,9 @@ class Launcher:
     mtp_method: str = ""
     # the command lines for drafters of other families (family -> its FamilyLaunch): DFlash's method and block
     families: dict[str, FamilyLaunch] = field(default_factory=dict)
+    # the environment assignment that makes the engine pick a model runner (DraftClass.runner -> "NAME=value"): a
+    # line for a class that drafts as trained only on that runner starts `env NAME=value` (rule D007)
+    runner_env: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -872,7 +872,36 @@ LAUNCH = Launcher(
             "z-lab/dflash README (vLLM quick start: num_speculative_tokens 15 for block_size 16)",
             spec_method="dflash",
         ),
+        # a DFlash2 drafter is served with method dflash (DFlashModelTypes is Literal["dflash"]; there is no method
+        # dflash2): the DFlash2DraftModel architecture picks the class and Model Runner V2's DFlash2Speculator, which
+        # drafts like DFlash's (one bonus query and num_speculative_tokens mask queries)
+        "dflash2": FamilyLaunch(
+            family="dflash2",
+            argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+            steps="block - 1",
+            cite="vllm/config/speculative.py @ 0.28.0 … 0.32.0 (DFlashModelTypes = Literal['dflash']; num_speculative_tokens "
+            "required for dflash); vllm/v1/worker/gpu/spec_decode/dflash2/speculator.py @ 0.32.0 (DFlash's speculator plus "
+            "the candidate selector)",
+            spec_method="dflash",
+        ),
+        # method dspark: num_speculative_tokens defaults to the draft's block_size (else dspark_block_size) and is the
+        # whole block: N query tokens, anchor + N - 1 noise, every one a prediction (not DFlash's 1 + N); printed
+        # explicitly all the same
+        "dspark": FamilyLaunch(
+            family="dspark",
+            argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+            steps="block",
+            cite="vllm/config/speculative.py @ 0.32.0 SpeculativeConfig.__post_init__ (use_dspark(): num_speculative_tokens "
+            "= block_size, else dspark_block_size); vllm/v1/worker/gpu/spec_decode/dspark/speculator.py @ 0.32.0 "
+            "(N = num_speculative_tokens query tokens, anchor + N-1 noise)",
+            spec_method="dspark",
+        ),
     },
+    # VLLM_USE_V2_MODEL_RUNNER set: use_v2_model_runner returns it as is, before any default or fallback (vllm/envs.py
+    # maybe_convert_bool; vllm/config/vllm.py use_v2_model_runner @ 0.28.0 … 0.32.0); unset, a V2-only drafter gets V1
+    # where Triton or a V2 feature is missing (0.29.0+: refused at start-up) or, on 0.28.0, from an inherited =0
+    # (DFlash2 degrades to DFlash without a word)
+    runner_env={"V2": "VLLM_USE_V2_MODEL_RUNNER=1"},
 )
 
 
@@ -1297,6 +1326,42 @@ DSPARK_RAISES = (
 )
 
 
+# What vLLM does with a DSpark launch line (vllm/config/speculative.py SpeculativeConfig.__post_init__ @ 0.32.0,
+# use_dspark(); vllm/v1/worker/gpu/spec_decode/dspark/speculator.py): without num_speculative_tokens it takes the
+# draft's block_size (else dspark_block_size), and N = num_speculative_tokens is the whole block (anchor + N - 1
+# noise queries, every one a prediction); a value that differs is taken as given
+DS_SPEC = "vllm/config/speculative.py SpeculativeConfig.__post_init__ @ 0.32.0 (use_dspark: num_speculative_tokens = block_size)"
+DS_SPEC_PATH = "vllm/v1/worker/gpu/spec_decode/dspark/speculator.py @ 0.32.0 (N = num_speculative_tokens queries: anchor + N-1 noise)"
+DSPARK_LAUNCH = (
+    LaunchCheck(
+        "steps is None and block is None",
+        "error",
+        "ValueError: A speculative model was provided, but `num_speculative_tokens` was not provided (DSpark defaults it "
+        "from the draft's block_size or dspark_block_size; this config has neither)",
+        DS_SPEC,
+        code="D006",
+    ),
+    LaunchCheck(
+        "steps is not None and block is not None and steps < block",
+        "warning",
+        "num_speculative_tokens {steps} drafts {steps} of the {block} positions of the drafter's trained block (block_size "
+        "{block}): vLLM takes the value as given, so each step accepts at most {steps} + 1 tokens; accept lengths "
+        "published for the drafter were measured with the whole block",
+        f"{DS_SPEC}; {DS_SPEC_PATH}",
+        code="D005",
+    ),
+    LaunchCheck(
+        "steps is not None and block is not None and steps > block",
+        "warning",
+        "num_speculative_tokens {steps} is above the drafter's trained block (block_size {block}): vLLM drafts {steps} "
+        "positions in one block, positions the drafter was never trained on; nothing fails, they are rarely accepted and "
+        "cost a wider verify",
+        f"{DS_SPEC}; {DS_SPEC_PATH}",
+        code="D005",
+    ),
+)
+
+
 def _dspark_class(versions: str) -> DraftClass:
     """Qwen3DSparkForCausalLM: DFlashQwen3Model's layers, fc and norms plus markov_head (markov_w1 [V, rank] embeds the
     previous token, markov_w2 [Vd, rank] projects back to a logit bias) and an optional confidence_head; its own
@@ -1380,6 +1445,7 @@ def _dspark_class(versions: str) -> DraftClass:
         share_head=f"('target' if not has_head else 'own-unless-equal') if Vd == ({_DS_VOCAB}) else 'own'",
         share_cite=f"{DS_UTILS} @ {versions} (maybe_share_target_embed, _should_share)",
         methods=("DSPARK",),
+        launch_checks=DSPARK_LAUNCH,
         wider_tp="truncate",
         runner="V2",
         other_runner="ValueError: Model Runner V1 does not support: dspark speculative decoding (VllmConfig, when V1 is "

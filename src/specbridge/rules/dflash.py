@@ -273,7 +273,7 @@ def _fill_fix(c: Context, block: int | None) -> str | None:
     """The launch values that draft the whole trained block on this engine (its LAUNCH row's DFlash line)."""
     if block is None:
         return None
-    fam = LAUNCHERS[c.rep.engine].families.get("dflash") if c.rep.engine in LAUNCHERS else None
+    fam = LAUNCHERS[c.rep.engine].families.get(c.family or "dflash") if c.rep.engine in LAUNCHERS else None
     if fam is None:
         return None
     steps = evaluate(fam.steps, {"block": block})
@@ -286,8 +286,8 @@ def _fill_fix(c: Context, block: int | None) -> str | None:
     "D005",
     "DFlash draft tokens against the trained block",
     severity=WARNING,
-    families=DFLASH,
-    fix="draft the whole trained block: vLLM `num_speculative_tokens` = block_size - 1, SGLang "
+    families=DFLASH + ("dspark",),
+    fix="draft the whole trained block: vLLM `num_speculative_tokens` = block_size - 1 (DSpark: block_size), SGLang "
     "`--speculative-num-draft-tokens` = block_size (what `specbridge launch` prints).",
 )
 def block_tokens(c: Context) -> Iterator[Hit]:
@@ -301,8 +301,10 @@ def block_tokens(c: Context) -> Iterator[Hit]:
     each step accepts at most the drafted tokens + 1, so a published accept length of ~6 (measured with the whole
     block) cannot be reached: z-lab/dflash #118 ran a block_size-16 drafter with `num_spec_tokens` 4 and 16 and saw
     2–3 (vllm-project/vllm #42505). Above it, the extra slots lie outside the trained block: nothing fails, they
-    are rarely accepted and widen every verify. The engine rows (`DraftClass.launch_checks`, code D005) say what
-    each release does.
+    are rarely accepted and widen every verify. A DSpark drafter's block is counted otherwise: vLLM defaults
+    `num_speculative_tokens` to its block_size and drafts that many positions, the anchor itself predicting the
+    first (vllm/v1/worker/gpu/spec_decode/dspark/speculator.py @ 0.32.0). The engine rows
+    (`DraftClass.launch_checks`, code D005) say what each release does.
     """
     yield from _launch_rows(c, "D005")
 
@@ -311,25 +313,32 @@ def block_tokens(c: Context) -> Iterator[Hit]:
     "D006",
     "DFlash launch flags the engine refuses or overrides",
     severity=ERROR,
-    families=DFLASH,
+    families=DFLASH + ("dspark",),
     fix="launch DFlash with its own flags only: vLLM `method: dflash` with `num_speculative_tokens`; SGLang "
     "`--speculative-algorithm DFLASH` with `--speculative-num-draft-tokens` (no EAGLE steps or topk).",
 )
 def launch_flags(c: Context) -> Iterator[Hit]:
     """With `--launch`: the engine's own argument checks for DFlash. vLLM refuses a DFlash speculative config
-    without `num_speculative_tokens` (it defaults it from block_size for DSpark only; vllm/config/speculative.py,
-    every release read). SGLang refuses `--speculative-dflash-block-size` that is not positive or differs from
-    `--speculative-num-draft-tokens`, and overrides `--speculative-num-steps` and `--speculative-eagle-topk` to 1
-    with a warning: EAGLE settings a DFlash drafter has no use for (sglang/srt/server_args.py @ 0.5.11,
-    arg_groups/speculative_hook.py `_handle_dflash` after it, every release read). The engine rows (code D006) say it.
+    without `num_speculative_tokens` (it defaults it from block_size for DSpark only, and refuses a DSpark config
+    with neither; vllm/config/speculative.py, every release read). SGLang refuses `--speculative-dflash-block-size`
+    that is not positive or differs from `--speculative-num-draft-tokens`, and overrides `--speculative-num-steps`
+    and `--speculative-eagle-topk` to 1 with a warning: EAGLE settings a DFlash drafter has no use for
+    (sglang/srt/server_args.py @ 0.5.11, arg_groups/speculative_hook.py `_handle_dflash` after it, every release
+    read). The engine rows (code D006) say it.
     """
     yield from _launch_rows(c, "D006")
 
 
 def _v1_forced(c: Context) -> bool:
-    """The launch line keeps vLLM on Model Runner V1 (VLLM_USE_V2_MODEL_RUNNER=0 / false in its environment)."""
-    raw = (c.launch.raw if c.launch else "") or ""
-    return any(f"VLLM_USE_V2_MODEL_RUNNER={v}" in raw for v in ("0", "false", "False"))
+    """The launch line sets the variable that picks the class's runner (the engine's LAUNCH row `runner_env`) to
+    another value: vLLM's VLLM_USE_V2_MODEL_RUNNER=0 keeps Model Runner V1."""
+    if c.launch is None:
+        return False
+    for assignment in _runner_env(c):
+        name, value = assignment.split("=", 1)
+        if c.launch.env.get(name, value) != value:
+            return True
+    return False
 
 
 @rule(
@@ -368,10 +377,20 @@ def candidate_selector_runner(c: Context) -> Iterator[Hit]:
                 "remove VLLM_USE_V2_MODEL_RUNNER=0 so vLLM runs the drafter's own speculator (Model Runner V2)",
             )
         return
+    if c.launch is not None and any(f"{k}={v}" in _runner_env(c) for k, v in c.launch.env.items()):
+        yield Hit(INFO, f"the launch line selects Model Runner V2 ({_runner_env(c)[0]}): {c.eng} runs {cls.name} as trained.")
+        return
     yield Hit(
         INFO,
         f"{c.eng} runs {cls.name} as trained only on Model Runner V2 (default here: {cls.runner_default}); on V1: {cls.other_runner}.",
     )
+
+
+def _runner_env(c: Context) -> tuple[str, ...]:
+    """The NAME=value the engine's LAUNCH row sets to select the class's runner (what `launch` prints)."""
+    from ..engines.launch import runner_env
+
+    return runner_env(c.rep.engine, c.rep.cls.runner)
 
 
 @rule(
