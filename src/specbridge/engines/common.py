@@ -40,11 +40,13 @@ def llama_decoder(
     qkv_bias_when: str = "False",
     qkv_in: str = QKV_IN,
     input_norm_when: str = "True",
+    hidden_norm_missing_ok: str = "False",
 ) -> tuple[Param, ...]:
     """The EAGLE-3 decoder layer as the engines fuse it (qkv_proj, gate_up_proj).
 
     tp_dim marks the tensor-parallel dimension a loader narrows (column-parallel: rows; row-parallel:
-    columns); engines differ in what they do when a checkpoint disagrees along it."""
+    columns); engines differ in what they do when a checkpoint disagrees along it. `hidden_norm_missing_ok`: where
+    nothing fills hidden_norm, is that harmless (a class that builds it on every layer but reads it only in layer 0)?"""
     return (
         Param(
             prefix + "self_attn.qkv_proj.weight",
@@ -72,7 +74,15 @@ def llama_decoder(
         ),
         Param(prefix + "mlp.down_proj.weight", ("H", "I"), per_layer=per_layer, role="decoder", tp_dim=1, pads=True),
         Param(prefix + "input_layernorm.weight", ("H",), when=input_norm_when, per_layer=per_layer, role="decoder"),
-        Param(prefix + "hidden_norm.weight", ("H",), when=hidden_norm_when, per_layer=per_layer, role="decoder"),
+        Param(
+            prefix + "hidden_norm.weight",
+            ("H",),
+            when=hidden_norm_when,
+            per_layer=per_layer,
+            role="decoder",
+            missing_ok=hidden_norm_missing_ok,
+            missing_note="built on every layer, read only by layer 0's forward (the cat(embeds, hidden) step): unused here",
+        ),
         Param(prefix + "post_attention_layernorm.weight", ("H",), per_layer=per_layer, role="decoder"),
     )
 

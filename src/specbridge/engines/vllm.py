@@ -332,6 +332,10 @@ QWEN3_CLASS = DraftClass(
         "model.layers.{i}.",
         per_layer=True,
         hidden_norm_when="True",
+        # Qwen3Eagle3DecoderLayer builds hidden_norm on every layer but only forward's `if self.layer_idx == 0` branch
+        # calls it (_residual_norm): a multi-layer drafter (P-EAGLE) ships it for layer 0 only (qwen3_eagle3.py @ 0.27.0,
+        # 0.29.0, 0.32.0)
+        hidden_norm_missing_ok="i > 0",
         # Qwen3Attention builds o_proj without a bias; qkv_proj is rebuilt with bias=attention_bias
         o_bias_when="False",
         qkv_bias_when="attention_bias",
