@@ -105,11 +105,11 @@ KNOWN: dict[tuple[str, str], str] = {}
 
 def releases() -> list[str]:
     """The releases whose venv the EAGLE-3 conformance installs and that a modelled DFlash row covers."""
-    from specbridge.engines.registry import conformance_releases
+    from specbridge.engines.registry import conformance_releases, newest_in_ci
 
     rows = [r for r in table.FAMILY_RANGES if r.family == "dflash" and r.classes]
     installed = conformance_releases("vllm", "tests/test_conformance_vllm.py")
-    return [v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)]
+    return newest_in_ci([v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)])
 
 
 RELEASES = releases()
@@ -216,12 +216,12 @@ KNOWN2: dict[tuple[str, str], str] = {}
 
 
 def releases2() -> list[str]:
-    from specbridge.engines.registry import conformance_releases
+    from specbridge.engines.registry import conformance_releases, newest_in_ci
 
     # the DFlash-only releases too: a DFlash2 checkpoint there is refused (no class before 0.28.0)
     rows = [r for r in table.FAMILY_RANGES if r.family in ("dflash", "dflash2") and r.classes]
     installed = conformance_releases("vllm", "tests/test_conformance_vllm.py")
-    return [v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)]
+    return newest_in_ci([v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)])
 
 
 RELEASES2 = releases2()
@@ -295,11 +295,11 @@ DSPARK_CASES = {"dspark-default-runner": (dfx.tensors_dspark, dfx.config_dspark(
 
 
 def releases_dspark() -> list[str]:
-    from specbridge.engines.registry import conformance_releases
+    from specbridge.engines.registry import conformance_releases, newest_in_ci
 
     rows = [r for r in table.FAMILY_RANGES if r.family == "dspark" and r.classes]
     installed = conformance_releases("vllm", "tests/test_conformance_vllm.py")
-    return [v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)]
+    return newest_in_ci([v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)])
 
 
 @pytest.mark.slow

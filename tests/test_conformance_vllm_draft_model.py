@@ -15,9 +15,10 @@ from test_draft_model import check, make_draft, shifted, target  # noqa: F401 (t
 from test_engine_vllm import vllm_env
 
 from specbridge.engines import vllm as table
+from specbridge.engines.registry import newest_in_ci
 
 RESULT = "@@SPECBRIDGE-RESULT@@"
-RELEASES = [v for r in table.DRAFT_MODEL if r.method for v in r.versions_read]
+RELEASES = newest_in_ci([v for r in table.DRAFT_MODEL if r.method for v in r.versions_read])
 CASES = {
     "same": {},
     "shifted-map": {"tokenizer": "shifted"},

@@ -14,7 +14,7 @@ from conftest import TINY_TARGET
 from test_conformance_vllm import _ready, differences, run_loader
 
 from specbridge.engines import vllm as table
-from specbridge.engines.registry import conformance_releases
+from specbridge.engines.registry import conformance_releases, newest_in_ci
 from specbridge.engines.spec import in_release_range
 from specbridge.view import open_view
 
@@ -36,9 +36,8 @@ KNOWN: dict[tuple[str, str], str] = {}
 
 def releases() -> list[str]:
     rows = [r for r in table.FAMILY_RANGES if r.family == "eagle" and r.classes]
-    return [
-        v for v in conformance_releases("vllm", "tests/test_conformance_vllm.py") if any(in_release_range(v, r.first, r.last) for r in rows)
-    ]
+    installed = conformance_releases("vllm", "tests/test_conformance_vllm.py")
+    return newest_in_ci([v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)])
 
 
 RELEASES = releases()

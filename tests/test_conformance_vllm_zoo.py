@@ -14,6 +14,7 @@ from conftest import TINY_TARGET
 from test_conformance_vllm import _ready, differences, run_loader
 
 from specbridge.engines import vllm as table
+from specbridge.engines.registry import newest_in_ci
 from specbridge.families.table import BY_NAME
 from specbridge.view import open_view
 
@@ -73,7 +74,7 @@ def _releases(key: tuple) -> list[str]:
     """The releases a matrix runs on: those its rows record; the Llama-4 cases ride along with every zoo release."""
     rows = [row for row in (*table.FAMILY_RANGES, *table.ERAS) if _row_matrix(row) is not None]
     own = [row for row in rows if _row_matrix(row) == key] or rows
-    return sorted({r.release for row in own for r in row.runs if r.test == SELF})
+    return newest_in_ci(sorted({r.release for row in own for r in row.runs if r.test == SELF}))
 
 
 PARAMS = [(rel, key, case) for key, m in MATRICES.items() for case in m for rel in _releases(key)]

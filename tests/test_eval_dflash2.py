@@ -11,11 +11,14 @@ import json
 
 import numpy as np
 import pytest
-import torch
-from test_eval_dflash import IDS, NL, PROMPTS, VOCAB, _eval, _inputs, tiny_drafter, tiny_target
 
-from specbridge.eval.run import evaluate_dflash
-from specbridge.model.dflash import DFlashConfig, DFlashDrafter
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from test_eval_dflash import IDS, NL, PROMPTS, VOCAB, _eval, _inputs, tiny_drafter, tiny_target  # noqa: E402
+
+from specbridge.eval.run import evaluate_dflash  # noqa: E402
+from specbridge.model.dflash import DFlashConfig, DFlashDrafter  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -173,6 +173,17 @@ def conformance_releases(engine: str, test: str, per_era: bool | None = None) ->
     return out
 
 
+def newest_in_ci(releases: list[str]) -> list[str]:
+    """The releases a drafter-family conformance matrix reruns: all it is given, or under SPECBRIDGE_CONFORMANCE=per-era
+    (what CI sets, to stay inside its time budget on 2 cores) the newest only. The runs on the others stay recorded
+    as Run rows (and stored observations) and rerun with SPECBRIDGE_CONFORMANCE=all (docs/engines.md)."""
+    import os
+
+    if os.environ.get("SPECBRIDGE_CONFORMANCE", "all") != "per-era" or not releases:
+        return list(releases)
+    return [max(releases, key=parse_version)]
+
+
 def family_rows(engine: str, family: str) -> list[FamilyRange]:
     """An engine's rows for one drafter family, oldest first (none: the engine models no class of it)."""
     return [r for r in FAMILY_RANGES.get(engine, ()) if r.family == family]
