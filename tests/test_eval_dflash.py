@@ -124,11 +124,14 @@ def test_parallel_eval_equals_plain_speculative_decoding(k, variant):
 # --- (b) the block forward against z-lab's structure ----------------------------------------------------------------
 
 
-def zlab_reference_forward(d: DFlashDrafter, aux: torch.Tensor, block_ids: torch.Tensor, start: int) -> torch.Tensor:
+def zlab_reference_forward(
+    d: DFlashDrafter, aux: torch.Tensor, block_ids: torch.Tensor, start: int, first: int = 1, head: bool = True
+) -> torch.Tensor:
     """One block, written in the structure of z-lab/dflash dflash/model.py (DFlashDraftModel.forward,
     Qwen3DFlashDecoderLayer, Qwen3DFlashAttention) with transformers' Qwen3 pieces: target_hidden =
     hidden_norm(fc(·)); per layer k/v = cat(proj(target_hidden), proj(noise)), k_norm over both, RoPE over the
-    positions of context + block, SDPA without a mask (not causal); logits of the block's slots 1..k."""
+    positions of context + block, SDPA without a mask (not causal); logits of the block's slots 1..k (slots
+    first.., and the final-normed hidden states instead where head is False)."""
     from transformers.models.qwen3.modeling_qwen3 import Qwen3Config, Qwen3RMSNorm, Qwen3RotaryEmbedding, rotate_half
 
     c = d.c
@@ -167,7 +170,8 @@ def zlab_reference_forward(d: DFlashDrafter, aux: torch.Tensor, block_ids: torch
             F.silu(F.linear(x, sd[p + "mlp.gate_proj.weight"])) * F.linear(x, sd[p + "mlp.up_proj.weight"]), sd[p + "mlp.down_proj.weight"]
         )
         h = h + mlp
-    return F.linear(rms(h, sd["norm.weight"])[0, 1:], sd["lm_head.weight"])
+    h = rms(h, sd["norm.weight"])[0, first:]
+    return F.linear(h, sd["lm_head.weight"]) if head else h
 
 
 def _inputs(k: int = 3, T: int = 20, seed: int = 3):

@@ -3,7 +3,7 @@
 (b) the parallel eval counts exactly what a plain token-by-token speculative decode counts, its drafts from z-lab's
     model (forward + propose, or per-slot argmax as vLLM 0.28.0's V1 runner drafts);
 (c) the CLI measures a DFlash2 checkpoint as trained and as vLLM loads it (V2: the selector; V1: per-slot argmax on
-    0.28.0, refused from 0.29.0); a DSpark drafter is refused with exit 2."""
+    0.28.0, refused from 0.29.0)."""
 
 from __future__ import annotations
 
@@ -208,11 +208,6 @@ def test_cli_eval_dflash2(tmp_path):
         r = run_cli("eval", *args, "--target", tdir, "--prompts", prompts, "--json")
         return r.returncode, r.stdout + r.stderr
 
-    # from 0.29.0 V1 refuses the drafter (exit 1, the engine's message); a DSpark drafter: exit 2, saying why
+    # from 0.29.0 V1 refuses the drafter (exit 1, the engine's message)
     code, text = run(ddir, "--engine", "vllm==0.29.0", "--model-runner", "v1")
     assert code == 1 and "Model Runner V1 does not support: dflash2 drafts" in text, text
-    import dflash_fixtures as fx
-
-    ds = fx.write(tmp_path / "dspark", fx.config_dspark(), fx.tensors_dspark())
-    code, text = run(ds)
-    assert code == 2 and "DSpark" in text and "Markov head" in text, text

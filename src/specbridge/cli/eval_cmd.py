@@ -13,13 +13,7 @@ from .options import FLAG, dtype_or_fail, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 DEVICES = ("auto", "cpu", "cuda")
-RUNNERS = ("V1", "V2")  # vLLM's model runners (engines/vllm.py DraftClass.runner): DFlash2's selector runs on V2 only
-DSPARK_REFUSAL = (
-    "eval does not model a DSpark draft step yet: its Markov head (a logit bias from the previous token, "
-    "markov_w1/markov_w2) and confidence head run inside vLLM's Model Runner V2 DSparkSpeculator "
-    "(vllm/v1/worker/gpu/spec_decode/dspark/speculator.py @ 0.32.0), which eval has not implemented and tested; "
-    "measure it with the engine itself (`check --engine` still reads its loading)"
-)
+RUNNERS = ("V1", "V2")  # vLLM's model runners (engines/vllm.py DraftClass.runner): DFlash2's selector and DSpark run on V2 only
 
 
 def validate_eval(
@@ -125,9 +119,9 @@ def eval_cmd(
         opts |= dict(threads=threads, device=device, dtype=dtype, fail_under=fail_under, prompt_format=prompt_format)
         return eval_draft_model(plain, draft, target, load_as, engine, opts)
     view = open_drafter(draft)
-    if runner is not None and view.verdict.family.name != "dflash2":
-        fail(f"--model-runner: only a DFlash2 drafter's draft step depends on the runner, not a {view.verdict.family.title} one")
-    if view.verdict.family.name in ("dflash", "dflash2"):
+    if runner is not None and view.verdict.family.name not in ("dflash2", "dspark"):
+        fail(f"--model-runner: only a DFlash2 or DSpark drafter's draft step depends on the runner, not a {view.verdict.family.title} one")
+    if view.verdict.family.name in ("dflash", "dflash2", "dspark"):
         return eval_dflash(
             view,
             draft,
@@ -205,8 +199,6 @@ def open_drafter(draft: Path):
     except CheckpointError as e:
         fail(str(e))
     refuse_non_drafter(view, read_here=("eagle3", "dflash", "dflash2", "dspark"), what="eval")
-    if view.verdict.family.name == "dspark":
-        fail(DSPARK_REFUSAL)
     return view
 
 
@@ -230,20 +222,24 @@ def eval_dflash(
     prompt_format,
     runner=None,
 ) -> int:
-    """A DFlash or DFlash2 drafter: one block of k + 1 tokens per verify step (k = --steps, default block_size - 1), a chain
-    (no tree: the block drafts one token per slot), built as trained or as the engine version loads it."""
+    """A DFlash, DFlash2 or DSpark drafter: k drafted tokens per verify step, a chain (no tree: the block drafts one
+    token per slot), built as trained or as the engine version loads it. DFlash's block is k + 1 tokens (k = --steps,
+    default block_size - 1); DSpark's is k tokens from the anchor (default k = block_size, vLLM's
+    num_speculative_tokens default for method dspark), then its Markov walk."""
     from ..families.dflash import geometry
     from .commands import fail
 
-    block = geometry(view.ckpt)["block_size"]
+    dspark = view.verdict.family.name == "dspark"
+    cfg = view.ckpt.config or {}
+    block = geometry(view.ckpt)["block_size"] or (cfg.get("dspark_block_size") if dspark else None)
     if steps is None:
         if not block or int(block) < 2:
-            fail("the DFlash config gives no block_size ≥ 2: pass --steps (draft tokens per verify step)")
-        steps = int(block) - 1
+            fail(f"the {view.verdict.family.title} config gives no block_size ≥ 2: pass --steps (draft tokens per verify step)")
+        steps = int(block) if dspark else int(block) - 1
     if topk != 1:
-        fail("--topk: a DFlash block drafts one token per slot (a chain); tree drafting is EAGLE's")
+        fail(f"--topk: a {view.verdict.family.title} block drafts one token per slot (a chain); tree drafting is EAGLE's")
     if draft_tokens is not None and draft_tokens != steps + 1:
-        fail(f"--draft-tokens {draft_tokens}: a DFlash block verifies steps + 1 = {steps + 1} tokens")
+        fail(f"--draft-tokens {draft_tokens}: a {view.verdict.family.title} step verifies steps + 1 = {steps + 1} tokens")
     check_fail_under(fail_under, steps)
     report, engine_json, findings = engine_view(view, engine)
     if report is not None and report.errors:
@@ -265,13 +261,20 @@ def eval_dflash(
         fail(str(e))
     if built.refused:
         return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
-    if block and steps + 1 > int(block):
-        built.notes.append(f"--steps {steps}: a block of {steps + 1} tokens, longer than the {block} the drafter was trained with")
+    length = steps if built.model.c.sample_from_anchor else steps + 1  # DSpark's block starts predicting at the anchor
+    if block and length > int(block):
+        built.notes.append(f"--steps {steps}: a block of {length} tokens, longer than the {block} the drafter was trained with")
     built.model.to(device=device, dtype=getattr(torch, dtype))
     res = measure(model, built, prompts, tok, num_prompts, steps, 1, None, max_new, quiet=as_json, prompt_format=prompt_format)
     extra = {
         "family": view.verdict.family.name,
         "candidate_selector": built.model.use_selector if built.model.candidate_selector is not None else None,
+        "markov_head": (
+            (f"top-{built.model.c.markov_topk}" if built.model.c.markov_topk is not None else "dense")
+            if built.model.markov_head is not None
+            else None
+        ),
+        "confidence_head": built.model.confidence_head is not None if dspark else None,
         "steps": steps,
         "topk": 1,
         "draft_tokens": steps + 1,
@@ -564,8 +567,8 @@ def register(app: typer.Typer) -> None:
         model_runner: Optional[str] = typer.Option(
             None,
             "--model-runner",
-            help="with --engine vllm==X and a DFlash2 drafter: v1 or v2 (default: the runner the engine row says runs "
-            "the candidate selector)",
+            help="with --engine vllm==X and a DFlash2 or DSpark drafter: v1 or v2 (default: the runner the engine row says "
+            "runs the candidate selector / the DSpark speculator on)",
         ),
     ) -> None:
         """Offline acceptance: mean accept length, per position, per prompt — also as an engine version would load it."""

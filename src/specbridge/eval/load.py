@@ -225,7 +225,7 @@ def build_dflash(
     boundaries = dflash_boundaries(geom)
     if boundaries is None:
         return BuiltDFlash(None, [], 0, notes, refused="the config names no target layers (dflash_config.target_layer_ids)")
-    if geom["mask_token_id"] is None:
+    if geom["mask_token_id"] is None and cfg.get("dspark_noise_token_id") is None:
         return BuiltDFlash(None, boundaries, 0, notes, refused="the config names no mask token (dflash_config.mask_token_id)")
     tensors = {n.removeprefix("model."): (n, info) for n, info in ckpt.tensors.items()}
     emb_t = target_model.get_input_embeddings().weight
@@ -246,6 +246,11 @@ def build_dflash(
     c = DFlashConfig.from_hf(cfg, fc_in, V, Vd)
     if c.selector_rank and Vd != V:
         raise NotImplementedError(f"a DFlash2 candidate selector over a reduced draft vocab ({Vd} of {V}) is not modelled by eval")
+    if c.dspark and "markov_head.markov_w1.weight" in tensors and tensors["markov_head.markov_w1.weight"][1].shape[0] != V:
+        raise NotImplementedError(
+            f"a DSpark Markov head over an input vocab of {tensors['markov_head.markov_w1.weight'][1].shape[0]} rows "
+            f"(the target has {V}) is not modelled by eval"
+        )
     if not c.use_aux:
         raise NotImplementedError("use_aux_hidden_state false (no fc: the target's last state read directly) is not modelled by eval")
     if report is not None and c.sink and not any(p.name.endswith("attention_sink_bias") for p in report.params):
@@ -290,7 +295,9 @@ def build_dflash(
                 notes.append("no vocab map applied: draft id i is read as target id i")
         model.load_state_dict(state)
     root = ckpt.root if ckpt.root.is_dir() else ckpt.root.parent
-    if (root / MASK_FILE).is_file():
+    if (root / MASK_FILE).is_file() and c.dspark:
+        notes.append(f"DSpark embeds mask token {c.mask_token_id} through embed_tokens: {MASK_FILE} is not read")
+    elif (root / MASK_FILE).is_file():
         if report is None or MASK_FILE in (report.cls.side_files or ()):
             model.mask_embedding = read_mask_embedding(root, c.mask_token_id)
             notes.append(f"mask token {c.mask_token_id} embedded from {MASK_FILE}")
@@ -300,6 +307,10 @@ def build_dflash(
             )
     if model.candidate_selector is not None:
         refused = _selector_runner(model, report, runner, notes)
+        if refused:
+            return BuiltDFlash(model, boundaries, c.block_size, notes, refused=refused)
+    if c.dspark:
+        refused = _dspark_runner(model, report, runner, notes)
         if refused:
             return BuiltDFlash(model, boundaries, c.block_size, notes, refused=refused)
     if report is not None and report.missing:
@@ -334,4 +345,26 @@ def _selector_runner(model, report: LoadReport | None, runner: str | None, notes
         return f"{report.engine} {report.version} on Model Runner {chosen}: {cls.other_runner}"
     model.use_selector = False
     notes.append(f"{report.engine} {report.version} on Model Runner {chosen}: {cls.other_runner}")
+    return None
+
+
+def _dspark_runner(model, report: LoadReport | None, runner: str | None, notes: list[str]) -> str | None:
+    """DSpark's draft step (block from the anchor, the Markov walk) and on which runner the engine runs it (the
+    refusal, or None): the row's runner (vLLM: Model Runner V2's DSparkSpeculator); the other one refuses."""
+    c = model.c
+    walk = f"top-{c.markov_topk} candidates per slot" if c.markov_topk is not None else "the whole draft vocab"
+    layout = "[anchor, mask × (k-1)], every slot predicting" if c.sample_from_anchor else "[anchor, mask × k] (sample_from_anchor false)"
+    notes.append(f"DSpark: block {layout}; Markov bias from the previous token over {walk} (greedy)")
+    if model.confidence_head is not None:
+        notes.append(
+            "DSpark confidence head: ranks draft slots for adaptive verification (enable_adaptive_verification, off by "
+            "default; its budget comes from profiled GPU timings, not modelled); every drafted token is verified here"
+        )
+    if report is None or not report.cls.runner:
+        return None
+    cls = report.cls
+    chosen = (runner or cls.runner).upper()
+    if chosen != cls.runner.upper() and cls.other_runner_raises:
+        return f"{report.engine} {report.version} on Model Runner {chosen}: {cls.other_runner}"
+    notes.append(f"{report.engine} {report.version} runs DSpark on Model Runner {cls.runner} (default: {cls.runner_default})")
     return None

@@ -213,8 +213,8 @@ def load_prompts(path: Path | None, tokenizer, limit: int | None, fmt: str = DEF
 @torch.no_grad()
 def dflash_chains(drafter, run: TargetRun, boundaries: list[int], k: int, rows: range) -> torch.Tensor:
     """[n, k] target-vocab tokens the DFlash block drafts from each row in `rows` (-1 elsewhere): one block of
-    k + 1 tokens per row, all rows in one pass over the target's states (model/dflash.py draft_tokens: per-slot
-    argmax, or DFlash2's candidate-selector walk where it runs)."""
+    k + 1 tokens per row (DSpark: k), all rows in one pass over the target's states (model/dflash.py draft_tokens:
+    per-slot argmax, DFlash2's candidate-selector walk where it runs, or DSpark's Markov walk)."""
     n = min(v.shape[0] for v in run.states.values())
     w = drafter.embed_tokens.weight
     aux = torch.cat([run.states[b][:n] for b in boundaries], -1).to(device=w.device, dtype=w.dtype)
@@ -240,8 +240,9 @@ def evaluate_dflash(
     batch_size: int = 8,
 ) -> EvalResult:
     """Greedy acceptance of a DFlash drafter drafting k tokens per verify step (the block is k + 1 long, as vLLM's
-    DFlashProposer builds it: the verified token, then k mask tokens): one target pass per prompt, every visited row
-    drafted at once, the same exact walk as EAGLE-3 (acceptance.chain_walk)."""
+    DFlashProposer builds it: the verified token, then k mask tokens; DSpark's is k long from the verified token, then
+    its Markov walk): one target pass per prompt, every visited row drafted at once, the same exact walk as EAGLE-3
+    (acceptance.chain_walk)."""
     t_target = t_draft = 0.0
     results = []
     for start in range(0, len(prompts), batch_size):

@@ -33,6 +33,19 @@ plus three small parts, all switched on by its `dflash_config`:
                the anchor s[r+1] (DFlash2Speculator / CandidateSampler on Model Runner V2: argmax at temperature 0)
 
 The context's keys and values are not convolved (the convolutions wrap the block's attention input and output only).
+
+DSpark (vllm/model_executor/models/qwen3_dspark.py and the V2 DSparkSpeculator, vllm/v1/worker/gpu/spec_decode/dspark/
+speculator.py @ 0.32.0; DeepSeek's DeepSpec deepspec/modeling/dspark) is DFlash's backbone with another block and a
+sequential head:
+
+    block      [s[r+1], mask × (k-1)] at positions r+1 … r+k, slot j predicting s[r+2+j] (sample_from_anchor, the
+               default; false: DFlash's 1 + k block)
+    markov     prev = s[r+1]; per slot j: logits_j = lm_head(h_j) + markov_w2(markov_w1[prev]); draft_j = argmax;
+               prev = d2t(draft_j)   (dspark_draft_topk K: only the head's top-K per slot get the bias, the rest -inf)
+    confidence sigmoid(proj(cat(h_j, markov_w1[prev_j])))  (per slot; read by adaptive verification only, never by the
+               drafted tokens)
+
+vLLM scales base logits and bias alike (LogitsProcessor's logit_scale > 0): the greedy draft does not depend on it.
 """
 
 from __future__ import annotations
@@ -76,6 +89,13 @@ class DFlashConfig:
     embed_scale: float = 1.0  # dflash_config.input_embedding_scale
     output_multiplier: float = 1.0  # the selector's unary logits: × output_multiplier, then the softcap
     softcap: float = 0.0  # dflash_config.final_logit_softcapping (0: none)
+    # DSpark (dspark False for DFlash / DFlash2)
+    dspark: bool = False
+    markov_rank: int = 0
+    markov_topk: int | None = None  # dspark_draft_topk: the Markov bias over the head's top-K only
+    sample_from_anchor: bool = False  # the block is [anchor, mask × (k-1)], every slot predicting the next token
+    confidence: bool = False  # enable_confidence_head
+    confidence_with_markov: bool = False
 
     def layer_causal(self, i: int) -> bool:
         return bool(self.causal[i]) if self.causal else False
@@ -95,6 +115,14 @@ class DFlashConfig:
         # (DFlash2Qwen3Model.embed_input_ids, candidate_logits_processor); its DFlash class ignores them
         df2 = any(dc.get(key) for key in ("conv_kernel_size", "selector_rank"))
         mask = dc.get("mask_token_id", cfg.get("mask_token_id"))
+        # DSpark: vLLM builds a Markov head from config.markov_rank (qwen3_dspark.py Qwen3DSparkModel); the noise token
+        # falls back to dspark_noise_token_id (spec_decode/utils.py get_parallel_drafting_token_id), the block size to
+        # dspark_block_size, sample_from_anchor defaults to true (DSparkSpeculator.__init__)
+        dspark = "markov_rank" in cfg
+        if dspark and mask is None:
+            mask = cfg.get("dspark_noise_token_id")
+        block = dc.get("block_size", cfg.get("block_size", cfg.get("dspark_block_size", 16) if dspark else 16))
+        conf = dspark and bool(cfg.get("enable_confidence_head", False))
         return cls(
             hidden_size=H,
             intermediate_size=int(cfg["intermediate_size"]),
@@ -106,7 +134,7 @@ class DFlashConfig:
             draft_vocab_size=draft_vocab_size,
             fc_in=fc_in,
             mask_token_id=int(mask) if mask is not None else -1,
-            block_size=int(dc.get("block_size", cfg.get("block_size", 16))),
+            block_size=int(block),
             rms_norm_eps=float(cfg.get("rms_norm_eps", 1e-6)),
             rope_theta=float(rope.get("rope_theta") or cfg.get("rope_theta") or 1000000.0),
             attention_bias=bool(cfg.get("attention_bias", False)),
@@ -122,6 +150,12 @@ class DFlashConfig:
             embed_scale=float(dc.get("input_embedding_scale", 1.0)) if df2 else 1.0,
             output_multiplier=float(dc.get("output_multiplier", 1.0)) if df2 else 1.0,
             softcap=float(dc.get("final_logit_softcapping") or 0.0) if df2 else 0.0,
+            dspark=dspark,
+            markov_rank=int(cfg.get("markov_rank") or 0) if dspark else 0,
+            markov_topk=int(cfg["dspark_draft_topk"]) if dspark and cfg.get("dspark_draft_topk") is not None else None,
+            sample_from_anchor=dspark and bool(cfg.get("sample_from_anchor", True)),
+            confidence=conf,
+            confidence_with_markov=conf and bool(cfg.get("confidence_head_with_markov", False)),
         )
 
 
@@ -271,6 +305,26 @@ class CandidateSelector(nn.Module):
         return torch.stack(path, 1)
 
 
+class MarkovHead(nn.Module):
+    """DSpark's transition bias (qwen3_dspark.py DSparkMarkovHead): markov_w1 [V, rank] embeds the previous token
+    (target vocab), markov_w2 [Vd, rank] projects it to a draft-vocab bias."""
+
+    def __init__(self, c: DFlashConfig):
+        super().__init__()
+        self.markov_w1 = nn.Embedding(c.vocab_size, c.markov_rank)
+        self.markov_w2 = nn.Linear(c.markov_rank, c.draft_vocab_size, bias=False)
+
+
+class ConfidenceHead(nn.Module):
+    """DSpark's acceptance-confidence head (DSparkConfidenceHead): one logit per slot from the slot's hidden state
+    (and the Markov embedding of its previous token)."""
+
+    def __init__(self, c: DFlashConfig):
+        super().__init__()
+        self.with_markov = c.confidence_with_markov
+        self.proj = nn.Linear(c.hidden_size + (c.markov_rank if c.confidence_with_markov else 0), 1, bias=True)
+
+
 class DFlashLayer(nn.Module):
     def __init__(self, c: DFlashConfig, i: int):
         super().__init__()
@@ -314,6 +368,8 @@ class DFlashDrafter(nn.Module):
         self.register_buffer("d2t", torch.zeros(c.draft_vocab_size, dtype=torch.long))
         self.candidate_selector = CandidateSelector(c) if c.selector_rank else None  # DFlash2
         self.use_selector = self.candidate_selector is not None  # False: drafted as base DFlash (per-slot argmax)
+        self.markov_head = MarkovHead(c) if c.dspark else None  # DSpark
+        self.confidence_head = ConfidenceHead(c) if c.confidence else None
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         e = self.embed_tokens(ids)
@@ -349,13 +405,51 @@ class DFlashDrafter(nn.Module):
                     logits = torch.tanh(logits / self.c.softcap) * self.c.softcap
                 tok = self.candidate_selector.walk(h, logits, ids[rows[s : s + chunk] + 1])
                 finite = finite.long().cumprod(-1).bool()  # a garbage slot spoils the walk from it on
+            elif self.markov_head is not None:
+                tok, ok = self.markov_walk(logits, ids[rows[s : s + chunk] + 1])
+                finite = (finite & ok).long().cumprod(-1).bool()
             else:
                 tok = logits.argmax(-1)
             out.append(torch.where(finite, tok, torch.full_like(tok, -1)))
         return torch.cat(out, 0)
 
+    def markov_walk(self, logits: torch.Tensor, anchor: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """DSpark's sequential stage at temperature 0, as DSparkSpeculator._sample_sequential(_topk) runs it: logits
+        [R, k, Vd] (the head's), anchor [R] (target ids) → draft-vocab tokens [R, k] and whether each step's logits
+        were finite. Dense: argmax(base + bias); with dspark_draft_topk K: the head's top-K per slot (chosen once, before
+        any bias), corrected by the bias and scattered into -inf, then argmax."""
+        head = self.markov_head
+        if self.c.markov_topk is not None:
+            values, index = logits.topk(self.c.markov_topk, dim=-1)
+        prev, out, ok = anchor, [], []
+        for j in range(logits.shape[1]):
+            e = head.markov_w1(prev)
+            if self.c.markov_topk is None:
+                step = logits[:, j] + head.markov_w2(e)
+                ok.append(torch.isfinite(step).all(-1))
+            else:
+                corrected = values[:, j] + (head.markov_w2.weight[index[:, j]] @ e[..., None])[..., 0]
+                step = torch.full_like(logits[:, j], float("-inf")).scatter(1, index[:, j], corrected)
+                ok.append(torch.isfinite(corrected).all(-1))
+            tok = step.argmax(-1)
+            out.append(tok)
+            prev = self.draft_to_target(tok)
+        return torch.stack(out, 1), torch.stack(ok, 1)
+
+    @torch.no_grad()
+    def confidence(self, aux: torch.Tensor, ids: torch.Tensor, rows: torch.Tensor, k: int) -> torch.Tensor:
+        """DSpark's per-slot acceptance confidence [R, k] (DSparkSpeculator with a confidence head: sigmoid of the head
+        over each slot's hidden state and the Markov embedding of the token before it, the walk's own tokens). It
+        ranks slots for adaptive verification; the drafted tokens do not depend on it."""
+        tok = self.draft_tokens(aux, ids, rows, k)
+        h = torch.cat(list(self._block_hidden(aux, ids, rows, k, rows.shape[0])), 0)
+        prev = torch.cat([ids[rows + 1][:, None], self.draft_to_target(tok[:, :-1].clamp(min=0))], 1)
+        x = torch.cat([h, self.markov_head.markov_w1(prev)], -1) if self.confidence_head.with_markov else h
+        return torch.sigmoid(self.confidence_head.proj(x.float())[..., 0])
+
     def _block_hidden(self, aux, ids, rows, k, chunk):
-        """The final-normed hidden states [r, k, H] of the k mask slots, `chunk` rows at a time."""
+        """The final-normed hidden states [r, k, H] of the k predicting slots (DFlash: the masks after the anchor;
+        DSpark sampling from the anchor: the anchor and k - 1 masks), `chunk` rows at a time."""
         ctx = self.context(aux)
         T = ctx.shape[0]
         ctx_pos = torch.arange(T, device=ctx.device)
@@ -363,12 +457,13 @@ class DFlashDrafter(nn.Module):
         ctx_kv = [layer.self_attn.kv(ctx, cos_c[0], sin_c[0]) for layer in self.layers]
         for s in range(0, rows.shape[0], chunk):
             r = rows[s : s + chunk]
-            block = torch.full((r.shape[0], k + 1), self.c.mask_token_id, dtype=torch.long, device=ctx.device)
+            n = k if self.c.sample_from_anchor else k + 1
+            block = torch.full((r.shape[0], n), self.c.mask_token_id, dtype=torch.long, device=ctx.device)
             block[:, 0] = ids[r + 1]
-            q_pos = r[:, None] + 1 + torch.arange(k + 1, device=ctx.device)
+            q_pos = r[:, None] + 1 + torch.arange(n, device=ctx.device)
             rope_q = rope_cos_sin(q_pos, self.c.head_dim, self.c.rope_theta, ctx.dtype)
             x = self.embed(block)
             for layer, kv in zip(self.layers, ctx_kv):
                 x = x + layer.attn(x, kv, q_pos, ctx_pos, r, rope_q)
                 x = x + layer.ffn(x)
-            yield self.norm(x[:, 1:])
+            yield self.norm(x if self.c.sample_from_anchor else x[:, 1:])
