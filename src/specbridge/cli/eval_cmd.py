@@ -141,10 +141,21 @@ def eval_cmd(
 
         validate_draft_shape(steps, topk, draft_tokens)
         check_fail_under(fail_under, steps)
+    peagle = view.verdict.family.name == "peagle"
+    if peagle and topk != 1:
+        fail("--topk: P-EAGLE drafts all k tokens in one parallel pass (a chain, topk 1)")
     report, engine_json, findings = engine_view(view, engine)
     if report is not None and report.errors:  # check says the engine raises (L003–L006): nothing to measure
         say_version_findings(findings)
         return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
+    parallel = None
+    if peagle:  # the masked slots' token and mask_hidden, as this release reads them (before the target is loaded)
+        from ..eval.load import peagle_parallel
+
+        parallel = peagle_parallel(view, report)
+        if isinstance(parallel, str):
+            say_version_findings(findings)
+            return report_refusal(parallel, engine_json, findings, [], as_json)
     try:
         import torch
     except ImportError:
@@ -154,11 +165,13 @@ def eval_cmd(
     device = pick_device(torch, device)
     model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
     built = build_engine_drafter(view, model, report, algorithm)
+    built.parallel = parallel
     built.model.to(device=device, dtype=getattr(torch, dtype))  # target and drafter in the same precision, as served
     if built.refused:
         return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
     res = measure(model, built, prompts, tok, num_prompts, steps, topk, draft_tokens, max_new, quiet=as_json, prompt_format=prompt_format)
     extra = {
+        **({"family": "peagle", "parallel_drafting": True, "pard_token": parallel[0]} if parallel else {}),
         "steps": steps,
         "topk": topk,
         "draft_tokens": draft_tokens or (steps + 1 if topk == 1 else steps * topk + 1),
@@ -191,7 +204,7 @@ def open_drafter(draft: Path):
         view = read_view(open_checkpoint(draft))
     except CheckpointError as e:
         fail(str(e))
-    refuse_non_drafter(view, read_here=("eagle3", "dflash", "eagle"), what="eval")
+    refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "eagle"), what="eval")
     return view
 
 
@@ -509,6 +522,7 @@ def measure(
             skip_fc=built.skip_fc,
             eos_id=tok.eos_token_id if tok is not None else None,
             progress=lambda: prog.advance(task),
+            parallel=getattr(built, "parallel", None),
         )
 
 

@@ -43,6 +43,7 @@ class Built:
     skip_fc: bool  # the engine never applies fc (single hidden state of the draft's width)
     notes: list[str] = field(default_factory=list)
     refused: str | None = None  # the engine would not load/run this at all
+    parallel: tuple | None = None  # P-EAGLE: (the masked slots' token, mask_hidden) for parallel drafting
 
 
 def _engine_reads_nbr(report: LoadReport) -> bool:
@@ -411,3 +412,27 @@ def build_eagle1(view: CheckpointView, target_model, report: LoadReport | None =
         )
     model.eval()
     return BuiltEagle1(model, notes)
+
+
+# --- P-EAGLE ------------------------------------------------------------------------------------------------------
+PARD_KEYS = ("mask_token_id", "pard_token", "ptd_token_id")  # the config keys the masked slots' token is read from
+
+
+def peagle_parallel(view: CheckpointView, report: LoadReport | None) -> tuple[int, torch.Tensor] | str:
+    """(the masked slots' token, mask_hidden [fc input]) for P-EAGLE's parallel drafting, or why there are none. With a
+    report, the token is the one that release reads (its class's pd_token field) and mask_hidden counts only where its
+    loader fills the buffer."""
+    ckpt = view.ckpt
+    cfg = ckpt.config or {}
+    if report is not None:
+        pard = report.ns.get("pd_token")
+    else:
+        pard = next((cfg[k] for k in PARD_KEYS if cfg.get(k) is not None), None)
+    if pard is None:
+        return f"the config names no token for the masked slots ({', '.join(PARD_KEYS)})"
+    name = next((n for n in ckpt.tensors if n.removeprefix("model.") == "mask_hidden"), None)
+    if name is None:
+        return "the checkpoint has no mask_hidden (the masked slots' hidden state)"
+    if report is not None and not any(t.name == name and t.status in (LOADED, BUFFER) for t in report.tensors):
+        return f"{report.engine} {report.version} does not load mask_hidden"
+    return int(pard), read_tensor(ckpt.tensors[name]).reshape(-1).float()

@@ -91,6 +91,18 @@ def draft_chains(drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], 
     return torch.stack([_tokens(drafter, lg[0]) for lg in logits], -1)
 
 
+@torch.no_grad()
+def peagle_chains(
+    drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], k: int, skip_fc: bool, pard_id: int, mask_hidden
+) -> torch.Tensor:
+    """[T-1, k] target-vocab tokens P-EAGLE drafts from each row in one parallel pass (model/peagle.py)."""
+    from ..model.peagle import parallel_rows
+
+    aux, ids = _row_inputs(drafter, run, boundaries)
+    logits = parallel_rows(drafter, aux, ids, k, pard_id, mask_hidden.to(device=aux.device, dtype=aux.dtype), skip_fc)
+    return torch.stack([_tokens(drafter, lg) for lg in logits], -1)
+
+
 def _row_inputs(drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
     """The concatenated aux states [1, n, k*Ht] (on the drafter's device, in its dtype: the target may
     run elsewhere) and the token after each position [1, n]."""
@@ -191,8 +203,10 @@ def evaluate(
     eos_id: int | None = None,
     progress=None,
     batch_size: int = 8,
+    parallel: tuple[int, torch.Tensor] | None = None,
 ) -> EvalResult:
-    """Mean accept length etc. of greedy speculative decoding with this drafter on these prompts."""
+    """Mean accept length etc. of greedy speculative decoding with this drafter on these prompts. parallel:
+    (pard token id, mask_hidden) for P-EAGLE's parallel drafting (all `steps` drafts in one pass; a chain)."""
     t_target = t_draft = 0.0
     results = []
     for start in range(0, len(prompts), batch_size):
@@ -201,7 +215,10 @@ def evaluate(
         t1 = time.perf_counter()
         for run in runs:
             y = run.ids[run.prompt_len :]
-            if topk == 1:
+            if parallel is not None:
+                chains = peagle_chains(drafter, run, boundaries, steps, skip_fc, *parallel)
+                results.append(chain_walk(chains, y, run.prompt_len, max_new, steps))
+            elif topk == 1:
                 chains = draft_chains(drafter, run, boundaries, steps, skip_fc)
                 results.append(chain_walk(chains, y, run.prompt_len, max_new, steps))
             else:
