@@ -309,8 +309,6 @@ class BuiltEagle1:
     model: object  # model.eagle1.Eagle1Drafter
     notes: list[str] = field(default_factory=list)
     refused: str | None = None
-    boundaries: tuple = ("final",)  # the target's last hidden state after its final norm (eval/run.py FINAL)
-    skip_fc: bool = False
 
 
 def build_eagle1(view: CheckpointView, target_model, report: LoadReport | None = None, seed: int = 0) -> BuiltEagle1:
