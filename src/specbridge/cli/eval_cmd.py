@@ -121,6 +121,10 @@ def eval_cmd(
     view = open_drafter(draft)
     if runner is not None and view.verdict.family.name not in ("dflash2", "dspark"):
         fail(f"--model-runner: only a DFlash2 or DSpark drafter's draft step depends on the runner, not a {view.verdict.family.title} one")
+    if view.verdict.family.name == "eagle":
+        opts = dict(steps=steps, topk=topk, draft_tokens=draft_tokens, prompts=prompts, num_prompts=num_prompts, max_new=max_new)
+        opts |= dict(as_json=as_json, plot=plot, threads=threads, device=device, dtype=dtype, fail_under=fail_under)
+        return eval_eagle1(view, draft, load_as, engine, algorithm, prompt_format=prompt_format, **opts)
     if view.verdict.family.name in ("dflash", "dflash2", "dspark"):
         return eval_dflash(
             view,
@@ -148,10 +152,21 @@ def eval_cmd(
 
         validate_draft_shape(steps, topk, draft_tokens)
         check_fail_under(fail_under, steps)
+    peagle = view.verdict.family.name == "peagle"
+    if peagle and topk != 1:
+        fail("--topk: P-EAGLE drafts all k tokens in one parallel pass (a chain, topk 1)")
     report, engine_json, findings = engine_view(view, engine)
     if report is not None and report.errors:  # check says the engine raises (L003–L006): nothing to measure
         say_version_findings(findings)
         return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
+    parallel = None
+    if peagle:  # the masked slots' token and mask_hidden, as this release reads them (before the target is loaded)
+        from ..eval.load import peagle_parallel
+
+        parallel = peagle_parallel(view, report)
+        if isinstance(parallel, str):
+            say_version_findings(findings)
+            return report_refusal(parallel, engine_json, findings, [], as_json)
     try:
         import torch
     except ImportError:
@@ -161,11 +176,13 @@ def eval_cmd(
     device = pick_device(torch, device)
     model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
     built = build_engine_drafter(view, model, report, algorithm)
+    built.parallel = parallel
     built.model.to(device=device, dtype=getattr(torch, dtype))  # target and drafter in the same precision, as served
     if built.refused:
         return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
     res = measure(model, built, prompts, tok, num_prompts, steps, topk, draft_tokens, max_new, quiet=as_json, prompt_format=prompt_format)
     extra = {
+        **({"family": "peagle", "parallel_drafting": True, "pard_token": parallel[0]} if parallel else {}),
         "steps": steps,
         "topk": topk,
         "draft_tokens": draft_tokens or (steps + 1 if topk == 1 else steps * topk + 1),
@@ -198,7 +215,7 @@ def open_drafter(draft: Path):
         view = read_view(open_checkpoint(draft))
     except CheckpointError as e:
         fail(str(e))
-    refuse_non_drafter(view, read_here=("eagle3", "dflash", "dflash2", "dspark"), what="eval")
+    refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle"), what="eval")
     return view
 
 
@@ -284,6 +301,80 @@ def eval_dflash(
         "prompts": str(prompts) if prompts else "bundled val.jsonl",
         "aux_boundaries": built.boundaries,
         "mask_token_id": built.model.c.mask_token_id,
+        "notes": built.notes,
+        "findings": [f.to_json() for f in findings],
+        "target": str(tpath),
+        "draft": str(draft),
+        "device": device,
+        "dtype": dtype,
+    }
+    return report_result(
+        view.ckpt, draft, tpath, res.to_json(engine_json, extra), engine_json, built.notes, steps, 1, fail_under, plot, as_json
+    )
+
+
+def eval_eagle1(
+    view,
+    draft,
+    load_as,
+    engine,
+    algorithm,
+    *,
+    steps,
+    topk,
+    draft_tokens,
+    prompts,
+    num_prompts,
+    max_new,
+    as_json,
+    plot,
+    threads,
+    device,
+    dtype,
+    fail_under,
+    prompt_format,
+) -> int:
+    """An EAGLE-1/2 drafter: a chain of k = --steps tokens per verify step (default 3), fed the target's last hidden
+    state, built as trained or as the engine version loads it (check's load report)."""
+    from .commands import fail
+
+    steps = 3 if steps is None else steps
+    if topk != 1:
+        fail("--topk: eval drafts EAGLE-1/2 drafters as chains (topk 1); tree drafting is modelled for EAGLE-3 only")
+    if draft_tokens is not None and draft_tokens != steps + 1:
+        fail(f"--draft-tokens {draft_tokens}: a chain of {steps} verifies steps + 1 = {steps + 1} tokens")
+    if algorithm.upper() not in ("EAGLE3", "EAGLE"):  # EAGLE3 is the option's default: an EAGLE-1/2 drafter runs as EAGLE
+        fail(f"--algorithm {algorithm}: an EAGLE-1/2 drafter is run with the EAGLE algorithm")
+    check_fail_under(fail_under, steps)
+    report, engine_json, findings = engine_view(view, engine)
+    if report is not None and report.errors:
+        say_version_findings(findings)
+        return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
+    try:
+        import torch
+    except ImportError:
+        return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
+    from ..eval.load import build_eagle1
+
+    say_version_findings(findings)
+    torch.set_num_threads(threads)
+    device = pick_device(torch, device)
+    model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
+    built = build_eagle1(view, model, report)
+    if built.refused:
+        return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
+    built.model.to(device=device, dtype=getattr(torch, dtype))
+    res = measure(model, built, prompts, tok, num_prompts, steps, 1, None, max_new, quiet=as_json, prompt_format=prompt_format)
+    extra = {
+        "family": "eagle",
+        "steps": steps,
+        "topk": 1,
+        "draft_tokens": steps + 1,
+        "max_new_tokens": max_new,
+        "prompt_format": prompt_format,
+        "prompts": str(prompts) if prompts else "bundled val.jsonl",
+        "feature": "the target's last hidden state (after its final norm)",
+        "fc_bias_applied": built.model.fc.bias is not None,
         "notes": built.notes,
         "findings": [f.to_json() for f in findings],
         "target": str(tpath),
@@ -416,6 +507,20 @@ def measure(
         fail(f"prompts: {e}")
     with Progress(transient=True, disable=quiet or not sys.stderr.isatty()) as prog:
         task = prog.add_task("prompts", total=len(ids))
+        from ..eval.load import BuiltEagle1
+
+        if isinstance(built, BuiltEagle1):
+            from ..eval.run import evaluate_eagle1
+
+            return evaluate_eagle1(
+                model,
+                built.model,
+                ids,
+                k=steps,
+                max_new=max_new,
+                eos_id=tok.eos_token_id if tok is not None else None,
+                progress=lambda: prog.advance(task),
+            )
         if hasattr(built, "block_size"):  # a DFlash drafter (eval.load.BuiltDFlash)
             from ..eval.run import evaluate_dflash
 
@@ -441,6 +546,7 @@ def measure(
             skip_fc=built.skip_fc,
             eos_id=tok.eos_token_id if tok is not None else None,
             progress=lambda: prog.advance(task),
+            parallel=getattr(built, "parallel", None),
         )
 
 

@@ -5,6 +5,7 @@ skipped by its width rule)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import torch
@@ -12,7 +13,7 @@ import torch
 from ..checkpoint.target import rope_of
 from ..convert.configs import canon_config
 from ..engines.capture import default_boundaries, engine_capture
-from ..engines.simulate import BUFFER, LOADED, P_SHARED, LoadReport
+from ..engines.simulate import BUFFER, LOADED, P_DEFAULT_INIT, P_SHARED, LoadReport
 from ..layouts.canonical import Drafter
 from ..model.drafter import DrafterConfig, Eagle3Drafter
 from ..view import CheckpointView
@@ -42,6 +43,7 @@ class Built:
     skip_fc: bool  # the engine never applies fc (single hidden state of the draft's width)
     notes: list[str] = field(default_factory=list)
     refused: str | None = None  # the engine would not load/run this at all
+    parallel: tuple | None = None  # P-EAGLE: (the masked slots' token, mask_hidden) for parallel drafting
 
 
 def _engine_reads_nbr(report: LoadReport) -> bool:
@@ -368,3 +370,136 @@ def _dspark_runner(model, report: LoadReport | None, runner: str | None, notes: 
         return f"{report.engine} {report.version} on Model Runner {chosen}: {cls.other_runner}"
     notes.append(f"{report.engine} {report.version} runs DSpark on Model Runner {cls.runner} (default: {cls.runner_default})")
     return None
+
+
+# --- EAGLE-1/2 ----------------------------------------------------------------------------------------------------
+@dataclass
+class BuiltEagle1:
+    model: object  # model.eagle1.Eagle1Drafter
+    notes: list[str] = field(default_factory=list)
+    refused: str | None = None
+
+
+def build_eagle1(view: CheckpointView, target_model, report: LoadReport | None = None, seed: int = 0) -> BuiltEagle1:
+    """The EAGLE-1/2 drafter as trained (report None: the research code's cnets.py builds fc with the bias it ships,
+    the target's head unless one is shipped) or as this engine version loads it: a parameter the engine does not build
+    is not applied (vLLM's fc has no bias: a shipped fc.bias is ignored), one it builds that nothing fills keeps its
+    initial value (norms 1, a default-initialised bias U(±1/sqrt(2H)), anything else uninitialised memory, modelled as
+    NaN: drafts through it are never accepted), embedding and head not loaded or replaced are the target's."""
+    from ..model.eagle1 import Eagle1Config, Eagle1Drafter
+
+    ckpt = view.ckpt
+    cfg = ckpt.config or {}
+    tensors = {n.removeprefix("model."): (n, info) for n, info in ckpt.tensors.items()}
+    fate = {t.name: t.status for t in report.tensors} if report is not None else None
+    params = {p.name.removeprefix("model."): p for p in report.params} if report is not None else {}
+    emb_t = target_model.get_input_embeddings().weight
+    head_t = target_model.get_output_embeddings().weight
+    notes: list[str] = []
+
+    def kept(name: str) -> bool:
+        return name in tensors and (fate is None or fate.get(tensors[name][0]) in (LOADED, BUFFER))
+
+    fc = tensors["fc.weight"][1].shape if "fc.weight" in tensors else None
+    H = int(fc[0]) if fc else int(cfg["hidden_size"])
+    nh = int(cfg.get("num_attention_heads") or 0)
+    if not nh:
+        return BuiltEagle1(None, notes, refused="the config gives no num_attention_heads")
+    rope = rope_of(cfg)
+    if rope["rope_type"] not in ("default", None):
+        notes.append(f"rope_type {rope['rope_type']!r} is not modelled by eval: default RoPE (theta {rope['rope_theta']}) is used")
+    engine = f"{report.engine} {report.version}" if report is not None else None
+    shipped_bias = "fc.bias" in tensors
+    fc_bias = shipped_bias if report is None else "fc.bias" in params
+    if shipped_bias and not fc_bias:
+        notes.append(f"{engine} builds fc without a bias: the trained fc.bias is not applied (check: L013)")
+    attn_bias = (
+        any(n.endswith(("q_proj.bias", "o_proj.bias")) for n in tensors)
+        if report is None
+        else any(n.endswith(("qkv_proj.bias", "o_proj.bias")) for n in params)
+    )
+    own_head = kept("lm_head.weight") and (report is None or ("lm_head.weight" in params and params["lm_head.weight"].status != P_SHARED))
+    c = Eagle1Config(
+        hidden_size=H,
+        intermediate_size=int(cfg.get("intermediate_size") or tensors["layers.0.mlp.gate_proj.weight"][1].shape[0]),
+        num_heads=nh,
+        num_kv_heads=int(cfg.get("num_key_value_heads") or nh),
+        head_dim=int(cfg.get("head_dim") or H // nh),
+        num_layers=int(cfg.get("num_hidden_layers") or view.drafter.layers_in_keys or 1),
+        vocab_size=emb_t.shape[0],
+        head_vocab=tensors["lm_head.weight"][1].shape[0] if own_head else head_t.shape[0],
+        rms_norm_eps=float(cfg.get("rms_norm_eps", 1e-6)),
+        rope_theta=float(rope.get("rope_theta") or 10000.0),
+        fc_bias=fc_bias,
+        attention_bias=attn_bias,
+    )
+    torch.manual_seed(seed)
+    model = Eagle1Drafter(c)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            p.fill_(1.0 if "norm" in name else float("nan"))
+        state = model.state_dict()
+        loaded = set()
+        for name, (orig, info) in tensors.items():
+            if name not in state or not kept(name):
+                if name == "layers.0.input_layernorm.weight" and report is None:
+                    notes.append("layers.0.input_layernorm.weight is shipped but layer 0 has no input norm (EAGLE's cnets.py): not applied")
+                continue
+            if tuple(state[name].shape) != tuple(info.shape):
+                return BuiltEagle1(model, notes, refused=f"{orig} is {list(info.shape)}, the model needs {list(state[name].shape)}")
+            state[name].copy_(read_tensor(info).to(state[name].dtype))
+            loaded.add(name)
+        if c.fc_bias and "fc.bias" not in loaded:
+            p = params.get("fc.bias")
+            if p is not None and p.status == P_DEFAULT_INIT:  # nn.Linear's default bias initialisation
+                bound = 1.0 / math.sqrt(2 * H)
+                state["fc.bias"].uniform_(-bound, bound)
+                notes.append(f"{engine} builds fc with a bias that nothing fills: its default initialisation U(±{bound:.3g}) is applied")
+        emb_shared = "embed_tokens.weight" not in loaded or any(p.role == "embed" and p.status == P_SHARED for p in params.values())
+        for name, src, what, use in (
+            ("embed_tokens.weight", emb_t, "embedding", emb_shared),
+            ("lm_head.weight", head_t, "lm_head", not own_head),
+        ):
+            if not use:
+                continue
+            if state[name].shape != src.shape:
+                return BuiltEagle1(
+                    model,
+                    notes,
+                    refused=f"the {what} is the target's ({tuple(src.shape)}) but the drafter needs {tuple(state[name].shape)}",
+                )
+            state[name].copy_(src)
+            notes.append(f"the shipped {name} is not used: the target's {what}" if name in tensors else f"{what} taken from the target")
+        model.load_state_dict(state)
+    if report is not None and report.missing:
+        m = report.missing
+        notes.append(
+            f"{len(m)} parameter(s) never loaded hold uninitialised memory (modelled as garbage: drafts through them are never accepted): "
+            f"{', '.join(m[:3])}{' …' if len(m) > 3 else ''}"
+        )
+    model.eval()
+    return BuiltEagle1(model, notes)
+
+
+# --- P-EAGLE ------------------------------------------------------------------------------------------------------
+PARD_KEYS = ("mask_token_id", "pard_token", "ptd_token_id")  # the config keys the masked slots' token is read from
+
+
+def peagle_parallel(view: CheckpointView, report: LoadReport | None) -> tuple[int, torch.Tensor] | str:
+    """(the masked slots' token, mask_hidden [fc input]) for P-EAGLE's parallel drafting, or why there are none. With a
+    report, the token is the one that release reads (its class's pd_token field) and mask_hidden counts only where its
+    loader fills the buffer."""
+    ckpt = view.ckpt
+    cfg = ckpt.config or {}
+    if report is not None:
+        pard = report.ns.get("pd_token")
+    else:
+        pard = next((cfg[k] for k in PARD_KEYS if cfg.get(k) is not None), None)
+    if pard is None:
+        return f"the config names no token for the masked slots ({', '.join(PARD_KEYS)})"
+    name = next((n for n in ckpt.tensors if n.removeprefix("model.") == "mask_hidden"), None)
+    if name is None:
+        return "the checkpoint has no mask_hidden (the masked slots' hidden state)"
+    if report is not None and not any(t.name == name and t.status in (LOADED, BUFFER) for t in report.tensors):
+        return f"{report.engine} {report.version} does not load mask_hidden"
+    return int(pard), read_tensor(ckpt.tensors[name]).reshape(-1).float()

@@ -15,17 +15,20 @@ from ..prompts import DEFAULT_PROMPT_FORMAT, read_prompts, token_ids
 from ..train.capture import decoder_layers
 from .acceptance import PromptResult, Summary, chain_walk, summarise, tree_walk
 
+# the boundary of the target's last hidden state after its final norm (what the model returns): EAGLE-1/2's feature
+FINAL = -1
+
 
 @dataclass
 class TargetRun:
     ids: list[int]  # prompt + greedy continuation
     prompt_len: int
-    states: dict[int, torch.Tensor]  # boundary -> [T, Ht] (input of layer b; b = N: before the final norm)
+    states: dict[int, torch.Tensor]  # boundary -> [T, Ht] (input of layer b; b = N: before the final norm; FINAL: after it)
 
 
 def aux_hooks(model, boundaries, on_state):
-    """Forward pre-hooks that hand every fed batch's state at each boundary b to on_state(b, [B, T, H]):
-    layer b's input, or the final norm's for b = N. Returns the handles to remove."""
+    """Forward hooks that hand every fed batch's state at each boundary b to on_state(b, [B, T, H]):
+    layer b's input, the final norm's input for b = N, its output for b = FINAL. Returns the handles to remove."""
     layers, norm = decoder_layers(model)
 
     def hook(b):
@@ -34,7 +37,15 @@ def aux_hooks(model, boundaries, on_state):
 
         return grab
 
-    return [(layers[b] if b < len(layers) else norm).register_forward_pre_hook(hook(b), with_kwargs=True) for b in sorted(boundaries)]
+    def grab_out(m, args, output):
+        on_state(FINAL, (output[0] if isinstance(output, tuple) else output).detach().float())
+
+    return [
+        norm.register_forward_hook(grab_out)
+        if b == FINAL
+        else (layers[b] if b < len(layers) else norm).register_forward_pre_hook(hook(b), with_kwargs=True)
+        for b in sorted(boundaries)
+    ]
 
 
 @torch.no_grad()
@@ -78,6 +89,18 @@ def draft_chains(drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], 
     aux, ids = _row_inputs(drafter, run, boundaries)
     logits = drafter.ttt_forward(ids, aux, k, skip_fc=skip_fc)
     return torch.stack([_tokens(drafter, lg[0]) for lg in logits], -1)
+
+
+@torch.no_grad()
+def peagle_chains(
+    drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int], k: int, skip_fc: bool, pard_id: int, mask_hidden
+) -> torch.Tensor:
+    """[T-1, k] target-vocab tokens P-EAGLE drafts from each row in one parallel pass (model/peagle.py)."""
+    from ..model.peagle import parallel_rows
+
+    aux, ids = _row_inputs(drafter, run, boundaries)
+    logits = parallel_rows(drafter, aux, ids, k, pard_id, mask_hidden.to(device=aux.device, dtype=aux.dtype), skip_fc)
+    return torch.stack([_tokens(drafter, lg) for lg in logits], -1)
 
 
 def _row_inputs(drafter: Eagle3Drafter, run: TargetRun, boundaries: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
@@ -180,8 +203,10 @@ def evaluate(
     eos_id: int | None = None,
     progress=None,
     batch_size: int = 8,
+    parallel: tuple[int, torch.Tensor] | None = None,
 ) -> EvalResult:
-    """Mean accept length etc. of greedy speculative decoding with this drafter on these prompts."""
+    """Mean accept length etc. of greedy speculative decoding with this drafter on these prompts. parallel:
+    (pard token id, mask_hidden) for P-EAGLE's parallel drafting (all `steps` drafts in one pass; a chain)."""
     t_target = t_draft = 0.0
     results = []
     for start in range(0, len(prompts), batch_size):
@@ -190,7 +215,10 @@ def evaluate(
         t1 = time.perf_counter()
         for run in runs:
             y = run.ids[run.prompt_len :]
-            if topk == 1:
+            if parallel is not None:
+                chains = peagle_chains(drafter, run, boundaries, steps, skip_fc, *parallel)
+                results.append(chain_walk(chains, y, run.prompt_len, max_new, steps))
+            elif topk == 1:
                 chains = draft_chains(drafter, run, boundaries, steps, skip_fc)
                 results.append(chain_walk(chains, y, run.prompt_len, max_new, steps))
             else:
@@ -254,6 +282,39 @@ def evaluate_dflash(
             rows = range(run.prompt_len - 1, run.prompt_len + max_new - 2)  # the rows tree_walk can visit
             chains = dflash_chains(drafter, run, boundaries, k, rows)
             results.append(chain_walk(chains, y, run.prompt_len, max_new, k))
+            if progress:
+                progress()
+        t_target += t1 - t0
+        t_draft += time.perf_counter() - t1
+    return EvalResult(summarise(results), results, {"target": round(t_target, 3), "drafter": round(t_draft, 3)})
+
+
+@torch.no_grad()
+def eagle1_chains(drafter, run: TargetRun, k: int) -> torch.Tensor:
+    """[n, k] target-vocab tokens the EAGLE-1/2 chain drafts from each row (model/eagle1.py chain_rows: the target's
+    last hidden state after its final norm and the token after it, then the drafter's own outputs)."""
+    feature = run.states[FINAL]
+    n = feature.shape[0]
+    w = drafter.fc.weight
+    ids = torch.tensor(run.ids[1 : n + 1], device=w.device)
+    logits = drafter.chain_rows(feature[: ids.shape[0]].to(device=w.device, dtype=w.dtype), ids, k)
+    return torch.stack([_tokens(drafter, lg) for lg in logits], -1).cpu()
+
+
+def evaluate_eagle1(
+    target, drafter, prompts: list[list[int]], *, k: int, max_new: int = 64, eos_id=None, progress=None, batch_size: int = 8
+) -> EvalResult:
+    """Greedy acceptance of an EAGLE-1/2 drafter drafting a chain of k tokens per verify step: one target pass per
+    prompt (its final hidden states kept), every row's chain drafted at once, the exact walk (acceptance.chain_walk)."""
+    t_target = t_draft = 0.0
+    results = []
+    for start in range(0, len(prompts), batch_size):
+        t0 = time.perf_counter()
+        runs = run_target_batch(target, prompts[start : start + batch_size], max_new + k, {FINAL}, eos_id or 0)
+        t1 = time.perf_counter()
+        for run in runs:
+            chains = eagle1_chains(drafter, run, k)
+            results.append(chain_walk(chains, run.ids[run.prompt_len :], run.prompt_len, max_new, k))
             if progress:
                 progress()
         t_target += t1 - t0
