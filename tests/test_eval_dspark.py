@@ -13,12 +13,15 @@ import json
 
 import numpy as np
 import pytest
-import torch
-import torch.nn.functional as F
-from test_eval_dflash import IDS, PROMPTS, VOCAB, _eval, _inputs, tiny_drafter, tiny_target, zlab_reference_forward
 
-from specbridge.eval.run import evaluate_dflash
-from specbridge.model.dflash import DFlashConfig, DFlashDrafter
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+import torch.nn.functional as F  # noqa: E402
+from test_eval_dflash import IDS, PROMPTS, VOCAB, _eval, _inputs, tiny_drafter, tiny_target, zlab_reference_forward  # noqa: E402
+
+from specbridge.eval.run import evaluate_dflash  # noqa: E402
+from specbridge.model.dflash import DFlashConfig, DFlashDrafter  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -9,11 +9,14 @@ import json
 
 import numpy as np
 import pytest
-import torch
 
-from specbridge.eval.run import evaluate_eagle1
-from specbridge.model.drafter import KVCache
-from specbridge.model.eagle1 import Eagle1Config, Eagle1Drafter
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+
+from specbridge.eval.run import evaluate_eagle1  # noqa: E402
+from specbridge.model.drafter import KVCache  # noqa: E402
+from specbridge.model.eagle1 import Eagle1Config, Eagle1Drafter  # noqa: E402
 
 torch.set_num_threads(1)
 

@@ -9,11 +9,14 @@ import json
 
 import numpy as np
 import pytest
-import torch
-from test_eval_eagle1 import PROMPTS, VOCAB, H, tiny_target
 
-from specbridge.eval.run import draft_chains, evaluate, peagle_chains, run_target_batch
-from specbridge.model.drafter import DrafterConfig, Eagle3Drafter, KVCache
+torch = pytest.importorskip("torch")
+pytest.importorskip("transformers")
+
+from test_eval_eagle1 import PROMPTS, VOCAB, H, tiny_target  # noqa: E402
+
+from specbridge.eval.run import draft_chains, evaluate, peagle_chains, run_target_batch  # noqa: E402
+from specbridge.model.drafter import DrafterConfig, Eagle3Drafter, KVCache  # noqa: E402
 
 torch.set_num_threads(1)
 
