@@ -98,3 +98,34 @@ def test_qwen3_dflash_on_025_is_still_not_modelled(tmp_path):
     """0.25.0 builds DFlashLagunaForCausalLM with its own loader, DFlashDraftModel with the params_dict loop."""
     r = run_cli("check", dfx.write(tmp_path / "df", dfx.config(), dfx.tensors()), "--engine", "vllm==0.25.0")
     assert r.returncode == 2 and "from 0.26.0" in r.stderr, r.stderr
+
+
+def test_eval_refuses_laguna_layers_it_does_not_implement(laguna, tmp_path):
+    """eval's block draft step implements Qwen3 DFlash layers: a Laguna drafter's fused qkv_proj, g_proj and aux norms
+    have no slot there, so eval refuses instead of reporting the acceptance of layers left unfilled."""
+    import torch
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+
+    torch.manual_seed(0)
+    cfg = Qwen3Config(
+        vocab_size=dfx.V,
+        hidden_size=dfx.H,
+        num_hidden_layers=4,
+        num_attention_heads=dfx.NH,
+        num_key_value_heads=dfx.NKV,
+        head_dim=dfx.HD,
+        intermediate_size=dfx.I,
+    )
+    Qwen3ForCausalLM(cfg).save_pretrained(tmp_path / "target")
+    prompts = tmp_path / "p.jsonl"
+    prompts.write_text(json.dumps({"prompt_ids": [1, 2, 3, 4, 5, 6]}) + "\n")
+    from typer.testing import CliRunner
+
+    from specbridge.cli.contract import CliError
+    from specbridge.cli.main import app
+
+    # in this process (typer's runner: the refusal surfaces as the CliError the entry point turns into exit 2)
+    r = CliRunner().invoke(app, ["eval", str(laguna), "--target", str(tmp_path / "target"), "--prompts", str(prompts), "--json"])
+    e = r.exception
+    assert isinstance(e, CliError) and e.code == 2, r.output
+    assert "not the Qwen3 DFlash layers eval implements" in e.message and "aux_hidden_norms.0" in e.message, e.message
