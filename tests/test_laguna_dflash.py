@@ -92,6 +92,9 @@ def test_laguna_never_reads_a_mask_embedding_file(tmp_path):
     (d / "mask_embedding.pt").write_bytes(mask_file_bytes("F32", (dfx.H,), np.full(dfx.H, 0.5, np.float32).tobytes(), dfx.MASK_ID))
     rc, codes, _ = _check(d, "vllm==0.32.0")
     assert rc == 1 and "mask_embedding.pt is never read by vllm 0.32.0" in _errors(codes), codes
+    out = json.loads(run_cli("check", d, "--engine", "vllm==0.32.0", "--json").stdout)
+    fixes = [f["fix"] for f in out["findings"] if "mask_embedding.pt is never read" in f["message"]]
+    assert fixes and "no vllm release reads mask_embedding.pt for DFlashLagunaForCausalLM" in fixes[0], fixes
 
 
 def test_qwen3_dflash_on_025_is_still_not_modelled(tmp_path):
