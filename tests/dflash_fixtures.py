@@ -125,3 +125,45 @@ def tensors_dspark(seed: int = 0) -> dict[str, np.ndarray]:
         "confidence_head.proj.weight": w(1, H + MARKOV_RANK),
         "confidence_head.proj.bias": w(1),
     }
+
+
+# Laguna DFlash (vllm/model_executor/models/laguna_dflash.py @ 0.25.0–0.32.0): a LagunaForCausalLM config (renamed
+# DFlashLagunaForCausalLM for method dflash) whose layers are Laguna's: a fused qkv_proj, a per-head g_proj gate,
+# q/k norms, separate gate/up projections (num_experts 0: every layer dense), one aux norm per target state before fc
+def config_laguna(**over) -> dict:
+    cfg = config(
+        architectures=["LagunaForCausalLM"],
+        model_type="laguna",
+        draft_vocab_size=V,
+        gating=True,
+        num_experts=0,
+        layer_types=["full_attention"] * L,
+        mlp_layer_types=["dense"] * L,
+    )
+    cfg.update(over)
+    return cfg
+
+
+def tensors_laguna(n_layers: int = L, n_ids: int = len(TARGET_IDS), seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed + 3)
+
+    def w(*shape):
+        return (rng.standard_normal(shape) * 0.02).astype(np.float32)
+
+    out = {"fc.weight": w(H, H * n_ids), "hidden_norm.weight": np.ones(H, np.float32), "norm.weight": np.ones(H, np.float32)}
+    out |= {f"aux_hidden_norms.{k}.weight": np.ones(H, np.float32) for k in range(n_ids)}
+    for i in range(n_layers):
+        p = f"layers.{i}."
+        out |= {
+            p + "self_attn.qkv_proj.weight": w((NH + 2 * NKV) * HD, H),
+            p + "self_attn.o_proj.weight": w(H, NH * HD),
+            p + "self_attn.g_proj.weight": w(NH, H),
+            p + "self_attn.q_norm.weight": np.ones(HD, np.float32),
+            p + "self_attn.k_norm.weight": np.ones(HD, np.float32),
+            p + "mlp.gate_proj.weight": w(I, H),
+            p + "mlp.up_proj.weight": w(I, H),
+            p + "mlp.down_proj.weight": w(H, I),
+            p + "input_layernorm.weight": np.ones(H, np.float32),
+            p + "post_attention_layernorm.weight": np.ones(H, np.float32),
+        }
+    return out

@@ -115,11 +115,13 @@ def test_engine_all_answers_every_modelled_dflash_range_and_names_the_rest(dflas
         ("sglang", "0.5.19"): True,
         ("sglang", "0.5.23"): True,
         ("vllm", "0.27.0"): True,
+        ("vllm", "0.30.0"): True,  # 0.28–0.30 and 0.31+ differ for Laguna drafters only (tests/test_laguna_dflash.py)
         ("vllm", "0.32.0"): True,
         ("trtllm", "1.4.0rc1"): True,  # read, not run (tests/test_trtllm_dflash.py)
     }
     assert r.returncode == 1
-    assert any("0.20.0–0.25" in s for s in out["not_checked"])
+    assert any("0.20.0–0.24" in s for s in out["not_checked"])
+    assert any("0.25.0 builds qwen3_dflash.py" in s for s in out["not_checked"])  # 0.25.0 is modelled for Laguna only
 
 
 def test_sglang_dflash_ranges(dflash, tmp_path):

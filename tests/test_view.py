@@ -72,6 +72,8 @@ def test_check_all_describes_a_dflash_drafter_once(tmp_path, capsys):
     seen, code = calls(lambda: commands.check_cmd(dflash_drafter(tmp_path), ["all"], True))
     out = json.loads(capsys.readouterr().out)
     places, _ = family_places(["all"], "dflash", BY_NAME["dflash"].title)
+    # a range that builds DFlashDraftModel with a class not modelled (vLLM 0.25.0) is named, not simulated
+    places = [p for p in places if "DFlashDraftModel" not in p.row.unmodelled_archs]
     assert code in (0, 1) and out["family"]["name"] == "dflash" and seen["simulate"] == len(places) > 1
     assert {k: seen[k] for k in ONCE} == ONCE, seen
 

@@ -72,19 +72,22 @@ def source_layout(ckpt) -> str:
     return "dflash"
 
 
-def engine_class(engine: str):
-    """(label "name==version", the DFlash class row that release builds) for --engine NAME==VERSION."""
-    from ..engines.registry import family_places
+def engine_class(engine: str, arch: str | None = None):
+    """(label "name==version", the DFlash class row that release builds for `arch`) for --engine NAME==VERSION."""
+    from ..engines.registry import NotModelled, family_builds, family_places
     from .plan import ConvertError
 
-    places, _ = family_places(engine, "dflash", "DFlash")
+    places, _ = family_places(engine, "dflash", "DFlash", arch)
     if len(places) != 1 or "==" not in engine:
         raise ConvertError(None, f"--engine {engine} names {len(places)} engine versions; convert writes for one (NAME==VERSION)")
     fp = places[0]
     label = f"{fp.place.era.engine}=={fp.place.version}"
     if fp.row is None:
         raise ConvertError(None, f"{label} has no DFlash drafter class (the first release with one is {fp.first}): no layout loads there")
-    return label, next(iter(fp.row.classes.values()))
+    if arch in fp.row.unmodelled_archs:
+        raise NotModelled(f"{label} builds {fp.row.unmodelled_archs[arch]} for {arch!r}; specbridge does not model that class yet")
+    built = fp.row.classes.get(family_builds(fp.row, arch) or "")
+    return label, built or next(iter(fp.row.classes.values()))
 
 
 def plan_dflash(view, to: str | None, engine: str | None, target=None, embed: str = "keep"):
@@ -102,7 +105,7 @@ def plan_dflash(view, to: str | None, engine: str | None, target=None, embed: st
                 "a mask token, not a chain); serve it as DFlash (--to dflash, or --engine NAME==VERSION)",
             )
         raise ConvertRefused(None, f"unknown layout {to!r}; a DFlash drafter converts to: {', '.join(DFLASH_LAYOUTS)}")
-    label, cls = engine_class(engine) if engine else (None, None)
+    label, cls = engine_class(engine, view.drafter.architecture) if engine else (None, None)
     cfg0 = src.config or {}
     plan = Plan(src, replace(view.drafter, layout=source_layout(src)), DFLASH_LAYOUT, label, [], {})
     plan.family = "dflash"

@@ -78,6 +78,11 @@ def _eval(node: ast.expr, ns: dict, src: str):
         return _eval(node.body, ns, src) if _eval(node.test, ns, src) else _eval(node.orelse, ns, src)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _FUNCS and not node.keywords:
         return _FUNCS[node.func.id](*(_eval(a, ns, src) for a in node.args))
+    if isinstance(node, ast.Subscript):  # a config list's entry (`mlp_layer_types[i]`); no slices
+        seq, idx = _eval(node.value, ns, src), _eval(node.slice, ns, src)
+        if not isinstance(seq, (list, tuple)) or type(idx) is not int or not 0 <= idx < len(seq):
+            raise ExprError(f"no entry {idx!r} in {src!r}")
+        return seq[idx]
     if isinstance(node, (ast.Tuple, ast.List)):
         return tuple(_eval(e, ns, src) for e in node.elts)
     raise RowError(f"unsupported expression {ast.dump(node)[:60]} in {src!r}")

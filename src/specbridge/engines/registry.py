@@ -189,6 +189,25 @@ def family_rows(engine: str, family: str) -> list[FamilyRange]:
     return [r for r in FAMILY_RANGES.get(engine, ()) if r.family == family]
 
 
+def family_builds(row: FamilyRange, arch: str | None) -> str | None:
+    """The class `row`'s registry builds for architecture `arch` (after the engine's own renaming, vLLM's DFlash
+    prefix), or None: the releases of the row have no class for that name."""
+    d = row.dispatch
+    if not arch:
+        return None
+    if "*" in d.registry:
+        return d.registry["*"]
+    p = d.rewrite_prefix
+    if p and not (arch.startswith(p) or (d.rewrite_keeps_suffix and arch.endswith(p))):
+        arch = p + arch
+    return d.registry.get(arch)
+
+
+def arch_first(rows: list[FamilyRange], arch: str | None) -> FamilyRange | None:
+    """The oldest row whose registry has a class for `arch` (None: no row has one, or no architecture)."""
+    return next((r for r in rows if family_builds(r, arch) is not None), None)
+
+
 class FamilyPlace(NamedTuple):
     """One engine version to answer for a drafter of a family other than EAGLE-3: the row that covers it (None:
     the release has no class for the family), and the first release that has one."""
@@ -209,10 +228,13 @@ class NoFamilyClass(EngineSpecError):
     exit_code = 1
 
 
-def family_places(specs: str | list[str], family: str, title: str) -> tuple[list[FamilyPlace], list[str]]:
+def family_places(specs: str | list[str], family: str, title: str, arch: str | None = None) -> tuple[list[FamilyPlace], list[str]]:
     """The engine versions to answer for a `family` drafter, and a line for each engine skipped because no
     row models the family there. `all` and a bare engine name mean the family's own modelled ranges (one
-    answer per range, at its newest release read); a pinned version is answered by the range holding it."""
+    answer per range, at its newest release read); a pinned version is answered by the range holding it.
+    `arch`: the drafter's architecture; a pinned release in a range not modelled that is older than the first whose
+    registry names it (vLLM's DFlashLagunaForCausalLM arrives after DFlashDraftModel) has no class for it: answered
+    as such (L005), not refused as not modelled."""
     out: list[FamilyPlace] = []
     skipped: list[str] = []
     for spec in split_specs(specs):
@@ -239,6 +261,9 @@ def family_places(specs: str | list[str], family: str, title: str) -> tuple[list
                 skipped.append(why)
                 continue
             first = rows[0].first
+            by_arch = arch_first(rows, arch)
+            if by_arch is not None:
+                first = by_arch.first
             if not pinned:
                 skipped += [f"{name} {r.first}–{r.last or ''}: {r.unmodelled}" for r in rows if r.unmodelled and len(names) > 1]
                 for r in modelled:
@@ -249,6 +274,14 @@ def family_places(specs: str | list[str], family: str, title: str) -> tuple[list
                 row = next((r for r in rows if in_release_range(p.version, r.first, r.last)), None)
                 if row is None and parse_version(p.version) > parse_version(rows[-1].first):
                     row = rows[-1]
+                if (
+                    row is not None
+                    and row.unmodelled
+                    and by_arch is not None
+                    and parse_version(p.version) < parse_version(by_arch.first)
+                    and row.dispatch.rewrite_prefix == by_arch.dispatch.rewrite_prefix  # its registry reads names alike
+                ):
+                    row = None  # a range not modelled, whose releases have no class for this architecture anyway
                 if row is not None and row.unmodelled:
                     raise NotModelled(f"{name} {p.version}: {row.unmodelled}; nothing was checked")
                 out.append(FamilyPlace(p, row, first))

@@ -530,6 +530,8 @@ class FamilyRange:
     # source read (at tags, or at commits of no established release) with what each showed; a range with reads and
     # no runs is known from source only (TensorRT-LLM)
     reads: tuple[Read, ...] = ()
+    # classes of the range no run covered (its runs built the others): known from the wheels' source only
+    not_run: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

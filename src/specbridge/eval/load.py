@@ -262,6 +262,19 @@ def build_dflash(
         )
     torch.manual_seed(seed)
     model = DFlashDrafter(c)
+    # decoder tensors (as trained, or as the engine loads them) with no slot in the Qwen3 DFlash layer the block step
+    # implements (vLLM's Laguna DFlash: fused qkv_proj, a g_proj gate, aux_hidden_norms): another layer, not evaluated
+    own = set(model.state_dict())
+    foreign = sorted(
+        n
+        for n in tensors
+        if (n.startswith("layers.") or n.startswith("aux_hidden_norms.")) and n not in own and kept(n) and "rotary_emb." not in n
+    )
+    if foreign:
+        raise NotImplementedError(
+            f"the drafter's layers are not the Qwen3 DFlash layers eval implements: no slot for {', '.join(foreign[:3])}"
+            f"{' …' if len(foreign) > 3 else ''} (eval's block draft step does not model this decoder; check reads it)"
+        )
     with torch.no_grad():
         for name, p in model.named_parameters():
             p.fill_(1.0 if name.endswith("norm.weight") or "layernorm" in name else float("nan"))

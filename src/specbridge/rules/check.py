@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..engines.registry import NotModelled, Placement, family_places, family_rows, resolve
+from ..engines.registry import NotModelled, Placement, family_builds, family_places, family_rows, resolve
 from ..engines.simulate import LoadReport, simulate
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import embed_stats
@@ -84,7 +84,7 @@ def check_family(
     every family (load simulation, version placement). Returns the results and a line per engine skipped
     because no row models the family there. An engine version whose release has no class for the family is
     answered with the class of the first release that has one, not dispatched (L005 says which release)."""
-    places, skipped = family_places(engine, family.name, family.title)
+    places, skipped = family_places(engine, family.name, family.title, view.drafter.architecture)
     # its family, not an EAGLE-3 producer layout (a copy: the view's description stays as described)
     drafter = replace(view.drafter, layout=family.name, layout_candidates=[family.name])
     view = replace(view, drafter=drafter)
@@ -96,7 +96,12 @@ def check_family(
     out = []
     unmodelled = []
     for fp in places:
-        row = fp.row or next(r for r in family_rows(fp.place.era.engine, family.name) if r.classes)
+        rows = family_rows(fp.place.era.engine, family.name)
+        # a release without the class is answered with the class of the first release that builds this architecture
+        row = fp.row or next(
+            (r for r in rows if family_builds(r, arch) in r.classes),
+            next((r for r in rows if r.classes and arch not in r.unmodelled_archs), None) or next(r for r in rows if r.classes),
+        )
         if arch in row.unmodelled_archs:
             unmodelled.append(f"{fp.place.era.engine} {fp.place.version} builds {row.unmodelled_archs[arch]} for {arch!r}")
             continue
@@ -105,7 +110,10 @@ def check_family(
         era = replace(fp.place.era, name=f"{family.name} {span}" + ("" if fp.row else " (not in it)"))
         rep = simulate(view, era, fp.place.version, row)
         if fp.row is None:
-            msg = f"{rep.engine} {rep.version} has no {family.title} drafter class (the first release with one is {fp.first})"
+            what = f"{family.title} drafter class"
+            if rows and fp.first != rows[0].first:  # the family is older than this architecture's class
+                what = f"{family.title} class for {arch!r}"
+            msg = f"{rep.engine} {rep.version} has no {what} (the first release with one is {fp.first})"
             rep.dispatched, rep.dispatch_message, rep.first_release, rep.simulated_release = False, msg, fp.first, row.first
             rep.errors.insert(0, msg)
         ctx = replace(base, rep=rep, place=fp.place)

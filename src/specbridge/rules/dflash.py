@@ -163,17 +163,32 @@ def mask_embedding(c: Context) -> Iterator[Hit]:
 def _side_file_hit(c: Context, path) -> Hit:
     """mask_embedding.pt beside the weights: read by this release (and usable), or lost without a word."""
     if "mask_embedding.pt" not in c.rep.cls.side_files:
+        fix = (
+            "serve with an engine release that reads mask_embedding.pt (vLLM 0.26+, SGLang 0.5.20+ from a local "
+            "directory), or write the trained mask row into the embedding the engine uses"
+        )
+        if not _class_ever_reads_mask_file(c.rep.engine, c.rep.cls.name):  # vLLM's Laguna DFlash: no release reads it
+            fix = (
+                f"no {c.rep.engine} release reads mask_embedding.pt for {c.rep.cls.name}: its mask slots take "
+                "embed_tokens[mask_token_id] (the target's when shared); serve a drafter trained with that row"
+            )
         return Hit(
             ERROR,
             f"mask_embedding.pt is never read by {c.eng}: the mask slots are embedded by embed_tokens[mask_token_id] "
             "instead of the trained mask embedding; expect accept length far below the published one (sglang #27924).",
-            "serve with an engine release that reads mask_embedding.pt (vLLM 0.26+, SGLang 0.5.20+ from a local "
-            "directory), or write the trained mask row into the embedding the engine uses",
+            fix,
         )
     bad = _mask_file_problem(c, path)
     if bad:
         return Hit(ERROR, f"{c.eng} cannot use mask_embedding.pt: {bad}", bad_fix(c))
     return Hit(INFO, f"mask_embedding.pt is read by {c.eng} into the mask slots' embedding.")
+
+
+def _class_ever_reads_mask_file(engine: str, cls_name: str) -> bool:
+    """Whether any release of `engine` builds a class of this name that reads mask_embedding.pt (its rows say)."""
+    from ..engines.registry import FAMILY_RANGES
+
+    return any("mask_embedding.pt" in k.side_files for r in FAMILY_RANGES.get(engine, ()) for n, k in r.classes.items() if n == cls_name)
 
 
 def _shipped_tensor_hit(c: Context, shipped: str) -> Hit:
