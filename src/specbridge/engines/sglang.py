@@ -1086,6 +1086,7 @@ FAMILY_RANGES += (
         },
         begins=_DF2_BEGINS,
         versions_read=("0.5.18", "0.5.19"),
+        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 7, "0.5.19"),
     ),
     FamilyRange(
         engine="sglang",
@@ -1100,6 +1101,7 @@ FAMILY_RANGES += (
         begins="DFlashDraftModel's 0.5.20 changes (mask_embedding.pt merged by the worker, MiMo's attention_sink_bias), "
         "which DFlash2DraftModel inherits; approximate at the end (0.5.21 and 0.5.22 not read for DFlash2's aliases)",
         versions_read=("0.5.20",),
+        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 7, "0.5.20"),
     ),
     FamilyRange(
         engine="sglang",
