@@ -10,6 +10,7 @@ src/specbridge/engines/sglang.py."""
 from __future__ import annotations
 
 import dflash_fixtures as dfx
+import numpy as np
 import pytest
 import test_conformance_sglang as base
 from test_conformance_sglang import _env_ready
@@ -28,13 +29,49 @@ KNOWN: dict[tuple[str, str], str] = {}
 RELEASES = base.family_releases("dflash")
 
 
+def _no(part: str):
+    return lambda: {k: v for k, v in dfx.tensors2().items() if part not in k}
+
+
+def _no_rank() -> dict:
+    cfg = dfx.config2()
+    del cfg["dflash_config"]["selector_rank"]
+    return cfg
+
+
+# DFlash2DraftModel (0.5.19+): DFlash's loader plus grouped convolutions and the candidate selector; name -> (tensors,
+# config, the class SGLang builds). Run in the same harness process as the DFlash matrix where a release has both.
+CASES2 = {
+    "dflash2-clean": (dfx.tensors2, dfx.config2(), "DFlash2DraftModel"),
+    "dflash2-no-selector": (_no("candidate_selector"), dfx.config2(), "DFlash2DraftModel"),
+    "dflash2-no-conv": (_no("_conv."), dfx.config2(), "DFlash2DraftModel"),
+    "dflash2-no-rank": (dfx.tensors2, _no_rank(), "DFlash2DraftModel"),
+    "dflash2-shipped-embed-head": (
+        lambda: dfx.tensors2() | {n: np.zeros((dfx.V, dfx.H), np.float32) for n in ("embed_tokens.weight", "lm_head.weight")},
+        dfx.config2(),
+        "DFlash2DraftModel",
+    ),
+    "dflash2-model-prefixed": (lambda: {"model." + k: v for k, v in dfx.tensors2().items()}, dfx.config2(), "DFlash2DraftModel"),
+    # relabelled as base DFlash: SGLang builds DFlashDraftModel (its convolutions) and skips the selector's names
+    "dflash2-as-dflash": (dfx.tensors2, dfx.config2(architectures=["DFlashDraftModel"]), "DFlashDraftModel"),
+}
+RELEASES2 = base.family_releases("dflash2")
+
+
 @pytest.fixture(scope="session")
 def dflash_cases(tmp_path_factory):
     root = tmp_path_factory.mktemp("sglang-dflash")
-    return {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+    out = {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+    return out | {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg, _cls) in CASES2.items()}
 
 
-_RESULTS: dict[str, dict] = {}  # this matrix's harness output per release
+def _cases(version: str, all_cases: dict) -> dict:
+    """The checkpoints one harness process loads for `version`: the DFlash matrix, plus DFlash2's where the release
+    has the DFlash2 class (one SGLang import per release)."""
+    return {k: v for k, v in all_cases.items() if k in CASES or version in RELEASES2}
+
+
+_RESULTS: dict[str, dict] = {}  # this file's harness output per release
 
 
 @pytest.mark.slow
@@ -46,10 +83,23 @@ def test_check_matches_sglang_dflash_loader(version, case, dflash_cases, request
         pytest.skip(why)
     if (version, case) in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(version, case)]))
-    r = base.real(version, dflash_cases, cache=_RESULTS)[case]
+    r = base.real(version, _cases(version, dflash_cases), cache=_RESULTS)[case]
     diff = base.family_case(version, dflash_cases[case], r, "dflash", "DFlashDraftModel")
+    assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES2))
+@pytest.mark.parametrize("version", RELEASES2)
+def test_check_matches_sglang_dflash2_loader(version, case, dflash_cases):
+    why = _env_ready(version)
+    if why:
+        pytest.skip(why)
+    r = base.real(version, _cases(version, dflash_cases), cache=_RESULTS)[case]
+    diff = base.family_case(version, dflash_cases[case], r, "dflash2", CASES2[case][2])
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
 
 
 def test_dflash_run_rows_cover_the_matrix():
     base.family_runs_agree("dflash", SELF, len(CASES), KNOWN)
+    base.family_runs_agree("dflash2", SELF, len(CASES2), {})

@@ -112,6 +112,7 @@ def test_engine_all_answers_every_modelled_dflash_range_and_names_the_rest(dflas
     got = {(x["engine"]["name"], x["engine"]["version"]): x["ok"] for x in out["results"]}
     assert got == {
         ("sglang", "0.5.16"): False,
+        ("sglang", "0.5.18"): True,
         ("sglang", "0.5.19"): True,
         ("sglang", "0.5.23"): True,
         ("vllm", "0.27.0"): True,

@@ -128,10 +128,10 @@ def test_dspark_num_speculative_tokens_against_its_block(tmp_path, drafters):
     assert [f.code for f in findings(blockless, "dspark", e, vllm_line(blockless, "dspark", 3)) if f.code in ("D005", "D006")] == []
 
 
-# --- SGLang: the releases with a class, none modelled ----------------------------------------------------------------
+# --- SGLang: DSpark's releases have a class that is not modelled (DFlash2's rows: tests/test_sglang_dflash2.py) -------
 
 
-@pytest.mark.parametrize("family,first", [("dflash2", "0.5.19"), ("dspark", "0.5.16")])
+@pytest.mark.parametrize("family,first", [("dspark", "0.5.16")])
 def test_sglang_says_which_release_first_has_the_class(family, first):
     [row] = family_rows("sglang", family)
     assert row.first == first and not row.classes and row.unmodelled and row.begins
@@ -149,8 +149,10 @@ def test_sglang_says_which_release_first_has_the_class(family, first):
 def test_sglang_cli_exit_codes(drafters):
     r = run_cli("check", drafters["dspark"], "-e", "sglang==0.5.15", "--target", TINY_TARGET)
     assert r.returncode == 1 and "L005 sglang 0.5.15 has no DSpark drafter class (the first release with one is 0.5.16" in r.stderr
+    r = run_cli("launch", drafters["dspark"], "-e", "sglang==0.5.23", "--target", TINY_TARGET)
+    assert r.returncode == 2 and r.stdout == "" and "SGLang builds Qwen3DSparkModel" in r.stderr and "nothing was checked" in r.stderr
     r = run_cli("launch", drafters["dflash2"], "-e", "sglang==0.5.23", "--target", TINY_TARGET)
-    assert r.returncode == 2 and r.stdout == "" and "SGLang builds DFlash2DraftModel" in r.stderr and "nothing was checked" in r.stderr
+    assert r.returncode == 0 and "--speculative-algorithm DFLASH" in r.stdout, r.stderr
 
 
 # --- what serve and sweep start ----------------------------------------------------------------------------------------

@@ -565,6 +565,28 @@ LAUNCH = Launcher(
             cite="sglang/srt/server_args.py @ 0.5.11, arg_groups/speculative_hook.py _handle_dflash @ 0.5.19 … 0.5.23; "
             "z-lab/dflash README (SGLang quick start)",
         ),
+        # DFlash2DraftModel "reuses the DFLASH speculative worker": the same algorithm and flags (arg_groups/
+        # speculative_hook.py _handle_dflash @ 0.5.19, 0.5.20, 0.5.23 has no DFlash2 branch); the architecture picks the class
+        "dflash2": FamilyLaunch(
+            family="dflash2",
+            argv=(
+                "python",
+                "-m",
+                "sglang.launch_server",
+                "--model-path",
+                "{target}",
+                "--speculative-algorithm",
+                "DFLASH",
+                "--speculative-draft-model-path",
+                "{draft}",
+                "--speculative-num-draft-tokens",
+                "{draft_tokens}",
+            ),
+            steps="block - 1",
+            draft_tokens="steps + 1",
+            cite="sglang/srt/models/dflash.py DFlash2DraftModel @ 0.5.19 … 0.5.23 ('Reuses the DFLASH speculative worker'); "
+            "arg_groups/speculative_hook.py _handle_dflash @ 0.5.19 … 0.5.23",
+        ),
     },
 )
 
@@ -680,18 +702,83 @@ DFLASH_LAUNCH = (
 )
 
 
+# DFlashDraftModel's grouped dynamic convolutions (sglang/srt/models/dflash.py DFlashGroupedConv, built around each
+# layer's attention and MLP when dflash_config.conv_kernel_size is set; parsed by dflash_utils.py
+# parse_dflash_draft_config): first in the 0.5.19 wheel, absent from 0.5.18; the same in 0.5.19, 0.5.20, 0.5.23.
+# DFlash2DraftModel (0.5.19+) is DFlashDraftModel plus a CandidateSelector.
+DFU_PARSE = f"{DFU} parse_dflash_draft_config @ 0.5.19, 0.5.20, 0.5.23"
+CONV_FIELDS = (
+    # dflash_cfg.get(..., 0) through _parse_optional_int: absent is 0 (no convolution)
+    Field("taps", ("dflash_config.conv_kernel_size",), 0),
+    Field("grp", ("dflash_config.conv_group_size",), 0),
+)
+CONV_DERIVE = (Derive("ngrp", "H // grp if grp else 0"),)
+CONV_PARAMS = tuple(
+    Param(name.format(conv=c), shape, when="taps", per_layer=True, role="decoder")
+    for c in ("attention_conv", "mlp_conv")
+    for name, shape in (
+        # DFlashGroupedConv: base_kernel nn.Parameter [2, taps, H]; kernel_projection nn.Linear(H, 2*taps*H/group)
+        ("layers.{{i}}.{conv}.base_kernel", ("2", "taps", "H")),
+        ("layers.{{i}}.{conv}.kernel_projection.weight", ("2*taps*ngrp", "H")),
+    )
+)
+CONV_RAISES = (
+    Raise(
+        "bool(taps) != bool(grp)",
+        "ValueError: DFLASH grouped convolution needs conv_kernel_size and conv_group_size together.",
+        DFU_PARSE,
+    ),
+    Raise(
+        "taps and grp and H % grp",
+        "ValueError: DFLASH conv_group_size must divide hidden_size (DFlashGroupedConv).",
+        f"{DFM} DFlashGroupedConv.__init__ @ 0.5.19, 0.5.20, 0.5.23",
+    ),
+)
+DFLASH2_FIELDS = (
+    # dflash_cfg.get(..., 0) through _parse_optional_int: absent is 0 (no selector, which DFlash2DraftModel refuses)
+    Field("rank", ("dflash_config.selector_rank",), 0),
+    Field("top_k", ("dflash_config.selector_top_k",), 0),
+    # CandidateSelector's codebooks are [config.vocab_size, rank]; transformers' Qwen3Config default when absent
+    Field("V", ("vocab_size",), 151936),
+)
+DFLASH2_PARAMS = (
+    # CandidateSelector: predecessor/successor codebooks [vocab_size, rank] (zeros until loaded), hidden_projection
+    Param("candidate_selector.predecessor_codebook", ("V", "rank"), role="selector"),
+    Param("candidate_selector.successor_codebook", ("V", "rank"), role="selector"),
+    Param("candidate_selector.hidden_projection.weight", ("rank", "H"), role="selector"),
+)
+DFLASH2_RAISES = (
+    Raise("bool(rank) != bool(top_k)", "ValueError: DFLASH selector needs rank and top_k together.", DFU_PARSE),
+    Raise(
+        "not rank",
+        "ValueError: DFlash selector draft requires dflash_config.selector_rank.",
+        f"{DFM} DFlash2DraftModel.__init__ @ 0.5.19, 0.5.20, 0.5.23",
+    ),
+)
+
+
 def _sglang_dflash_class(
-    versions: str, ids_check: Raise, renames: tuple = (), side_files: tuple[str, ...] = (), sink: bool = False
+    versions: str,
+    ids_check: Raise,
+    renames: tuple = (),
+    side_files: tuple[str, ...] = (),
+    sink: bool = False,
+    conv: bool = False,
+    **extra,
 ) -> DraftClass:
     """SGLang's DFlashDraftModel: no embedding, head or vocab map of its own (the worker uses the target's), Qwen3
-    layers reading the hidden size, fc [H, K·H] over the target states; unknown names are skipped silently."""
+    layers reading the hidden size, fc [H, K·H] over the target states; unknown names are skipped silently.
+    `conv`: the grouped dynamic convolutions built when dflash_config.conv_kernel_size is set (0.5.19+).
+    `extra`: a subclass built on it (DFlash2DraftModel): its name, fields, derives, parameters and raises are added."""
     by_design = "SGLang's DFlash drafter has no {0}: the worker uses the target's (dflash.py module docstring)"
     return DraftClass(
-        name="DFlashDraftModel",
+        name=extra.pop("name", "DFlashDraftModel"),
         file=f"{DFM} @ {versions}",
-        fields=DFLASH_FIELDS,
-        derive=DFLASH_DERIVE,
-        params=llama_decoder(
+        fields=DFLASH_FIELDS + (CONV_FIELDS if conv else ()) + extra.pop("fields", ()),
+        derive=DFLASH_DERIVE + (CONV_DERIVE if conv else ()) + extra.pop("derive", ()),
+        params=(CONV_PARAMS if conv else ())
+        + extra.pop("params", ())
+        + llama_decoder(
             "layers.{i}.",
             per_layer=True,
             hidden_norm_when="False",
@@ -722,12 +809,13 @@ def _sglang_dflash_class(
         unknown_message="{name}: no DFlashDraftModel parameter; skipped silently (sglang/srt/models/dflash.py load_weights: "
         "'Ignore unexpected weights')",
         missing="silent",
-        raises=(NO_MLP, NO_IDS_FEW_LAYERS, ids_check),
+        raises=(NO_MLP, NO_IDS_FEW_LAYERS, ids_check) + (CONV_RAISES if conv else ()) + extra.pop("raises", ()),
         side_files=side_files,
         # sglang/srt/speculative/dflash_worker_v2.py _maybe_merge_trained_mask_embedding @ 0.5.20, 0.5.23
         mask_file_dict_only=bool(side_files),
         methods=("DFLASH",),  # --speculative-algorithm DFLASH (server_args / arg_groups/speculative_hook.py _handle_dflash)
         launch_checks=DFLASH_LAUNCH,
+        **extra,
     )
 
 
@@ -775,12 +863,24 @@ FAMILY_RANGES = (
         engine="sglang",
         family="dflash",
         first="0.5.17",
+        last="0.5.18",
+        dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE}),
+        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.18 … 0.5.19", IDS_B, ENCODER_RENAMES)},
+        begins="approximate at the start (0.5.17 not read; 0.5.16 read as the range before, 0.5.18 as this one): fc "
+        "is sized from num_target_layers else max(target_layer_ids) + 1, not the draft's layer count; the encoder.fc / "
+        "encoder.output_norm_enc aliases and MuseGlimmerAssistantModel arrive",
+        versions_read=("0.5.18",),
+        unmodelled_archs=_SG_LAGUNA,
+    ),
+    FamilyRange(
+        engine="sglang",
+        family="dflash",
+        first="0.5.19",
         last="0.5.19",
         dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE}),
-        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.19", IDS_B, ENCODER_RENAMES)},
-        begins="approximate (0.5.17 and 0.5.18 not read; 0.5.16 read as the range before, 0.5.19 as this one): fc is sized from "
-        "num_target_layers else max(target_layer_ids) + 1, not the draft's layer count; the encoder.fc / encoder.output_norm_enc "
-        "aliases and MuseGlimmerAssistantModel arrive",
+        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.19", IDS_B, ENCODER_RENAMES, conv=True)},
+        begins=f"{DFM} DFlashGroupedConv (per-layer attention_conv / mlp_conv when dflash_config.conv_kernel_size is set) and "
+        "dflash_utils.py's conv_kernel_size / conv_group_size first ship in the 0.5.19 wheel, absent from 0.5.18",
         versions_read=("0.5.19",),
         unmodelled_archs=_SG_LAGUNA,
         runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 20, "0.5.19"),
@@ -791,7 +891,11 @@ FAMILY_RANGES = (
         first="0.5.20",
         last=None,
         dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE}),
-        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.20 … 0.5.23", IDS_B, ENCODER_RENAMES, ("mask_embedding.pt",), sink=True)},
+        classes={
+            "DFlashDraftModel": _sglang_dflash_class(
+                "0.5.20 … 0.5.23", IDS_B, ENCODER_RENAMES, ("mask_embedding.pt",), sink=True, conv=True
+            )
+        },
         begins="sglang/srt/speculative/dflash_worker_v2.py _maybe_merge_trained_mask_embedding reads mask_embedding.pt from the "
         "draft's local directory (a Hub id is never resolved) into the target's mask row, and dflash.py builds a per-head "
         "attention_sink_bias when dflash_config.attention_sink_bias (MiMo): both first in the 0.5.20 wheel, absent from 0.5.19 "
@@ -938,24 +1042,88 @@ EAGLE1_RANGES = (
 )
 FAMILY_RANGES += EAGLE1_RANGES
 
-# --- DFlash2 and DSpark: SGLang builds both (DFLASH's worker for DFlash2, its own DSPARK algorithm); their loaders are
-# not modelled here yet, so check says which release first has the class and refuses to guess after it -------------
-DSM = "sglang/srt/models/dspark.py"
+# --- DFlash2: sglang/srt/models/dflash.py DFlash2DraftModel(DFlashDraftModel), "Reuses the DFLASH speculative worker"
+# (--speculative-algorithm DFLASH; dflash_worker_v2.py takes draft_model.candidate_selector; the only worker, so no
+# runner choice). Its loader is DFlashDraftModel.load_weights unchanged (selector names land, unknown names are skipped
+# silently); lm_head is None (the worker points it at the target's head). Read in the 0.5.19, 0.5.20 and 0.5.23 wheels:
+# the class and CandidateSelector's parameters are the same in all three; only compute_candidates' top-k code moves.
+_SG_DF2 = {"DFlash2DraftModel": "DFlash2DraftModel"}
+# empty subclasses (aliases) of DFlash2DraftModel in the 0.5.23 EntryClass, absent from 0.5.20's
+_SG_DF2_ALIASES = {"MiniMaxDFlash2DraftModel": "DFlash2DraftModel", "DFlash2BeamDraftModel": "DFlash2DraftModel"}
+
+
+def _sglang_dflash2_class(
+    versions: str, ids_check: Raise, renames: tuple = (), side_files: tuple[str, ...] = (), sink: bool = False
+) -> DraftClass:
+    return _sglang_dflash_class(
+        versions,
+        ids_check,
+        renames,
+        side_files,
+        sink,
+        conv=True,
+        name="DFlash2DraftModel",
+        fields=DFLASH2_FIELDS,
+        params=DFLASH2_PARAMS,
+        raises=DFLASH2_RAISES,
+    )
+
+
+_DF2_BEGINS = (
+    f"{DFM} DFlash2DraftModel (DFlashDraftModel + CandidateSelector, 'Reuses the DFLASH speculative worker': served with "
+    "--speculative-algorithm DFLASH) and its EntryClass entry first ship in the 0.5.19 wheel, absent from 0.5.18"
+)
 FAMILY_RANGES += (
     FamilyRange(
         engine="sglang",
         family="dflash2",
         first="0.5.19",
-        last=None,
-        dispatch=_sglang_dflash_dispatch({"DFlash2DraftModel": "DFlash2DraftModel"}),
-        classes={},
-        begins=f"{DFM} DFlash2DraftModel (DFlash backbone + CandidateSelector, 'Reuses the DFLASH speculative worker': served "
-        "with --speculative-algorithm DFLASH) and its EntryClass entry first ship in the 0.5.19 wheel, absent from 0.5.18; "
-        "0.5.23 adds the MiniMaxDFlash2DraftModel and DFlash2BeamDraftModel aliases",
-        versions_read=("0.5.18", "0.5.19", "0.5.20", "0.5.23"),
-        unmodelled="SGLang builds DFlash2DraftModel (sglang/srt/models/dflash.py, DFlash's loader plus the candidate "
-        "selector) from 0.5.19; specbridge does not model that class yet",
+        last="0.5.19",
+        dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE, **_SG_DF2}),
+        classes={
+            "DFlash2DraftModel": _sglang_dflash2_class("0.5.19", IDS_B, ENCODER_RENAMES),
+            "DFlashDraftModel": _sglang_dflash_class("0.5.19", IDS_B, ENCODER_RENAMES, conv=True),
+        },
+        begins=_DF2_BEGINS,
+        versions_read=("0.5.18", "0.5.19"),
+        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 7, "0.5.19"),
     ),
+    FamilyRange(
+        engine="sglang",
+        family="dflash2",
+        first="0.5.20",
+        last="0.5.22",
+        dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE, **_SG_DF2}),
+        classes={
+            "DFlash2DraftModel": _sglang_dflash2_class("0.5.20", IDS_B, ENCODER_RENAMES, ("mask_embedding.pt",), sink=True),
+            "DFlashDraftModel": _sglang_dflash_class("0.5.20", IDS_B, ENCODER_RENAMES, ("mask_embedding.pt",), sink=True, conv=True),
+        },
+        begins="DFlashDraftModel's 0.5.20 changes (mask_embedding.pt merged by the worker, MiMo's attention_sink_bias), "
+        "which DFlash2DraftModel inherits; approximate at the end (0.5.21 and 0.5.22 not read for DFlash2's aliases)",
+        versions_read=("0.5.20",),
+        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 7, "0.5.20"),
+    ),
+    FamilyRange(
+        engine="sglang",
+        family="dflash2",
+        first="0.5.23",
+        last=None,
+        dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE, **_SG_DF2, **_SG_DF2_ALIASES}),
+        classes={
+            "DFlash2DraftModel": _sglang_dflash2_class("0.5.23", IDS_B, ENCODER_RENAMES, ("mask_embedding.pt",), sink=True),
+            "DFlashDraftModel": _sglang_dflash_class("0.5.23", IDS_B, ENCODER_RENAMES, ("mask_embedding.pt",), sink=True, conv=True),
+        },
+        begins=f"{DFM} EntryClass @ 0.5.23 adds MiniMaxDFlash2DraftModel and DFlash2BeamDraftModel (empty subclasses of "
+        "DFlash2DraftModel); approximate at the start (0.5.21 and 0.5.22 not read)",
+        versions_read=("0.5.23",),
+        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 7, "0.5.23"),
+    ),
+)
+
+# --- DSpark: SGLang builds it (its own DSPARK algorithm); its loader is not modelled here yet, so check says which
+# release first has the class and refuses to guess after it -------------
+DSM = "sglang/srt/models/dspark.py"
+FAMILY_RANGES += (
     FamilyRange(
         engine="sglang",
         family="dspark",

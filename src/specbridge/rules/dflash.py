@@ -10,6 +10,7 @@ from ..checkpoint.errors import CheckpointError
 from ..checkpoint.values import _floats, row_bytes
 from ..engines.expr import ExprError, RowError, evaluate
 from ..engines.registry import LAUNCHERS
+from ..engines.simulate import LOADED
 from ..families.dflash import block_size
 from .context import Context
 from .findings import ERROR, INFO, WARNING
@@ -414,26 +415,36 @@ def _runner_env(c: Context) -> tuple[str, ...]:
     severity=ERROR,
     families=("dflash2",),
     fix='set `architectures` to ["DFlash2DraftModel"] and serve with an engine release that has the DFlash2 class '
-    "(vLLM 0.28.0+); do not relabel a DFlash2 drafter as DFlashDraftModel to load it on an older release.",
+    "(vLLM 0.28.0+, SGLang 0.5.19+); do not relabel a DFlash2 drafter as DFlashDraftModel to load it on an older release.",
 )
 def dflash2_as_dflash(c: Context) -> Iterator[Hit]:
     """A DFlash2 checkpoint (candidate selector, grouped-convolution tensors, DFlash2's `dflash_config` fields)
     whose `architectures` name base DFlash (`DFlashDraftModel`, a Muse Glimmer name) is built as
-    `DFlashQwen3ForCausalLM`: there is no parameter for `candidate_selector.*` or `layers.N.{attention,mlp}_conv.*`,
-    and vLLM's AutoWeightsLoader raises at weight load ("There is no module or parameter named
-    'candidate_selector' …", vllm/model_executor/models/utils.py; the class rows in engines/vllm.py say which names).
+    `DFlashQwen3ForCausalLM` on vLLM: there is no parameter for `candidate_selector.*` or
+    `layers.N.{attention,mlp}_conv.*`, and vLLM's AutoWeightsLoader raises at weight load ("There is no module or
+    parameter named 'candidate_selector' …", vllm/model_executor/models/utils.py; the class rows in engines/vllm.py
+    say which names). SGLang builds `DFlashDraftModel` (its convolutions from 0.5.19, when the config asks for them)
+    and skips the selector's names without a word: the drafter runs as base DFlash (engines/sglang.py rows).
     This is the "fails at weight load" of noonghunna/club-3090 #1064: builds that ship the DFlash2 model file
     without its registry entry, or a relabelled config on a DFlash-only release, end here.
     """
-    if c.rep.cls.runner or not c.rep.dispatched:  # the DFlash2 class itself, or no class (L005)
+    cls = c.rep.cls
+    # the DFlash2 class itself (it has the selector's parameters), or no class (L005)
+    if any(p.role == "selector" for p in cls.params) or not c.rep.dispatched:
         return
-    extra = [t.name for t in c.rep.tensors if "candidate_selector" in t.name or "_conv." in t.name]
+    extra = [t.name for t in c.rep.tensors if t.status is not LOADED and ("candidate_selector" in t.name or "_conv." in t.name)]
     if extra:
+        # what the class does with a name it has no parameter for is its row's `unknown` (vLLM raises, SGLang skips)
+        outcome = (
+            "are skipped without a word and the drafter runs as base DFlash, without its candidate selector"
+            if cls.unknown == "skip"
+            else "have no parameter there and the load raises"
+        )
         yield Hit(
             ERROR,
-            f"{c.eng} builds {c.rep.cls.name} for architectures {c.d.architecture!r}: DFlash2's {len(extra)} selector/convolution "
-            f"tensors ({extra[0]}, …) have no parameter there and the load raises.",
-            'set architectures to ["DFlash2DraftModel"] (vLLM 0.28.0+ builds DFlash2Qwen3ForCausalLM for it)',
+            f"{c.eng} builds {cls.name} for architectures {c.d.architecture!r}: DFlash2's {len(extra)} selector/convolution "
+            f"tensors ({extra[0]}, …) {outcome}.",
+            'set architectures to ["DFlash2DraftModel"] (the class of the DFlash2 family rows: vLLM 0.28.0+, SGLang 0.5.19+)',
         )
 
 
