@@ -204,7 +204,13 @@ def family_places(specs: str | list[str], family: str, title: str) -> tuple[list
             rows = family_rows(name, family)
             modelled = [r for r in rows if r.classes]
             if not modelled:
-                why = f"specbridge does not model {title} drafters on {name} yet: nothing was checked there"
+                said = next((r for r in rows if r.absent or r.unmodelled), None)
+                if said is None:
+                    why = f"specbridge does not model {title} drafters on {name} yet: nothing was checked there"
+                elif said.absent:
+                    why = f"{name} has no {title} drafter class ({said.absent}): nothing was checked there"
+                else:
+                    why = f"{name}: {said.unmodelled}; nothing was checked there"
                 if len(names) == 1:
                     raise NotModelled(why)
                 skipped.append(why)

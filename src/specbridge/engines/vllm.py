@@ -463,6 +463,25 @@ DEEPSEEK_EAGLE3_CLASS = DraftClass(
     ),
 )
 
+# 0.25.0 … 0.29.0: qwen3_eagle3.py and deepseek_eagle3.py (read in the 0.25.0, 0.26.0, 0.27.0, 0.28.0 and 0.29.0 wheels)
+# differ from 0.30.0's only where llama_eagle3.py does: draft_id_to_target_id is always built (zeros = identity when
+# unfilled). Otherwise the same parameters and loader: 0.25.0 → 0.26.0 adds per-layer sliding windows (Qwen3) and a
+# logger (DeepSeek), 0.28.0 → 0.29.0 deepseek_eagle3.py's rope_parameters copy (no weights); the AutoWeightsLoader
+# skip_substrs of 0.25.0 … 0.28.0 and the WeightsMapper(orig_to_new_substr={...: None}) of 0.29.0 drop the same names.
+# The registry (Eagle3Qwen3ForCausalLM, Eagle3DeepseekV2/V3ForCausalLM) and the speculators qwen3 → Eagle3Qwen3ForCausalLM
+# map (algos.py update_eagle3) are in every one of these wheels.
+AT_25 = "0.25.0 … 0.29.0"
+
+
+def _d2t_always(cls: DraftClass, file: str) -> DraftClass:
+    params = tuple(D2T_ALWAYS if p is D2T_IF_REDUCED else p for p in cls.params)
+    assert params != cls.params, "the 0.30+ class builds draft_id_to_target_id only for a reduced vocabulary"
+    return replace(cls, file=f"{file} @ {AT_25}", params=params)
+
+
+QWEN3_D2T_ALWAYS = _d2t_always(QWEN3_CLASS, Q3)
+DEEPSEEK_EAGLE3_25 = _d2t_always(DEEPSEEK_EAGLE3_CLASS, DS3)
+
 REGISTRY = {
     a: "Eagle3LlamaForCausalLM"
     for a in (
@@ -483,7 +502,7 @@ SPEC_REQUIRED = (
 )
 
 
-# 0.30.0+: the per-architecture classes are modelled (registry.py @ 0.30.0 … 0.32.0: the same entries)
+# 0.25.0+: the per-architecture classes are modelled (registry.py @ 0.25.0 … 0.32.0: the same entries)
 REGISTRY_30 = {
     **REGISTRY,
     "Eagle3Qwen3ForCausalLM": "Eagle3Qwen3ForCausalLM",
@@ -516,6 +535,13 @@ ALLOW_011 = ("llama", "qwen", "minicpm", "gpt_oss")  # config/speculative.py eag
 NBR_INPUT_NORM = NBR | {"norm_before_fc"}
 ALL_VARIANTS = NBR_INPUT_NORM | {"fc_norm", "norm_output"}
 SPEC_DISPATCH = _dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.14.0 (copies aux ids; Llama only)")
+V25_DISPATCH = _dispatch(
+    True,
+    {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
+    f"{CFG} @ 0.25.0 … 0.29.0 (qwen3 → Eagle3Qwen3ForCausalLM); vllm/transformers_utils/configs/eagle.py (architecture "
+    f"rewrite); {REG} @ {AT_25}",
+    registry=REGISTRY_30,
+)
 V32_DISPATCH = _dispatch(
     True,
     {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
@@ -661,8 +687,12 @@ ERAS = (
         last="0.29",
         native_layout="vllm",
         versions_read=("0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0", "0.29.0"),
-        dispatch=SPEC_DISPATCH,
-        classes={"Eagle3LlamaForCausalLM": V25_CLASS},
+        dispatch=V25_DISPATCH,
+        classes={
+            "Eagle3LlamaForCausalLM": V25_CLASS,
+            "Eagle3Qwen3ForCausalLM": QWEN3_D2T_ALWAYS,
+            "Eagle3DeepseekV2ForCausalLM": DEEPSEEK_EAGLE3_25,
+        },
         begins=f"{W} LlamaModel.load_weights = AutoWeightsLoader with hf_to_vllm_mapper (unknown names raise ValueError, "
         "unexpected .bias ignored) instead of the params_dict loop (KeyError): first in the 0.25.0 wheel, 0.24.0 has the loop",
         runs=(
@@ -1673,7 +1703,6 @@ def _parallel(cls: DraftClass, file: str, at: str = AT_30) -> DraftClass:
 PEAGLE_LLAMA = _parallel(V32_CLASS, F)
 PEAGLE_QWEN3 = _parallel(QWEN3_CLASS, Q3)
 # 0.27.0 … 0.29: draft_id_to_target_id is always built (zeros = identity when unfilled), as in llama_eagle3.py's era
-QWEN3_D2T_ALWAYS = replace(QWEN3_CLASS, params=tuple(D2T_ALWAYS if p is D2T_IF_REDUCED else p for p in QWEN3_CLASS.params))
 PEAGLE_LLAMA_27 = _parallel(V25_CLASS, F, "0.27.0 … 0.29.0")
 PEAGLE_QWEN3_27 = _parallel(QWEN3_D2T_ALWAYS, Q3, "0.27.0 … 0.29.0")
 
@@ -1731,9 +1760,17 @@ FAMILY_RANGES += (
 
 # --- Medusa (method medusa): vllm/model_executor/models/medusa.py -------------------------------------------------------
 MED = "vllm/model_executor/models/medusa.py"
+MEDUSA_MT = "vllm/transformers_utils/configs/medusa.py"
+# medusa.py: byte-identical in the 0.12.0 … 0.20.0 and 0.24.0 wheels; 0.25.0 adds _remap_old_checkpoint_key (identical
+# 0.25.0 … 0.29.0); 0.30.0 … 0.32.0 only retype the config access. 0.9.2 … 0.10.2 and 0.11.0 differ (not modelled).
+MEDUSA_REMAP = (
+    # FasterDecoding's medusa_lm_head layout: {head}.{layer}.linear.* and {head}.{N}.weight
+    RenameRegex(r"^(\d+)\.(\d+)\.linear\.", r"blocks.\1.layers.\2.", cite=f"{MED} Medusa._remap_old_checkpoint_key @ 0.25.0 … 0.32.0"),
+    RenameRegex(r"^(\d+)\.\d+\.(weight|bias)$", r"lm_heads.\1.\2", cite=f"{MED} Medusa._remap_old_checkpoint_key @ 0.25.0 … 0.32.0"),
+)
 MEDUSA_CLASS = DraftClass(
     name="Medusa",
-    file=f"{MED} @ 0.27.0 … 0.32.0",
+    file=f"{MED} @ 0.25.0 … 0.32.0",
     # MedusaConfig.from_pretrained renames any key with "num" and "heads" to num_heads, "num" and "layers" to
     # num_hidden_layers (medusa_num_heads, medusa_num_layers); vocab_size follows the target's (config/speculative.py)
     fields=(
@@ -1743,49 +1780,91 @@ MEDUSA_CLASS = DraftClass(
         Field("nl", ("medusa_num_layers", "num_hidden_layers"), 1),
         Field("fc_bias", ("medusa_fc_bias",), False, kind="bool"),
         Field("orig_head", ("original_lm_head",), False, kind="bool"),
+        Field("model_type", ("model_type",), None, kind="any"),
     ),
     # {j} ranges over n_aux: here the residual layers of each head
     derive=(Derive("n_aux", "nl"),),
     params=(
+        # ResidualBlock: nn.Linear(H, H, bias=getattr(config, "medusa_fc_bias", False))
         Param("blocks.{i}.layers.{j}.weight", ("H", "H"), per_layer=True, role="medusa block"),
         Param("blocks.{i}.layers.{j}.bias", ("H",), when="fc_bias", per_layer=True, role="medusa block"),
         Param("lm_heads.{i}.weight", ("V", "H"), when="not orig_head", per_layer=True, role="head"),
         Param("lm_head.weight", ("V", "H"), when="orig_head", role="head"),
     ),
-    loader=(
-        Rename(old="medusa_heads.", new="", cite=f"{MED} Medusa.load_weights"),
-        # FasterDecoding's medusa_lm_head layout: {head}.{layer}.linear.* and {head}.{N}.weight
-        RenameRegex(r"^(\d+)\.(\d+)\.linear\.", r"blocks.\1.layers.\2.", cite=f"{MED} Medusa._remap_old_checkpoint_key"),
-        RenameRegex(r"^(\d+)\.\d+\.(weight|bias)$", r"lm_heads.\1.\2", cite=f"{MED} Medusa._remap_old_checkpoint_key"),
-        RenameRegex(r"^lm_heads\.0\.weight$", "lm_head.weight", when="orig_head", cite=f"{MED} load_weights (original_lm_head)"),
-    ),
+    loader=(Rename(old="medusa_heads.", new="", cite=f"{MED} Medusa.load_weights"),)
+    + MEDUSA_REMAP
+    + (RenameRegex(r"^lm_heads\.0\.weight$", "lm_head.weight", when="orig_head", cite=f"{MED} load_weights (original_lm_head)"),),
     unknown="skip",
     unknown_message="{name}: no Medusa parameter of that name; skipped (load_weights keeps only names in params_dict)",
     missing="silent",
     methods=("MEDUSA",),
     notes=(
         "a name the loader does not know is skipped without a word (medusa_head.N.* is not medusa_heads.N.*): the heads stay random",
-        "vLLM sets num_heads from num_speculative_tokens (MedusaConfig.num_lookahead_tokens setter): the heads built "
-        "follow the launch line, not medusa_num_heads",
+        "trained biases load only with medusa_fc_bias: true in the config (ResidualBlock builds nn.Linear(bias=medusa_fc_bias))",
+        f"heads: vLLM sets num_heads from num_speculative_tokens ({MEDUSA_MT} num_lookahead_tokens setter; "
+        "vllm/config/speculative.py): simulated with num_speculative_tokens = medusa_num_heads; fewer leaves the extra "
+        "heads' tensors unused, more builds heads nothing fills",
+        "token_map / truncated_vocab_size (a reduced draft vocabulary) is not modelled",
     ),
+)
+# 0.12.0 … 0.24.0: no _remap_old_checkpoint_key (the old numeric names match nothing and are skipped) and no model_type
+# injection for method medusa (config/speculative.py injects {"model_type": "medusa"} from 0.25.0)
+MEDUSA_12 = replace(
+    MEDUSA_CLASS,
+    file=f"{MED} @ 0.12.0 … 0.24.0",
+    loader=tuple(st for st in MEDUSA_CLASS.loader if st not in MEDUSA_REMAP),
+    raises=(
+        Raise(
+            "model_type != 'medusa'",
+            "the draft config is not read as a MedusaConfig: vLLM before 0.25.0 does not inject model_type 'medusa' for "
+            "method medusa (vllm/config/speculative.py draft_hf_overrides, first in the 0.25.0 wheel); write "
+            '"model_type": "medusa" and "architectures": ["MedusaModel"]',
+            f"{SPEC_PY} @ 0.20.0, 0.24.0 (no injection), 0.25.0 (injection)",
+        ),
+    ),
+)
+MEDUSA_DISPATCH = Dispatch(
+    "vllm",
+    {"*": "Medusa"},
+    "Medusa",
+    cite=f"{REG} @ 0.9.2 … 0.32.0 (MedusaModel → medusa.Medusa; method medusa builds it whatever the name)",
 )
 FAMILY_RANGES += (
     FamilyRange(
         engine="vllm",
         family="medusa",
-        first="0.27.0",
+        first="0.9.2",
+        last="0.11",
+        dispatch=MEDUSA_DISPATCH,
+        classes={},
+        begins=f"{REG}: MedusaModel registered in every wheel read (0.9.2, 0.10.0, 0.10.2, 0.11.0)",
+        versions_read=("0.9.2", "0.10.0", "0.10.2", "0.11.0"),
+        unmodelled=f"{MED} of vLLM 0.9.2 … 0.11.0 differs from 0.12.0's (read, not modelled); specbridge models Medusa from 0.12.0",
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="medusa",
+        first="0.12.0",
+        last="0.24",
+        dispatch=MEDUSA_DISPATCH,
+        classes={"Medusa": MEDUSA_12},
+        begins=f"{MED} is byte-identical in the 0.12.0 … 0.20.0 and 0.24.0 wheels (0.11.0 differs; 0.21–0.23 not read)",
+        versions_read=("0.12.0", "0.13.0", "0.14.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0", "0.19.0", "0.20.0", "0.24.0"),
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="medusa",
+        first="0.25.0",
         last=None,
-        dispatch=Dispatch(
-            "vllm",
-            {"*": "Medusa"},
-            "Medusa",
-            cite=f"{REG} @ 0.27.0 … 0.32.0 (MedusaModel → medusa.Medusa); vllm/config/speculative.py (model_type medusa "
-            "injected for method medusa: old checkpoints have no model_type)",
+        dispatch=replace(
+            MEDUSA_DISPATCH,
+            cite=f"{REG} @ 0.25.0 … 0.32.0 (MedusaModel → medusa.Medusa); {SPEC_PY} (model_type medusa injected for "
+            "method medusa: old checkpoints have no model_type)",
         ),
         classes={"Medusa": MEDUSA_CLASS},
-        begins=f"{MED} loads FasterDecoding's old key layout (_remap_old_checkpoint_key) in every wheel read (0.27.0 … 0.32.0; "
-        "0.30.0 only retypes the config access)",
-        versions_read=("0.27.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0"),
+        begins=f"{MED} loads FasterDecoding's old key layout (_remap_old_checkpoint_key): first in the 0.25.0 wheel, absent "
+        "from 0.24.0 (identical 0.25.0 … 0.29.0; 0.30.0 only retypes the config access)",
+        versions_read=("0.25.0", "0.26.0", "0.27.0", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0"),
     ),
 )
 
