@@ -1,6 +1,6 @@
 """vLLM's other speculative classes on real vLLM: the per-architecture EAGLE-3 classes (qwen3_eagle3.py,
 deepseek_eagle3.py; method eagle3), P-EAGLE (method eagle3 with parallel_drafting) and EAGLE-1 on Llama-4
-(llama4_eagle.py; method eagle), each a tiny drafter of tests/zoo_fixtures.py and a mutation, on the tiny Llama target.
+(llama4_eagle.py) and MiniCPM (minicpm_eagle.py; method eagle), each a tiny drafter of tests/zoo_fixtures.py and a mutation, on the tiny Llama target.
 Compared with `check` exactly as tests/test_conformance_vllm.py compares EAGLE-3 drafters. Skipped per release when its
 venv is absent; the counts are the Run rows (test tests/test_conformance_vllm_zoo.py) in src/specbridge/engines/vllm.py."""
 
@@ -42,6 +42,9 @@ MATRICES: dict[tuple[str, str, bool], dict[str, tuple]] = {
         "llama4-eagle1": (z.llama4_tensors, z.llama4_config()),
         "llama4-no-moe-layers": (z.llama4_tensors, _no(z.llama4_config(), "moe_layers")),
         "llama4-moe-step-default": (z.llama4_tensors, _no(z.llama4_config(), "interleave_moe_layer_step")),
+        "minicpm-eagle1": (z.minicpm_tensors, z.minicpm_config()),
+        "minicpm-research-names": (lambda: z.minicpm_tensors(prefix=""), z.minicpm_config()),
+        "minicpm-no-dim-model-base": (z.minicpm_tensors, _no(z.minicpm_config(), "dim_model_base")),
     },
 }
 CASES = [(key, case) for key, m in MATRICES.items() for case in m]

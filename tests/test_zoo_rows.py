@@ -217,6 +217,29 @@ def test_llama4_eagle1_mutations_fail_where_the_source_raises(tmp_path):
     assert any("draft_vocab_size" in e for e in res.report.errors)
 
 
+# --- EAGLE-1 on MiniCPM (minicpm_eagle.py) ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("release", ["0.27.0", "0.32.0"])
+def test_minicpm_eagle1_loads_its_eagle_layers_and_input_norms(tmp_path, release):
+    view, res = _check(z.write(tmp_path / "mc", z.minicpm_config(), z.minicpm_tensors()), engine=f"vllm=={release}")
+    assert view.verdict.name == "eagle" and res.report.cls.name == "EagleMiniCPMForCausalLM"
+    _clean(res)
+    loaded = {t.engine_name for t in res.report.tensors if t.status == LOADED}
+    assert {"model.input_norm1.weight", "model.input_norm2.weight", "model.eagle_layers.0.mlp.gate_up_proj.weight"} <= loaded
+
+
+def test_minicpm_eagle1_mutations_fail_where_the_source_raises(tmp_path):
+    """Names are read as written (AutoWeightsLoader, no "model." added): EAGLE's research layout is refused; the muP
+    width base is read in __init__; a tied head skips the checkpoint's lm_head."""
+    _, res = _check(z.write(tmp_path / "research", z.minicpm_config(), z.minicpm_tensors(prefix="")))
+    assert "L004" in _errors(res) and "L002" in _errors(res)
+    cfg = {k: v for k, v in z.minicpm_config().items() if k != "dim_model_base"}
+    _, res = _check(z.write(tmp_path / "no-dmb", cfg, z.minicpm_tensors()))
+    assert any("dim_model_base" in m for m in _errors(res)["L006"])
+    _, res = _check(z.write(tmp_path / "tie", z.minicpm_config(tie_word_embeddings=True), z.minicpm_tensors()))
+    _clean(res)
+    assert [t.status for t in res.report.tensors if t.name == "lm_head.weight"] == [UNUSED]
+
+
 # --- Medusa (check reads it with medusa.py's rows) and the MLP speculator (refused; its rows answer a simulation) -------------
 def _simulate(path, family: str, version: str = "0.32.0"):
     (row,) = [r for r in family_rows("vllm", family) if r.classes]

@@ -1607,6 +1607,104 @@ EAGLE1_LLAMA4_CLASS = DraftClass(
         "interleave_moe_layer_step > 1: whether a draft layer is MoE depends on the target's layer count (not modelled)",
     ),
 )
+# minicpm_eagle.py (EagleMiniCPMForCausalLM): MiniCPM decoder layers under model.eagle_layers.N (MiniCPMAttention
+# head_dim = hidden // heads, no biases; MiniCPMMLP), fc [H, 2H] without a bias over cat(input_norm1(embedding),
+# input_norm2(feature)), model.norm (built, never applied), its own lm_head [V, H] (tied to the embedding with
+# tie_word_embeddings). load_weights: AutoWeightsLoader over the names as written (no "model." added), which hands every
+# model.* name to EagleMiniCPMModel.load_weights, a params_dict loop (q/k/v and gate/up stacked, rotary caches skipped,
+# an unexpected .bias skipped, any other unknown name a KeyError). Read in the 0.25.0 … 0.29.0 and 0.32.0 wheels:
+# 0.28.0 defaults mup_denominator to num_hidden_layers (0.25.0 … 0.27.x read config.mup_denominator at the first
+# forward), 0.29.0 drops the lm_head skip_prefixes for a tied head (AutoWeightsLoader dedupes tied parameters);
+# 0.29.0 → 0.32.0 typing only.
+MCE = "vllm/model_executor/models/minicpm_eagle.py"
+MINICPM_REQUIRED = "AttributeError: the draft config has no attribute '{key}' (EagleMiniCPMForCausalLM reads it{where}; write it)"
+EAGLE1_MINICPM_CLASS = DraftClass(
+    name="EagleMiniCPMForCausalLM",
+    file=f"{MCE} @ 0.27.0 … 0.32.0",
+    fields=(
+        Field("H", ("hidden_size",), required=MINICPM_REQUIRED.format(key="hidden_size", where="")),
+        Field("L", ("num_hidden_layers",), 1),
+        Field("nh", ("num_attention_heads",), required=MINICPM_REQUIRED.format(key="num_attention_heads", where="")),
+        Field("nkv_raw", ("num_key_value_heads",), None),
+        Field("I", ("intermediate_size",), required=MINICPM_REQUIRED.format(key="intermediate_size", where="")),
+        Field("V", ("vocab_size",), required=MINICPM_REQUIRED.format(key="vocab_size", where="")),
+        Field("n_experts", ("num_experts",), 0),
+        Field("tie", ("tie_word_embeddings",), False, kind="bool"),
+        Field(
+            "dim_model_base",
+            ("dim_model_base",),
+            required=MINICPM_REQUIRED.format(key="dim_model_base", where=" in __init__: scale_width = hidden_size / dim_model_base"),
+            kind="any",
+        ),
+        Field("scale_emb", ("scale_emb",), required=MINICPM_REQUIRED.format(key="scale_emb", where=" in embed_input_ids"), kind="any"),
+        Field(
+            "scale_depth",
+            ("scale_depth",),
+            required=MINICPM_REQUIRED.format(key="scale_depth", where=" in every layer's forward"),
+            kind="any",
+        ),
+    ),
+    derive=(Derive("nkv", "nkv_raw if nkv_raw is not None else nh"), Derive("hd", "H // nh")),
+    params=(
+        Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+        Param("model.fc.weight", ("H", "2*H"), role="fc"),
+        Param("model.input_norm1.weight", ("H",), role="norm"),
+        Param("model.input_norm2.weight", ("H",), role="norm"),
+        Param(
+            "model.norm.weight",
+            ("H",),
+            role="norm",
+            missing_ok="True",
+            missing_note="built but never applied (EagleMiniCPMModel.forward returns the layers' output unnormed)",
+        ),
+        Param("lm_head.weight", ("V", "H"), when="not tie", share="head", role="head"),
+        Param(
+            "model.eagle_layers.{i}.self_attn.qkv_proj.weight",
+            shards=(("q", ("nh*hd", "H")), ("k", ("nkv*hd", "H")), ("v", ("nkv*hd", "H"))),
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param("model.eagle_layers.{i}.self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=True, role="decoder", tp_dim=1),
+        Param(
+            "model.eagle_layers.{i}.mlp.gate_up_proj.weight",
+            shards=(("0", ("I", "H")), ("1", ("I", "H"))),
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param("model.eagle_layers.{i}.mlp.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
+        Param("model.eagle_layers.{i}.input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+        Param("model.eagle_layers.{i}.post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+    ),
+    loader=(
+        Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite=f"{MCE} EagleMiniCPMModel.load_weights"),
+        Drop("rotary_emb.cos_cached", why="rotary caches are recomputed", cite=f"{MCE} EagleMiniCPMModel.load_weights"),
+        Drop("rotary_emb.sin_cached", why="rotary caches are recomputed", cite=f"{MCE} EagleMiniCPMModel.load_weights"),
+        Drop("lm_head.", why="tie_word_embeddings: lm_head is the embedding", when="tie", cite=f"{MCE} EagleMiniCPMForCausalLM"),
+        *STACK_LLAMA,
+        IgnoreSuffix(
+            ".bias",
+            why="a .bias with no parameter is skipped (no layer here has a bias)",
+            cite=f"{MCE} EagleMiniCPMModel.load_weights (name.endswith('.bias') and name not in params_dict)",
+        ),
+    ),
+    unknown="raise",
+    unknown_message="KeyError: '{name}' (EagleMiniCPMModel.load_weights params_dict; a name outside model. and lm_head.: "
+    "ValueError from AutoWeightsLoader)",
+    missing="silent",
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    share_cite=f"{PROP}; {MCE} load_weights (process_eagle_weight)",
+    methods=("EAGLE",),
+    wider_tp="truncate",
+    notes=(
+        "names are read as written: EAGLE's research layout (fc.weight, layers.N.*) has no model. prefix and fails",
+        "0.25.0 … 0.27.x read config.mup_denominator at the first forward without a default (0.28.0+: num_hidden_layers): "
+        "not modelled per release",
+        "num_experts > 0 (MiniCPMMoE draft layers, experts.N.w1/w2/w3) is not modelled: such a drafter's mlp reads as unfilled",
+    ),
+)
 FAMILY_RANGES += (
     FamilyRange(
         engine="vllm",
@@ -1625,7 +1723,11 @@ FAMILY_RANGES += (
         last=None,
         dispatch=Dispatch(
             "vllm",
-            {"EagleLlamaForCausalLM": "EagleLlamaForCausalLM", "EagleLlama4ForCausalLM": "EagleLlama4ForCausalLM"},
+            {
+                "EagleLlamaForCausalLM": "EagleLlamaForCausalLM",
+                "EagleLlama4ForCausalLM": "EagleLlama4ForCausalLM",
+                "EagleMiniCPMForCausalLM": "EagleMiniCPMForCausalLM",
+            },
             "EagleLlamaForCausalLM",
             cite=f"{REG} @ 0.27.0 … 0.32.0; vllm/transformers_utils/configs/eagle.py (method eagle: Eagle + arch)",
             rewrite_prefix="Eagle",
@@ -1633,7 +1735,11 @@ FAMILY_RANGES += (
             rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle",
             unknown_message="ValueError: Model architectures {archs} are not supported for method eagle (vllm registry: {arch!r} unknown)",
         ),
-        classes={"EagleLlamaForCausalLM": EAGLE1_CLASS, "EagleLlama4ForCausalLM": EAGLE1_LLAMA4_CLASS},
+        classes={
+            "EagleLlamaForCausalLM": EAGLE1_CLASS,
+            "EagleLlama4ForCausalLM": EAGLE1_LLAMA4_CLASS,
+            "EagleMiniCPMForCausalLM": EAGLE1_MINICPM_CLASS,
+        },
         begins=f"{LE} loads through AutoWeightsLoader (unexpected .bias ignored, unknown names raise): read in the 0.27.0, "
         "0.29.0 and 0.32.0 wheels (the same loader; 0.32.0 only retypes the base class)",
         versions_read=("0.27.0", "0.29.0", "0.32.0"),
@@ -1645,7 +1751,6 @@ FAMILY_RANGES += (
             # Mistral-format names through MistralForCausalLM.mistral_mapping plus eagle_linear → model.fc; no lm_head
             "EagleMistralForCausalLM": "mistral_eagle.py (EagleMistralForCausalLM: mistral_mapping, eagle_linear → model.fc)",
             "EagleMistralLarge3ForCausalLM": "mistral_large_3_eagle.py (EagleMistralLarge3ForCausalLM)",
-            "EagleMiniCPMForCausalLM": "minicpm_eagle.py (EagleMiniCPMForCausalLM: MiniCPM layers, scale_emb / scale_depth)",
             # LayerNorm (not RMSNorm) final norm; embed_tokens skipped when the draft shares the target's
             "EagleCohereForCausalLM": "cohere_eagle.py (EagleCohereForCausalLM: Cohere layers, LayerNorm, model.embed_tokens. dropped)",
         },
