@@ -45,6 +45,7 @@ MATRICES: dict[tuple[str, str, bool], dict[str, tuple]] = {
         "minicpm-eagle1": (z.minicpm_tensors, z.minicpm_config()),
         "minicpm-research-names": (lambda: z.minicpm_tensors(prefix=""), z.minicpm_config()),
         "minicpm-no-dim-model-base": (z.minicpm_tensors, _no(z.minicpm_config(), "dim_model_base")),
+        "minicpm-remote-model-type": (z.minicpm_tensors, z.minicpm_config(model_type="minicpm")),
     },
 }
 CASES = [(key, case) for key, m in MATRICES.items() for case in m]

@@ -235,6 +235,10 @@ def test_minicpm_eagle1_mutations_fail_where_the_source_raises(tmp_path):
     cfg = {k: v for k, v in z.minicpm_config().items() if k != "dim_model_base"}
     _, res = _check(z.write(tmp_path / "no-dmb", cfg, z.minicpm_tensors()))
     assert any("dim_model_base" in m for m in _errors(res)["L006"])
+    _, res = _check(z.write(tmp_path / "remote", z.minicpm_config(model_type="minicpm"), z.minicpm_tensors()))
+    assert any("does not recognize" in m for m in _errors(res)["L006"])
+    mapped = z.minicpm_config(model_type="minicpm", auto_map={"AutoConfig": "configuration_minicpm.MiniCPMConfig"})
+    _clean(_check(z.write(tmp_path / "mapped", mapped, z.minicpm_tensors()))[1])
     _, res = _check(z.write(tmp_path / "tie", z.minicpm_config(tie_word_embeddings=True), z.minicpm_tensors()))
     _clean(res)
     assert [t.status for t in res.report.tensors if t.name == "lm_head.weight"] == [UNUSED]

@@ -181,7 +181,8 @@ def llama4_tensors(seed: int = 0) -> dict[str, np.ndarray]:
 # --- EAGLE-1, MiniCPM decoder layers (minicpm_eagle.py): names as vLLM's class has them (model.eagle_layers.N, fc,
 # input_norm1/2, final norm, own lm_head); MiniCPM's muP scales in the config ------------------------------------------
 def minicpm_config(**over) -> dict:
-    cfg = _base("EagleMiniCPMForCausalLM", "minicpm", scale_emb=12, scale_depth=1.4, dim_model_base=256, mup_denominator=32)
+    # model_type llama: transformers has no MiniCPM config of its own (remote code); LlamaConfig keeps the muP fields
+    cfg = _base("EagleMiniCPMForCausalLM", "llama", scale_emb=12, scale_depth=1.4, dim_model_base=256, mup_denominator=32)
     cfg.pop("head_dim")  # MiniCPMAttention: hidden // heads
     return cfg | over
 

