@@ -52,11 +52,15 @@ CASES = [(key, case) for key, m in MATRICES.items() for case in m]
 KNOWN: dict[tuple[str, str], str] = {
     # load_weights fills every parameter and drops nothing (the harness's records agree with check), then vLLM's CPU MLA
     # backend packs W_UK for its kernel (convert_weight_packed) and refuses float32, the harness's dtype
-    ("0.32.0", "deepseek-eagle3"): "CPU MLA weight packing needs bf16/fp16: RuntimeError after a load check agrees with",
+    **dict.fromkeys(
+        [("0.29.0", "deepseek-eagle3"), ("0.32.0", "deepseek-eagle3")],
+        "CPU MLA weight packing needs bf16/fp16: RuntimeError after a load check agrees with",
+    ),
     # EagleLlama4ForCausalLM.load_weights permutes q/k for rotary (permute_qk_weight_for_rotary) into new tensors: the
     # harness sees q_proj/k_proj as copied nowhere and their bytes changed; names, shapes, missing and sharing agree
     **dict.fromkeys(
-        [("0.27.0", "llama4-eagle1"), ("0.32.0", "llama4-eagle1")],
+        # 0.29.0: the same llama4_eagle.py loader as 0.27.0 and 0.32.0 (not run there as a Llama-4 case)
+        [("0.27.0", "llama4-eagle1"), ("0.29.0", "llama4-eagle1"), ("0.32.0", "llama4-eagle1")],
         "q/k rotary permutation makes new tensors: the harness reads them as dropped",
     ),
 }

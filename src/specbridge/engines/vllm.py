@@ -700,6 +700,9 @@ ERAS = (
             _run("0.27.1", "2026-12-01", 46),
             _run("0.28.0", "2026-12-01", 46),
             _run("0.29.0", "2026-12-01", 46),
+            # the per-architecture classes (Qwen3, DeepSeek MLA) and their mutations on real vLLM: as on 0.32.0,
+            # deepseek-eagle3 loads as predicted, then CPU MLA weight packing refuses float32 (a strict xfail)
+            Run(release="0.29.0", date="2026-12-01", test=ZOO_CONF, cases=6, agreed=5),
         ),
         variants=ALL_VARIANTS,
     ),
