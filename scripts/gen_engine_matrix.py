@@ -179,7 +179,7 @@ def family_rows() -> list[str]:
     for rows in FAMILY_RANGES.values():
         for row in rows:
             classes = ", ".join(f"`{c}`" + (" (read, not run)" if c in row.not_run else "") for c in row.classes)
-            classes = classes or f"not modelled: {row.unmodelled}"
+            classes = classes or (f"none: {row.absent}" if row.absent else f"not modelled: {row.unmodelled}")
             if row.unmodelled_archs:
                 classes += "; not modelled: " + ", ".join(f"`{a}` ({w})" for a, w in row.unmodelled_archs.items())
             runs = ", ".join(f"run {r.release} ({r.agreed}/{r.cases}, {r.date})" for r in row.runs)

@@ -1,6 +1,6 @@
 """vLLM's other speculative classes on real vLLM: the per-architecture EAGLE-3 classes (qwen3_eagle3.py,
 deepseek_eagle3.py; method eagle3), P-EAGLE (method eagle3 with parallel_drafting) and EAGLE-1 on Llama-4
-(llama4_eagle.py; method eagle), each a tiny drafter of tests/zoo_fixtures.py and a mutation, on the tiny Llama target.
+(llama4_eagle.py) and MiniCPM (minicpm_eagle.py; method eagle), each a tiny drafter of tests/zoo_fixtures.py and a mutation, on the tiny Llama target.
 Compared with `check` exactly as tests/test_conformance_vllm.py compares EAGLE-3 drafters. Skipped per release when its
 venv is absent; the counts are the Run rows (test tests/test_conformance_vllm_zoo.py) in src/specbridge/engines/vllm.py."""
 
@@ -43,17 +43,28 @@ MATRICES: dict[tuple[str, str, bool], dict[str, tuple]] = {
         "llama4-eagle1": (z.llama4_tensors, z.llama4_config()),
         "llama4-no-moe-layers": (z.llama4_tensors, _no(z.llama4_config(), "moe_layers")),
         "llama4-moe-step-default": (z.llama4_tensors, _no(z.llama4_config(), "interleave_moe_layer_step")),
+        "minicpm-eagle1": (z.minicpm_tensors, z.minicpm_config()),
+        "minicpm-research-names": (lambda: z.minicpm_tensors(prefix=""), z.minicpm_config()),
+        "minicpm-no-dim-model-base": (z.minicpm_tensors, _no(z.minicpm_config(), "dim_model_base")),
+        "minicpm-remote-model-type": (z.minicpm_tensors, z.minicpm_config(model_type="minicpm")),
     },
 }
 CASES = [(key, case) for key, m in MATRICES.items() for case in m]
 KNOWN: dict[tuple[str, str], str] = {
     # load_weights fills every parameter and drops nothing (the harness's records agree with check), then vLLM's CPU MLA
     # backend packs W_UK for its kernel (convert_weight_packed) and refuses float32, the harness's dtype
-    ("0.32.0", "deepseek-eagle3"): "CPU MLA weight packing needs bf16/fp16: RuntimeError after a load check agrees with",
+    # deepseek_eagle3.py @ 0.25.0 … 0.27.x forces rope_type deepseek_yarn over the default rope_scaling: KeyError 'factor'
+    # (gone in 0.28.0; the EAGLE-3 era spans 0.25–0.29, so check does not model it)
+    ("0.27.0", "deepseek-eagle3"): "deepseek_yarn forced on 0.25–0.27: KeyError 'factor' (not modelled)",
+    **dict.fromkeys(
+        [("0.29.0", "deepseek-eagle3"), ("0.32.0", "deepseek-eagle3")],
+        "CPU MLA weight packing needs bf16/fp16: RuntimeError after a load check agrees with",
+    ),
     # EagleLlama4ForCausalLM.load_weights permutes q/k for rotary (permute_qk_weight_for_rotary) into new tensors: the
     # harness sees q_proj/k_proj as copied nowhere and their bytes changed; names, shapes, missing and sharing agree
     **dict.fromkeys(
-        [("0.27.0", "llama4-eagle1"), ("0.32.0", "llama4-eagle1")],
+        # 0.29.0: the same llama4_eagle.py loader as 0.27.0 and 0.32.0 (not run there as a Llama-4 case)
+        [("0.27.0", "llama4-eagle1"), ("0.29.0", "llama4-eagle1"), ("0.32.0", "llama4-eagle1")],
         "q/k rotary permutation makes new tensors: the harness reads them as dropped",
     ),
 }

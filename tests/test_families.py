@@ -204,15 +204,31 @@ def _write(dir: Path, cfg: dict, ts: dict[str, np.ndarray]) -> Path:
     return dir
 
 
+def test_a_medusa_drafter_is_checked_where_an_engine_has_medusa(tmp_path):
+    """Medusa is read with vLLM's medusa.py rows (no longer refused); SGLang has no Medusa and TensorRT-LLM builds it
+    only on its TensorRT engine backend: each says so (exit 2), with no findings and no fix into another family."""
+    d = tmp_path / "medusa"
+    _write(d, {"architectures": ["MedusaModel"], "medusa_num_heads": 2}, {"blocks.0.layers.0.weight": np.zeros((8, 8), np.float32)})
+    r = run_cli("check", d, "--engine", "vllm==0.32.0")
+    assert r.returncode == 1 and "class Medusa" in r.stdout, (r.stdout, r.stderr)
+    assert "L002" in r.stdout  # head 1 and both lm_heads: nothing fills them
+    for engine, says in (("sglang", "sglang has no Medusa drafter class"), ("trtllm", "only on its TensorRT engine backend")):
+        r = run_cli("check", d, "--engine", engine)
+        assert r.returncode == 2 and says in r.stderr and "nothing was checked" in r.stderr, r.stderr
+        assert "L00" not in r.stdout and "specbridge convert" not in r.stderr
+
+
 @pytest.mark.parametrize(
     "kind, says",
     [
-        ("medusa", "Medusa drafter"),
+        ("mlp_speculator", "MLP speculator drafter"),
     ],
 )
 def test_unmodelled_families_are_refused_with_their_evidence(tmp_path, kind, says):
     d = tmp_path / kind
-    _write(d, {"architectures": ["MedusaModel"], "medusa_num_heads": 2}, {"blocks.0.layers.0.weight": np.zeros((8, 8), np.float32)})
+    _write(
+        d, {"architectures": ["MLPSpeculatorPreTrainedModel"], "n_predict": 2}, {"speculator.emb.0.weight": np.zeros((8, 8), np.float32)}
+    )
     for cmd in (["check", d, "--engine", "vllm==0.32.0"], ["inspect", d], ["check", d, "--json"]):
         r = run_cli(*cmd)
         assert r.returncode == 2, (cmd, r.stdout, r.stderr)

@@ -109,6 +109,36 @@ def test_deepseek_eagle3_has_no_mask_hidden_or_input_norm_skip(tmp_path):
     assert [t.status for t in res.report.tensors if t.name == "mask_hidden"] == [UNUSED]
 
 
+# --- the per-architecture EAGLE-3 classes before 0.30.0 (qwen3_eagle3.py / deepseek_eagle3.py in 0.25.0 … 0.29.0) -------
+EARLY = ("0.25.0", "0.26.0", "0.27.0", "0.28.0", "0.29.0")
+
+
+@pytest.mark.parametrize("release", EARLY)
+def test_qwen3_and_deepseek_eagle3_load_on_025_to_029(tmp_path, release):
+    """Every 0.25.0 … 0.29.0 wheel registers both classes: no "not supported"; the vocab map is built anyway (identity
+    zeros for a full vocabulary, as llama_eagle3.py of the era) and the source's failures are theirs there too."""
+    eng = f"vllm=={release}"
+    for cls, cfg, ts in (
+        ("Eagle3Qwen3ForCausalLM", z.qwen3_config(), z.qwen3_tensors()),
+        ("Eagle3DeepseekV2ForCausalLM", z.deepseek_config(), z.deepseek_tensors()),
+    ):
+        _, res = _check(z.write(tmp_path / cls, cfg, ts), engine=eng)
+        assert res.report.cls.name == cls and res.report.cls.file.endswith("0.25.0 … 0.29.0")
+        _clean(res)
+        assert {p.name: p.status for p in res.report.params}["draft_id_to_target_id"] == "initial-value"
+    _, res = _check(z.write(tmp_path / "q3-no-norms", z.qwen3_config(), z.qwen3_tensors(qk_norm=False)), engine=eng)
+    assert "L002" in _errors(res) and "L005" not in _errors(res)
+    _, res = _check(z.write(tmp_path / "ds-q-null", z.deepseek_config(q_lora_rank=None), z.deepseek_tensors(q_lora=False)), engine=eng)
+    assert "L004" in _errors(res) and "L005" not in _errors(res)
+
+
+def test_a_speculators_qwen3_drafter_is_the_qwen3_class_on_025_too(tmp_path):
+    cfg = z.peagle_config(model_type="qwen3", architectures=["Eagle3Speculator"], speculators_model_type="eagle3")
+    _, res = _check(z.write(tmp_path / "spec", cfg, z.qwen3_tensors()), engine="vllm==0.25.0")
+    assert res.report.cls.name == "Eagle3Qwen3ForCausalLM"
+    _clean(res)
+
+
 # --- P-EAGLE: EAGLE-3 plus mask_hidden and parallel drafting -----------------------------------------------------------------
 @pytest.mark.parametrize("model_type, cls", [("llama", "Eagle3LlamaForCausalLM"), ("qwen3", "Eagle3Qwen3ForCausalLM")])
 def test_peagle_speculators_drafter_fills_mask_hidden(tmp_path, model_type, cls):
@@ -187,29 +217,82 @@ def test_llama4_eagle1_mutations_fail_where_the_source_raises(tmp_path):
     assert any("draft_vocab_size" in e for e in res.report.errors)
 
 
-# --- Medusa and the MLP speculator (check refuses both families; the rows answer a simulation) ---------------------------------
+# --- EAGLE-1 on MiniCPM (minicpm_eagle.py) ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("release", ["0.27.0", "0.32.0"])
+def test_minicpm_eagle1_loads_its_eagle_layers_and_input_norms(tmp_path, release):
+    view, res = _check(z.write(tmp_path / "mc", z.minicpm_config(), z.minicpm_tensors()), engine=f"vllm=={release}")
+    assert view.verdict.name == "eagle" and res.report.cls.name == "EagleMiniCPMForCausalLM"
+    _clean(res)
+    loaded = {t.engine_name for t in res.report.tensors if t.status == LOADED}
+    assert {"model.input_norm1.weight", "model.input_norm2.weight", "model.eagle_layers.0.mlp.gate_up_proj.weight"} <= loaded
+
+
+def test_minicpm_eagle1_mutations_fail_where_the_source_raises(tmp_path):
+    """Names are read as written (AutoWeightsLoader, no "model." added): EAGLE's research layout is refused; the muP
+    width base is read in __init__; a tied head skips the checkpoint's lm_head."""
+    _, res = _check(z.write(tmp_path / "research", z.minicpm_config(), z.minicpm_tensors(prefix="")))
+    assert "L004" in _errors(res) and "L002" in _errors(res)
+    cfg = {k: v for k, v in z.minicpm_config().items() if k != "dim_model_base"}
+    _, res = _check(z.write(tmp_path / "no-dmb", cfg, z.minicpm_tensors()))
+    assert any("dim_model_base" in m for m in _errors(res)["L006"])
+    _, res = _check(z.write(tmp_path / "remote", z.minicpm_config(model_type="minicpm"), z.minicpm_tensors()))
+    assert any("does not recognize" in m for m in _errors(res)["L006"])
+    mapped = z.minicpm_config(model_type="minicpm", auto_map={"AutoConfig": "configuration_minicpm.MiniCPMConfig"})
+    _clean(_check(z.write(tmp_path / "mapped", mapped, z.minicpm_tensors()))[1])
+    _, res = _check(z.write(tmp_path / "tie", z.minicpm_config(tie_word_embeddings=True), z.minicpm_tensors()))
+    _clean(res)
+    assert [t.status for t in res.report.tensors if t.name == "lm_head.weight"] == [UNUSED]
+
+
+# --- Medusa (check reads it with medusa.py's rows) and the MLP speculator (refused; its rows answer a simulation) -------------
 def _simulate(path, family: str, version: str = "0.32.0"):
     (row,) = [r for r in family_rows("vllm", family) if r.classes]
     return simulate(open_view(path), era_at("vllm", version), version, row)
 
 
 def test_medusa_old_layout_loads_but_its_biases_need_medusa_fc_bias(tmp_path):
-    rep = _simulate(z.write(tmp_path / "old", z.medusa_config(), z.medusa_tensors()), "medusa")
-    assert rep.dispatched and not rep.missing and not rep.errors
+    view, res = _check(z.write(tmp_path / "old", z.medusa_config(), z.medusa_tensors()))
+    rep = res.report
+    assert view.verdict.name == "medusa" and rep.cls.name == "Medusa" and rep.dispatched and not rep.missing
     assert sorted(rep.dropped) == ["0.0.linear.bias", "1.0.linear.bias"]  # ResidualBlock's Linear has no bias by default
-    rep = _simulate(z.write(tmp_path / "bias", z.medusa_config(medusa_fc_bias=True), z.medusa_tensors()), "medusa")
-    assert not rep.dropped and not rep.missing
+    assert list(_errors(res)) == ["L001"]
+    _, res = _check(z.write(tmp_path / "bias", z.medusa_config(medusa_fc_bias=True), z.medusa_tensors()))
+    _clean(res)
 
 
 def test_medusa_names_vllm_does_not_remap_are_lost_silently(tmp_path):
     """medusa.py strips `medusa_heads.` and remaps `{head}.{layer}.linear.*`; `medusa_head.N.*` is neither, so every
-    tensor is skipped (no error) and every head runs at random initialisation."""
+    tensor is skipped (no error from vLLM) and every head runs at random initialisation."""
     ts = {"medusa_head." + k: v for k, v in z.medusa_tensors().items()}
-    rep = _simulate(z.write(tmp_path / "hf", z.medusa_config(), ts), "medusa")
-    assert not rep.errors and len(rep.dropped) == len(ts) and len(rep.missing) == 4
+    _, res = _check(z.write(tmp_path / "hf", z.medusa_config(), ts))
+    assert not res.report.errors and len(res.report.dropped) == len(ts) and len(res.report.missing) == 4
+    assert "L002" in _errors(res)
     ok = {"medusa_heads." + k: v for k, v in z.medusa_tensors(old_layout=False).items()}
-    rep = _simulate(z.write(tmp_path / "heads", z.medusa_config(), ok), "medusa")
-    assert not rep.dropped and not rep.missing
+    _clean(_check(z.write(tmp_path / "heads", z.medusa_config(), ok))[1])
+
+
+def test_medusa_heads_follow_the_config(tmp_path):
+    """One head per medusa_num_heads (vLLM: per num_speculative_tokens, simulated equal): a checkpoint with fewer heads
+    than the config says leaves the others random."""
+    _, res = _check(z.write(tmp_path / "few", z.medusa_config(heads=3), z.medusa_tensors(heads=2, old_layout=False)))
+    assert set(res.report.missing) == {"blocks.2.layers.0.weight", "lm_heads.2.weight"} and "L002" in _errors(res)
+
+
+def test_medusa_before_025_has_no_old_layout_remap_and_needs_model_type(tmp_path):
+    """0.12.0 … 0.24.0: medusa.py has no _remap_old_checkpoint_key (FasterDecoding's names match nothing) and
+    config/speculative.py does not inject model_type medusa; 0.9.2 … 0.11.0 are read, not modelled (exit 2)."""
+    old = z.write(tmp_path / "old", z.medusa_config(medusa_fc_bias=True), z.medusa_tensors())
+    _, res = _check(old, engine="vllm==0.24.0")
+    assert res.report.cls.file.endswith("0.12.0 … 0.24.0") and len(res.report.missing) == 6 and "L002" in _errors(res)
+    _clean(_check(old, engine="vllm==0.25.0")[1])
+    new = z.write(tmp_path / "new", z.medusa_config(), z.medusa_tensors(old_layout=False))
+    _clean(_check(new, engine="vllm==0.20.0")[1])
+    cfg = {k: v for k, v in z.medusa_config().items() if k != "model_type"}
+    _, res = _check(z.write(tmp_path / "no-mt", cfg, z.medusa_tensors(old_layout=False)), engine="vllm==0.20.0")
+    assert any("model_type 'medusa'" in m for m in _errors(res)["L006"])
+    _clean(_check(z.write(tmp_path / "no-mt25", cfg, z.medusa_tensors(old_layout=False)), engine="vllm==0.25.0")[1])
+    r = run_cli("check", new, "--engine", "vllm==0.11.0")
+    assert r.returncode == 2 and "read, not modelled" in r.stderr and not r.stdout.strip()
 
 
 def test_mlp_speculator_is_not_dispatched_and_the_message_names_the_release(tmp_path):

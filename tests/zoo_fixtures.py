@@ -178,6 +178,33 @@ def llama4_tensors(seed: int = 0) -> dict[str, np.ndarray]:
     return out
 
 
+# --- EAGLE-1, MiniCPM decoder layers (minicpm_eagle.py): names as vLLM's class has them (model.eagle_layers.N, fc,
+# input_norm1/2, final norm, own lm_head); MiniCPM's muP scales in the config ------------------------------------------
+def minicpm_config(**over) -> dict:
+    # model_type llama: transformers has no MiniCPM config of its own (remote code); LlamaConfig keeps the muP fields
+    cfg = _base("EagleMiniCPMForCausalLM", "llama", scale_emb=12, scale_depth=1.4, dim_model_base=256, mup_denominator=32)
+    cfg.pop("head_dim")  # MiniCPMAttention: hidden // heads
+    return cfg | over
+
+
+def minicpm_tensors(seed: int = 0, prefix: str = "model.") -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    p = prefix + "eagle_layers.0."
+    out = {
+        prefix + "fc.weight": _w(rng, H, 2 * H),
+        prefix + "input_norm1.weight": np.ones(H, np.float32),
+        prefix + "input_norm2.weight": np.ones(H, np.float32),
+        prefix + "norm.weight": np.ones(H, np.float32),
+        prefix + "embed_tokens.weight": _w(rng, V, H),
+        "lm_head.weight": _w(rng, V, H),
+        p + "self_attn.q_proj.weight": _w(rng, NH * HD, H),
+        p + "self_attn.k_proj.weight": _w(rng, NKV * HD, H),
+        p + "self_attn.v_proj.weight": _w(rng, NKV * HD, H),
+        p + "self_attn.o_proj.weight": _w(rng, H, NH * HD),
+    }
+    return out | _mlp(rng, p) | {k: v for k, v in _norms(p).items() if "hidden_norm" not in k}
+
+
 # --- Medusa (medusa.py): FasterDecoding's old layout {head}.{layer}.linear.* and {head}.{N}.weight ---------------------
 def medusa_config(heads: int = 2, **over) -> dict:
     cfg = {"architectures": ["MedusaModel"], "model_type": "medusa", "hidden_size": H, "vocab_size": V}

@@ -46,7 +46,7 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
         shown = inspect_after_open(path, view.ckpt, as_json)
         if shown is not None:
             return shown
-    fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle"), what="inspect")
+    fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa"), what="inspect")
     if fam.family.name not in ("eagle3", "peagle"):  # P-EAGLE's files are an EAGLE-3 drafter's plus mask_hidden
         from ..families import dflash, eagle
 
@@ -206,7 +206,7 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
         if parent:
             raise CliError("--parent reads EAGLE-3 drafters; this is a plain causal LM (a draft model)")
         raise PlainDraft(view, tgt, specs)
-    fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle"), what="check")
+    fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa"), what="check")
     if fam.family.name == "eagle3":
         par = open_checkpoint(parent) if parent else None
         return view.ckpt, tgt, check(view, specs, str(path), target=tgt, launch=lau, parent=par), [], fam, None

@@ -244,11 +244,15 @@ def family_places(specs: str | list[str], family: str, title: str, arch: str | N
             rows = family_rows(name, family)
             modelled = [r for r in rows if r.classes]
             if not modelled:
-                why = f"specbridge does not model {title} drafters on {name} yet: nothing was checked there"
-                if rows:  # the engine has the class from rows[0].first: say so, release by release when pinned
-                    why = f"{name}: {rows[-1].unmodelled}; nothing was checked there"
+                said = next((r for r in rows if r.absent or r.unmodelled), None)
+                if said is None:
+                    why = f"specbridge does not model {title} drafters on {name} yet: nothing was checked there"
+                elif said.absent:
+                    why = f"{name} has no {title} drafter class ({said.absent}): nothing was checked there"
+                else:  # the engine has the class from rows[0].first: say so, release by release when pinned
+                    why = f"{name}: {said.unmodelled}; nothing was checked there"
                     for p in _resolve_one(spec) if pinned and len(names) == 1 else ():
-                        why = f"{name} {p.version}: {rows[-1].unmodelled}; nothing was checked"
+                        why = f"{name} {p.version}: {said.unmodelled}; nothing was checked"
                         if not any(in_release_range(p.version, r.first, r.last) for r in rows) and parse_version(p.version) < parse_version(
                             rows[0].first
                         ):

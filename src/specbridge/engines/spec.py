@@ -525,6 +525,8 @@ class FamilyRange:
     # the engine has the family's class here but specbridge does not model its loader: check refuses (exit 2)
     # with this reason instead of guessing
     unmodelled: str = ""
+    # the engine has no class for the family in any release read: why (with the files read); check says so (exit 2)
+    absent: str = ""
     # architectures the engine routes to classes of this family that are not modelled: name -> the class/file
     unmodelled_archs: dict[str, str] = field(default_factory=dict)
     # source read (at tags, or at commits of no established release) with what each showed; a range with reads and

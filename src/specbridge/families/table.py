@@ -136,7 +136,14 @@ FAMILIES: tuple[Family, ...] = (
         modelled=True,
         method="eagle",
     ),
-    Family("medusa", "Medusa", architectures=("MedusaModel",), config_keys=("medusa_num_heads", "medusa_num_layers"), method="medusa"),
+    Family(
+        "medusa",
+        "Medusa",
+        architectures=("MedusaModel",),
+        config_keys=("medusa_num_heads", "medusa_num_layers"),
+        modelled=True,  # vLLM rows: engines/vllm.py (medusa.py Medusa, 0.27.0+)
+        method="medusa",
+    ),
     Family("mlp_speculator", "MLP speculator", architectures=("MLPSpeculatorPreTrainedModel",), method="mlp_speculator"),
     Family(
         "mtp",

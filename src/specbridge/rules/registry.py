@@ -121,7 +121,7 @@ class Rule:
 
 # every family check reads: the load simulation (L) and the version placement (R) hold for any class a row
 # describes; the other rules read EAGLE-3's geometry, aux layers and vocab maps
-EVERY_FAMILY = ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "mtp")
+EVERY_FAMILY = ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "mtp", "medusa")
 
 
 RULES: dict[str, Rule] = {}
