@@ -58,17 +58,45 @@ CASES2 = {
 RELEASES2 = base.family_releases("dflash2")
 
 
+def _dspark_core() -> dict:
+    """DSpark's tensors without the embed/head it may ship (SGLang's worker shares the target's)."""
+    return {k: v for k, v in dfx.tensors_dspark().items() if not k.startswith(("embed_tokens.", "lm_head."))}
+
+
+def _gate(rows: int = dfx.MARKOV_RANK) -> dict:
+    return {
+        "markov_head.gate_proj.weight": np.zeros((rows, dfx.H + dfx.MARKOV_RANK), np.float32),
+        "markov_head.gate_proj.bias": np.zeros((rows,), np.float32),
+    }
+
+
+# Qwen3DSparkModel (sglang/srt/models/dspark.py, 0.5.23 modelled): DFlash's loader plus the Markov head; the
+# confidence head is not built (SGLANG_RAGGED_VERIFY_MODE defaults to static), so its names are skipped
+CASES3 = {
+    "dspark-clean": (_dspark_core, dfx.config_dspark(), "Qwen3DSparkModel"),
+    "dspark-shipped-embed-head": (dfx.tensors_dspark, dfx.config_dspark(), "Qwen3DSparkModel"),
+    # a gated head's gate_proj under a vanilla config: DSpark's own markov loop raises
+    "dspark-unknown-markov": (lambda: _dspark_core() | _gate(), dfx.config_dspark(), "Qwen3DSparkModel"),
+    "dspark-markov-rank-0": (_dspark_core, dfx.config_dspark(markov_rank=0), "Qwen3DSparkModel"),
+    "dspark-gated": (lambda: _dspark_core() | _gate(), dfx.config_dspark(markov_head_type="gated"), "Qwen3DSparkModel"),
+}
+RELEASES3 = base.family_releases("dspark")
+
+
 @pytest.fixture(scope="session")
 def dflash_cases(tmp_path_factory):
     root = tmp_path_factory.mktemp("sglang-dflash")
     out = {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
-    return out | {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg, _cls) in CASES2.items()}
+    out |= {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg, _cls) in CASES2.items()}
+    return out | {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg, _cls) in CASES3.items()}
 
 
 def _cases(version: str, all_cases: dict) -> dict:
-    """The checkpoints one harness process loads for `version`: the DFlash matrix, plus DFlash2's where the release
-    has the DFlash2 class (one SGLang import per release)."""
-    return {k: v for k, v in all_cases.items() if k in CASES or version in RELEASES2}
+    """The checkpoints one harness process loads for `version`: the DFlash matrix, plus DFlash2's and DSpark's where
+    the release has (a modelled) such class (one SGLang import per release)."""
+    return {
+        k: v for k, v in all_cases.items() if k in CASES or (k in CASES2 and version in RELEASES2) or (k in CASES3 and version in RELEASES3)
+    }
 
 
 _RESULTS: dict[str, dict] = {}  # this file's harness output per release
@@ -100,6 +128,19 @@ def test_check_matches_sglang_dflash2_loader(version, case, dflash_cases):
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("case", list(CASES3))
+@pytest.mark.parametrize("version", RELEASES3)
+def test_check_matches_sglang_dspark_loader(version, case, dflash_cases):
+    why = _env_ready(version)
+    if why:
+        pytest.skip(why)
+    r = base.real(version, _cases(version, dflash_cases), cache=_RESULTS)[case]
+    diff = base.family_case(version, dflash_cases[case], r, "dspark", CASES3[case][2])
+    assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
+
+
 def test_dflash_run_rows_cover_the_matrix():
     base.family_runs_agree("dflash", SELF, len(CASES), KNOWN)
     base.family_runs_agree("dflash2", SELF, len(CASES2), {})
+    base.family_runs_agree("dspark", SELF, len(CASES3), {})

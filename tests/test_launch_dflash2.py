@@ -20,7 +20,7 @@ from specbridge.bench.sweep import Setting, server_command
 from specbridge.cli.commands import drafter_launch
 from specbridge.cli.targets import open_target_arg
 from specbridge.engines.launch import build_launch, parse_launch, runner_env, with_interpreter, without_speculation
-from specbridge.engines.registry import LAUNCHERS, SERVERS, NoFamilyClass, NotModelled, family_places, family_rows
+from specbridge.engines.registry import LAUNCHERS, SERVERS, NotModelled, family_places, family_rows
 from specbridge.families.table import FAMILIES
 from specbridge.rules.check import check_family
 from specbridge.view import open_view
@@ -128,29 +128,34 @@ def test_dspark_num_speculative_tokens_against_its_block(tmp_path, drafters):
     assert [f.code for f in findings(blockless, "dspark", e, vllm_line(blockless, "dspark", 3)) if f.code in ("D005", "D006")] == []
 
 
-# --- SGLang: DSpark's releases have a class that is not modelled (DFlash2's rows: tests/test_sglang_dflash2.py) -------
+# --- SGLang: DSpark's class ships from 0.5.16, modelled from 0.5.23 (rows: tests/test_sglang_dspark.py) ----------------
 
 
-@pytest.mark.parametrize("family,first", [("dspark", "0.5.16")])
-def test_sglang_says_which_release_first_has_the_class(family, first):
-    [row] = family_rows("sglang", family)
-    assert row.first == first and not row.classes and row.unmodelled and row.begins
-    title = FAMILY[family].title
-    before = f"0.5.{int(first.split('.')[-1]) - 1}"
-    with pytest.raises(NoFamilyClass, match=rf"L005 sglang {before} has no {title} drafter class \(the first release with one is {first}"):
-        family_places(f"sglang=={before}", family, title)
-    for spec in (f"sglang=={first}", "sglang==0.5.23", "sglang"):
-        with pytest.raises(NotModelled, match="specbridge does not model that class yet; nothing was checked"):
+@pytest.mark.parametrize("family,first,modelled", [("dspark", "0.5.16", "0.5.23")])
+def test_sglang_says_which_release_first_has_the_class(family, first, modelled):
+    older, newer = family_rows("sglang", family)
+    assert older.first == first and not older.classes and older.unmodelled and older.begins
+    assert newer.first == modelled and newer.classes and not newer.unmodelled
+    title = FAMILY[family].title  # the release before `first`: L005 naming it (test_sglang_cli_exit_codes)
+    for spec in (f"sglang=={first}", "sglang==0.5.22"):
+        with pytest.raises(NotModelled, match="models its loader from 0.5.23 only; nothing was checked"):
             family_places(spec, family, title)
-    places, skipped = family_places("all", family, title)
-    assert any(s.startswith("sglang: SGLang builds") for s in skipped) and {p.place.era.engine for p in places} == {"vllm"}
+    for spec in (f"sglang=={modelled}", "sglang"):
+        places, _skipped = family_places(spec, family, title)
+        assert {p.place.era.engine for p in places} == {"sglang"}
+    places, _skipped = family_places("all", family, title)
+    assert {p.place.era.engine for p in places} >= {"vllm", "sglang"}
 
 
 def test_sglang_cli_exit_codes(drafters):
     r = run_cli("check", drafters["dspark"], "-e", "sglang==0.5.15", "--target", TINY_TARGET)
-    assert r.returncode == 1 and "L005 sglang 0.5.15 has no DSpark drafter class (the first release with one is 0.5.16" in r.stderr
+    out = " ".join(r.stdout.split())
+    assert r.returncode == 1 and "L005 error" in out and "0.5.15 has no DSpark drafter class (the first release with one is 0.5.16" in out
+    r = run_cli("check", drafters["dspark"], "-e", "sglang==0.5.20", "--target", TINY_TARGET)
+    assert r.returncode == 2 and "nothing was checked" in r.stderr
+    # SGLang's DSPARK launch line is not modelled: refused in one line, never a DFLASH line
     r = run_cli("launch", drafters["dspark"], "-e", "sglang==0.5.23", "--target", TINY_TARGET)
-    assert r.returncode == 2 and r.stdout == "" and "SGLang builds Qwen3DSparkModel" in r.stderr and "nothing was checked" in r.stderr
+    assert r.returncode == 2 and r.stdout == "" and "no launch command for a dspark drafter on sglang" in r.stderr
     r = run_cli("launch", drafters["dflash2"], "-e", "sglang==0.5.23", "--target", TINY_TARGET)
     assert r.returncode == 0 and "--speculative-algorithm DFLASH" in r.stdout, r.stderr
 

@@ -1120,15 +1120,89 @@ FAMILY_RANGES += (
     ),
 )
 
-# --- DSpark: SGLang builds it (its own DSPARK algorithm); its loader is not modelled here yet, so check says which
-# release first has the class and refuses to guess after it -------------
+# --- DSpark: sglang/srt/models/dspark.py, --speculative-algorithm DSPARK. Qwen3DSparkModel, LingDSparkModel and
+# DSparkDraftModel are one class (DSparkDraftMixin over DFlashDraftModel; the first two are empty subclasses): DFlash's
+# backbone and loader plus a Markov head (markov_head_type vanilla: markov_w1 Embedding [V, rank], markov_w2 Linear
+# [V, rank]; gated adds gate_proj [rank, H + rank]; rnn adds joint_proj [3·rank, 2·rank + H]) and a confidence head
+# built only when SGLANG_RAGGED_VERIFY_MODE is not "static" (its default, environ.py: not built; modelled here as the
+# default). load_weights skips lm_head. / rotary_emb. (and embed_tokens., after stripping model., unless a Nemotron-3.5
+# draft), skips confidence_head.* when the head is not built, raises on a markov_head.* name (as written, unprefixed)
+# the head lacks, and hands everything else to DFlashDraftModel.load_weights. Read in the 0.5.16 and 0.5.23 wheels;
+# 0.5.16-0.5.22 are not modelled yet (0.5.16's loader differs: embed_tokens. only unprefixed, no Nemotron-3.5 branch).
 DSM = "sglang/srt/models/dspark.py"
+DSPARK_SG_FIELDS = (
+    # build_markov_head reads config.markov_rank (getattr, default 0) and markov_head_type (default vanilla)
+    Field("rank", ("markov_rank",), 0),
+    Field("mht", ("markov_head_type",), "vanilla", kind="any"),
+)
+_NO_RANK = "markov_rank <= 0: the class is never built (ValueError), nothing is loaded"
+DSPARK_SG_PARAMS = (
+    Param("markov_head.markov_w1.weight", ("V", "rank"), role="markov head", missing_ok="rank <= 0", missing_note=_NO_RANK),
+    Param("markov_head.markov_w2.weight", ("V", "rank"), role="markov head", missing_ok="rank <= 0", missing_note=_NO_RANK),
+    Param("markov_head.gate_proj.weight", ("rank", "H + rank"), when="mht == 'gated'", role="markov head"),
+    Param("markov_head.gate_proj.bias", ("rank",), when="mht == 'gated'", role="markov head"),
+    Param("markov_head.joint_proj.weight", ("3*rank", "2*rank + H"), when="mht == 'rnn'", role="markov head"),
+    Param("markov_head.joint_proj.bias", ("3*rank",), when="mht == 'rnn'", role="markov head"),
+)
+DSPARK_SG_RAISES = (
+    Raise(
+        "rank <= 0",
+        "ValueError: DSpark draft requires markov_rank > 0 (the Markov head is the core of the semi-AR draft)",
+        f"{DSM} @ 0.5.23 DSparkDraftMixin.__init__ / build_markov_head",
+    ),
+    Raise(
+        "rank > 0 and mht not in ('vanilla', 'gated', 'rnn')",
+        "ValueError: Unsupported DSpark markov_head_type",
+        f"{DSM} @ 0.5.23 build_markov_head",
+    ),
+)
+
+
+def _sglang_dspark_class(name: str) -> DraftClass:
+    cite = f"{DSM} @ 0.5.23 DSparkDraftMixin.load_weights"
+    base = _sglang_dflash_class(
+        "0.5.23",
+        IDS_B,
+        ENCODER_RENAMES,
+        ("mask_embedding.pt",),
+        sink=True,
+        conv=True,
+        name=name,
+        fields=DSPARK_SG_FIELDS,
+        params=DSPARK_SG_PARAMS,
+        raises=DSPARK_SG_RAISES,
+    )
+    return replace(
+        base,
+        file=f"{DSM} @ 0.5.23 (DSparkDraftMixin over {DFM} DFlashDraftModel)",
+        fields=tuple(f for f in base.fields if f.name not in ("V",)) + (Field("V", ("vocab_size",), 0),),
+        loader=(
+            Drop("rotary_emb.", why="DSpark's load_weights skips rotary_emb.* (_DSPARK_SKIPPED_WEIGHT_PREFIXES)", cite=cite),
+            Drop(
+                "confidence_head.",
+                why="the confidence head is not built under SGLANG_RAGGED_VERIFY_MODE=static (the default): its names are skipped",
+                cite=f"{DSM} @ 0.5.23 build_confidence_head",
+            ),
+        )
+        + base.loader,
+        unknown_under="markov_head.",
+        unknown_under_message="ValueError: DSpark unexpected markov weight {name!r} not found in model parameters (known "
+        "markov params require the config's markov_head_type head)",
+        methods=("DSPARK",),
+        notes=(
+            "modelled with SGLANG_RAGGED_VERIFY_MODE unset (static): confidence_head.* skipped; in another mode the head is "
+            "built and a checkpoint without it raises",
+        ),
+    )
+
+
+_SG_DSPARK = {n: n for n in ("Qwen3DSparkModel", "LingDSparkModel", "DSparkDraftModel")}
 FAMILY_RANGES += (
     FamilyRange(
         engine="sglang",
         family="dspark",
         first="0.5.16",
-        last=None,
+        last="0.5.22",
         dispatch=Dispatch(
             "sglang",
             {"Qwen3DSparkModel": "Qwen3DSparkModel"},
@@ -1138,9 +1212,27 @@ FAMILY_RANGES += (
         classes={},
         begins=f"{DSM} (Qwen3DSparkModel = DSparkDraftMixin over DFlashDraftModel) and SpeculativeAlgorithm.DSPARK "
         "(sglang/srt/speculative/spec_info.py) first ship in the 0.5.16 wheel, absent from 0.5.15",
-        versions_read=("0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20", "0.5.23"),
+        versions_read=("0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20"),
         unmodelled="SGLang builds Qwen3DSparkModel (sglang/srt/models/dspark.py, --speculative-algorithm DSPARK) from "
-        "0.5.16; specbridge does not model that class yet",
+        "0.5.16; specbridge models its loader from 0.5.23 only",
+    ),
+    FamilyRange(
+        engine="sglang",
+        family="dspark",
+        first="0.5.23",
+        last=None,
+        dispatch=Dispatch(
+            "sglang",
+            _SG_DSPARK,
+            "Qwen3DSparkModel",
+            cite=f"{DSM} EntryClass @ 0.5.23 (SGLang dispatches on architectures[0])",
+            unknown_message="ValueError: {arch!r} is no DSpark class of this SGLang (sglang/srt/models/dspark.py EntryClass)",
+        ),
+        classes={n: _sglang_dspark_class(n) for n in _SG_DSPARK},
+        begins=f"{DSM} @ 0.5.23 (995 lines against 0.5.16's 509): embed_tokens. skipped after stripping model., the "
+        "Nemotron-3.5 draft branch; approximate at the start (0.5.21 and 0.5.22 not read)",
+        versions_read=("0.5.23",),
+        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 5, "0.5.23"),
     ),
 )
 

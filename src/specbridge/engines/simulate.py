@@ -461,7 +461,9 @@ def tensor_fates(
     fates: list[TensorFate] = []
     mismatched: list[dict] = []
     for n, info in ckpt.tensors.items():
-        final, shard, term, st = _apply_steps(n, cls.loader, params, ns)
+        # names under `unknown_under` bypass the loader's steps: looked up as written, raised on when absent
+        direct = bool(cls.unknown_under) and n.startswith(cls.unknown_under)
+        final, shard, term, st = (n, None, None, None) if direct else _apply_steps(n, cls.loader, params, ns)
         if term == "drop":
             fates.append(TensorFate(n, UNUSED, None, None, st.why))
         elif term == "skip":
@@ -492,6 +494,10 @@ def _unknown_name(cls: DraftClass, n: str, final: str, shard: str | None, params
     ignored = next((s for s in cls.loader if s.op == "ignore_suffix" and n.endswith(s.a)), None)
     if ignored:
         return TensorFate(n, UNUSED, final, None, ignored.why)
+    if cls.unknown_under and n.startswith(cls.unknown_under):
+        msg = cls.unknown_under_message.format(name=n)
+        errors.append(msg)
+        return TensorFate(n, RAISES, final, shard, msg)
     if shard is not None and cls.unknown_stacked == "raise":
         msg = cls.unknown_stacked_message.format(name=final)
         errors.append(msg)

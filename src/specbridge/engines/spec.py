@@ -437,6 +437,10 @@ class DraftClass:
     # "" = like any unknown name; "raise" = the loader indexes its parameter dict and raises (SGLang 0.4.6-0.4.8)
     unknown_stacked: str = ""
     unknown_stacked_message: str = ""
+    # checkpoint names under this prefix bypass `loader`: each fills the parameter of its name as written, else raises
+    # `unknown_under_message` ({name}) whatever `unknown` says (SGLang's DSpark: markov_head.*); "" = none
+    unknown_under: str = ""
+    unknown_under_message: str = ""
     missing: str = "silent"  # how the engine treats parameters nothing fills
     raises: tuple[Raise, ...] = ()
     # post-load sharing with the target: expression -> "target" | "own" | "own-unless-equal"
