@@ -19,6 +19,8 @@ from test_conformance_vllm import _ready, venv
 from test_conformance_vllm_dflash import RELEASES
 from test_launch_dflash import findings, vllm_line
 
+pytestmark = pytest.mark.full_conformance  # CI (per-era) leaves it to SPECBRIDGE_CONFORMANCE=all
+
 BLOCK = dfx.config()["block_size"]
 COUNTS = [None, 1, BLOCK - 1, BLOCK]
 

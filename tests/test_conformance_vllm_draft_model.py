@@ -17,6 +17,8 @@ from test_engine_vllm import vllm_env
 from specbridge.engines import vllm as table
 from specbridge.engines.registry import newest_in_ci
 
+pytestmark = pytest.mark.full_conformance  # CI (per-era) leaves it to SPECBRIDGE_CONFORMANCE=all
+
 RESULT = "@@SPECBRIDGE-RESULT@@"
 RELEASES = newest_in_ci([v for r in table.DRAFT_MODEL if r.method for v in r.versions_read])
 CASES = {

@@ -18,6 +18,8 @@ from specbridge.engines.registry import newest_in_ci
 from specbridge.families.table import BY_NAME
 from specbridge.view import open_view
 
+pytestmark = pytest.mark.full_conformance  # CI (per-era) leaves it to SPECBRIDGE_CONFORMANCE=all
+
 SELF = "tests/test_conformance_vllm_zoo.py"
 
 

@@ -204,6 +204,7 @@ def test_a_hub_source_brings_its_side_file(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.full_conformance  # CI (per-era) leaves it to SPECBRIDGE_CONFORMANCE=all
 @pytest.mark.long  # a vLLM engine start per case: ~4 min per release on 2 cores (SPECBRIDGE_LONG_TESTS=1 runs it)
 @pytest.mark.parametrize("release", newest_in_ci(["0.27.0", "0.32.0"]))
 def test_converted_drafters_load_on_real_vllm(release, tmp_path):
