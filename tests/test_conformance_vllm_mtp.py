@@ -292,8 +292,18 @@ def test_mtp_matches_observed(release, tmp_path_factory):
     stored = observed()["releases"][release]
     assert sorted(stored) == sorted(CASES), "observed.json and CASES name different cases (regenerate the JSON)"
     amx = _has_amx()
-    diff = [n for n in CASES if got[n] != stored[n] and not (amx and n in NEEDS_NO_AMX)]
+    diff = [n for n in CASES if loader_facts(got[n], stored[n]) != loader_facts(stored[n], got[n]) and not (amx and n in NEEDS_NO_AMX)]
     assert not diff, "\n".join(f"{n}:\n  stored {stored[n]}\n  now    {got[n]}" for n in diff)
+
+
+def loader_facts(rec: dict, other: dict) -> dict:
+    """A record to compare with another run's: whole, unless one of the two stopped at a CPU kernel after the loader
+    ran (CPU_LIMITS, e.g. AMX on this host and not on the recording one) where the other did not: then only what the
+    loader did (the raise, its stage and the target sharing that comes after the load are the CPU's)."""
+    limited = [r for r in (rec, other) if any(w in (r.get("raised") or "") for w in CPU_LIMITS)]
+    if len(limited) != 1 or not limited[0].get("params"):
+        return rec
+    return {k: v for k, v in rec.items() if k not in ("raised", "stage", "shared_from_target")}
 
 
 def test_observed_json_covers_every_case():
@@ -331,7 +341,16 @@ def test_engine_serves_mtp_and_accepts_with_zero_norms(tmp_path_factory):
 
 # --- specbridge's rows against what vLLM did, case by case -------------------------------------------------------
 # what this CPU cannot build or run (not a loader fact): MLA on 0.27.0, FP8 kernels, Qwen3-Next's conv1d on 0.29.0
-CPU_LIMITS = ("MLA is not supported on CPU", "Failed to find a kernel", "static_scaled_fp8_quant", "causal_conv1d")
+CPU_LIMITS = (
+    "MLA is not supported on CPU",
+    "Failed to find a kernel",
+    "static_scaled_fp8_quant",
+    "causal_conv1d",
+    # on an AMX-capable CPU, after the weights are loaded: the fused-MoE AMX kernel refuses the tiny experts, and the
+    # AMX linear packing refuses input features below its tile (the recorded runs were on a CPU without AMX)
+    "AMX grouped-gemm kernel cannot be used",
+    "invalid weight input features",
+)
 SCALE = re.compile(r"\.(weight_scale|k_scale|v_scale|q_scale|prob_scale|input_scale)$")
 
 
@@ -406,7 +425,10 @@ def test_rows_predict_what_vllm_did(release, tmp_path_factory):
         pytest.skip(why)
     got = run_release(release, tmp_path_factory.getbasetemp())
     diffs = {}
+    amx = _has_amx()
     for name, obs in got.items():
+        if amx and name in NEEDS_NO_AMX:
+            continue  # as in test_mtp_matches_observed: the AMX block-FP8 path differs from what the rows model
         d = agreement(name, obs, _predict(_PATHS[release][name], release, CASES[name][3]))
         if d:
             diffs[name] = d
