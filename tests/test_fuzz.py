@@ -1,6 +1,6 @@
 """Bounded fuzz run (CI): every mutated fixture ends in a result or a clean refusal, and every human
 report of the CLI renders it (exit 0/1/2, never 3), within time and memory bounds. Length: SPECBRIDGE_FUZZ_SECONDS (default 15,
-about 180 inputs on a loaded 2-core machine; CI sets 120). Long runs: scripts/fuzz.py."""
+about 180 inputs on a loaded 2-core machine; CI sets 60). Long runs: scripts/fuzz.py."""
 
 from __future__ import annotations
 
