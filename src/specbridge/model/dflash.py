@@ -57,7 +57,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .drafter import RMSNorm, apply_rope, rope_cos_sin
+from .drafter import MLP, RMSNorm, apply_rope, rope_cos_sin
 
 
 @dataclass
@@ -243,17 +243,6 @@ class DFlashAttention(nn.Module):
         return self.o_proj(out.transpose(1, 2).flatten(-2))
 
 
-class DFlashMLP(nn.Module):
-    def __init__(self, c: DFlashConfig):
-        super().__init__()
-        self.gate_proj = nn.Linear(c.hidden_size, c.intermediate_size, bias=False)
-        self.up_proj = nn.Linear(c.hidden_size, c.intermediate_size, bias=False)
-        self.down_proj = nn.Linear(c.intermediate_size, c.hidden_size, bias=False)
-
-    def forward(self, x):
-        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
-
-
 class GroupedConv(nn.Module):
     """DFlash2's grouped dynamic convolution over the block (qwen3_dflash2.py DFlashGroupedConv, its CPU path
     _grouped_conv): per channel group, taps coefficients base[side, t] + kernel_projection(input)[side, t, group]."""
@@ -329,7 +318,7 @@ class DFlashLayer(nn.Module):
     def __init__(self, c: DFlashConfig, i: int):
         super().__init__()
         self.self_attn = DFlashAttention(c, i)
-        self.mlp = DFlashMLP(c)
+        self.mlp = MLP(c)
         self.input_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps)
         self.post_attention_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps)
         self.attention_conv = GroupedConv(c) if c.conv_taps else None  # DFlash2

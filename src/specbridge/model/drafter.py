@@ -101,17 +101,21 @@ def apply_rope(x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor) -> torch.T
 
 
 class Attention(nn.Module):
-    def __init__(self, cfg: DrafterConfig):
+    """Llama attention (RoPE, GQA). q/k/v read `in_width` (EAGLE-3's 2H = cat(normed embeds, normed hidden), the
+    default; EAGLE-1/2's H); `bias` on all four projections (cfg: num_heads, num_kv_heads, head_dim, hidden_size)."""
+
+    def __init__(self, cfg: DrafterConfig, in_width: int | None = None, bias: bool = False):
         super().__init__()
         self.cfg = cfg
         h, nh, nkv, hd = cfg.hidden_size, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim
-        self.q_proj = nn.Linear(2 * h, nh * hd, bias=False)
-        self.k_proj = nn.Linear(2 * h, nkv * hd, bias=False)
-        self.v_proj = nn.Linear(2 * h, nkv * hd, bias=False)
-        self.o_proj = nn.Linear(nh * hd, h, bias=False)
+        w = 2 * h if in_width is None else in_width
+        self.q_proj = nn.Linear(w, nh * hd, bias=bias)
+        self.k_proj = nn.Linear(w, nkv * hd, bias=bias)
+        self.v_proj = nn.Linear(w, nkv * hd, bias=bias)
+        self.o_proj = nn.Linear(nh * hd, h, bias=bias)
 
     def project(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
-        """x [B, T, 2H] -> q [B, nh, T, hd], k/v [B, nh, T, hd] (KV heads repeated for GQA)."""
+        """x [B, T, in_width] -> q [B, nh, T, hd], k/v [B, nh, T, hd] (KV heads repeated for GQA)."""
         b, t, _ = x.shape
         c = self.cfg
         q = self.q_proj(x).view(b, t, c.num_heads, c.head_dim).transpose(1, 2)
@@ -129,6 +133,8 @@ class Attention(nn.Module):
 
 
 class MLP(nn.Module):
+    """The SwiGLU MLP without biases (cfg: hidden_size, intermediate_size): EAGLE-3's, EAGLE-1/2's and DFlash's."""
+
     def __init__(self, cfg: DrafterConfig):
         super().__init__()
         self.gate_proj = nn.Linear(cfg.hidden_size, cfg.intermediate_size, bias=False)

@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .drafter import KVCache, RMSNorm, apply_rope, rope_cos_sin
+from .drafter import MLP, Attention, KVCache, RMSNorm, rope_cos_sin
 
 
 @dataclass
@@ -44,50 +44,11 @@ class Eagle1Config:
     attention_bias: bool = False
 
 
-class Eagle1Attention(nn.Module):
-    def __init__(self, c: Eagle1Config):
-        super().__init__()
-        self.c = c
-        H, nh, nkv, hd, b = c.hidden_size, c.num_heads, c.num_kv_heads, c.head_dim, c.attention_bias
-        self.q_proj = nn.Linear(H, nh * hd, bias=b)
-        self.k_proj = nn.Linear(H, nkv * hd, bias=b)
-        self.v_proj = nn.Linear(H, nkv * hd, bias=b)
-        self.o_proj = nn.Linear(nh * hd, H, bias=b)
-
-    def project(self, x: torch.Tensor, cos: torch.Tensor, sin: torch.Tensor):
-        """x [B, T, H] → q [B, nh, T, hd], k/v [B, nh, T, hd] (KV heads repeated for GQA)."""
-        c = self.c
-        b, t, _ = x.shape
-        q = self.q_proj(x).view(b, t, c.num_heads, c.head_dim).transpose(1, 2)
-        k = self.k_proj(x).view(b, t, c.num_kv_heads, c.head_dim).transpose(1, 2)
-        v = self.v_proj(x).view(b, t, c.num_kv_heads, c.head_dim).transpose(1, 2)
-        q, k = apply_rope(q, cos, sin), apply_rope(k, cos, sin)
-        rep = c.num_heads // c.num_kv_heads
-        if rep > 1:
-            k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
-        return q, k, v
-
-    def out(self, o: torch.Tensor) -> torch.Tensor:
-        b, _, t, _ = o.shape
-        return self.o_proj(o.transpose(1, 2).reshape(b, t, -1))
-
-
-class Eagle1MLP(nn.Module):
-    def __init__(self, c: Eagle1Config):
-        super().__init__()
-        self.gate_proj = nn.Linear(c.hidden_size, c.intermediate_size, bias=False)
-        self.up_proj = nn.Linear(c.hidden_size, c.intermediate_size, bias=False)
-        self.down_proj = nn.Linear(c.intermediate_size, c.hidden_size, bias=False)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return self.down_proj(F.silu(self.gate_proj(x)) * self.up_proj(x))
-
-
 class Eagle1Layer(nn.Module):
     def __init__(self, c: Eagle1Config, i: int):
         super().__init__()
-        self.self_attn = Eagle1Attention(c)
-        self.mlp = Eagle1MLP(c)
+        self.self_attn = Attention(c, in_width=c.hidden_size, bias=c.attention_bias)
+        self.mlp = MLP(c)
         # EAGLE's cnets.py and vLLM's llama_eagle.py (disable_input_layernorm for i == 0): layer 0 reads fc's output as is
         self.input_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps) if i > 0 else nn.Identity()
         self.post_attention_layernorm = RMSNorm(c.hidden_size, c.rms_norm_eps)
