@@ -111,41 +111,21 @@ def eval_cmd(
         if not engine:
             fail("--model-runner says which engine runner to model: pass it with --engine (as trained there is none)")
     load_as = loadable_target(target)
+    # the validated options, as the draft-model, EAGLE-1/2 and DFlash paths take them
+    opts = dict(steps=steps, topk=topk, draft_tokens=draft_tokens, prompts=prompts, num_prompts=num_prompts, max_new=max_new, plot=plot)
+    opts |= dict(as_json=as_json, threads=threads, device=device, dtype=dtype, fail_under=fail_under, prompt_format=prompt_format)
     from .eval_draft import eval_draft_model, plain_draft_or_none
 
     plain = plain_draft_or_none(draft)  # a plain causal LM: measured as a draft model (method draft_model / STANDALONE)
     if plain is not None:
-        opts = dict(steps=steps, topk=topk, prompts=prompts, num_prompts=num_prompts, max_new=max_new, as_json=as_json, plot=plot)
-        opts |= dict(threads=threads, device=device, dtype=dtype, fail_under=fail_under, prompt_format=prompt_format)
         return eval_draft_model(plain, draft, target, load_as, engine, opts)
     view = open_drafter(draft)
     if runner is not None and view.verdict.family.name not in ("dflash2", "dspark"):
         fail(f"--model-runner: only a DFlash2 or DSpark drafter's draft step depends on the runner, not a {view.verdict.family.title} one")
     if view.verdict.family.name == "eagle":
-        opts = dict(steps=steps, topk=topk, draft_tokens=draft_tokens, prompts=prompts, num_prompts=num_prompts, max_new=max_new)
-        opts |= dict(as_json=as_json, plot=plot, threads=threads, device=device, dtype=dtype, fail_under=fail_under)
-        return eval_eagle1(view, draft, load_as, engine, algorithm, prompt_format=prompt_format, **opts)
+        return eval_eagle1(view, draft, load_as, engine, algorithm, **opts)
     if view.verdict.family.name in ("dflash", "dflash2", "dspark"):
-        return eval_dflash(
-            view,
-            draft,
-            load_as,
-            engine,
-            steps,
-            topk,
-            draft_tokens,
-            prompts,
-            num_prompts,
-            max_new,
-            as_json,
-            plot,
-            threads,
-            device,
-            dtype,
-            fail_under,
-            prompt_format,
-            runner,
-        )
+        return eval_dflash(view, draft, load_as, engine, runner=runner, **opts)
     if steps is None:
         steps = 3
         from .commands import validate_draft_shape
@@ -167,14 +147,7 @@ def eval_cmd(
         if isinstance(parallel, str):
             say_version_findings(findings)
             return report_refusal(parallel, engine_json, findings, [], as_json)
-    try:
-        import torch
-    except ImportError:
-        return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
-    say_version_findings(findings)
-    torch.set_num_threads(threads)
-    device = pick_device(torch, device)
-    model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
+    torch, device, (model, tok, tpath) = load_for_eval(load_as, findings, threads, device, dtype)
     built = build_engine_drafter(view, model, report, algorithm)
     built.parallel = parallel
     built.model.to(device=device, dtype=getattr(torch, dtype))  # target and drafter in the same precision, as served
@@ -191,12 +164,7 @@ def eval_cmd(
         "prompts": str(prompts) if prompts else "bundled val.jsonl",
         "aux_boundaries": built.boundaries,
         "fc_skipped": built.skip_fc,
-        "notes": built.notes,
-        "findings": [f.to_json() for f in findings],
-        "target": str(tpath),
-        "draft": str(draft),
-        "device": device,
-        "dtype": dtype,
+        **run_facts(built.notes, findings, tpath, draft, device, dtype),
     }
     return report_result(
         view.ckpt, draft, tpath, res.to_json(engine_json, extra), engine_json, built.notes, steps, topk, fail_under, plot, as_json
@@ -224,6 +192,7 @@ def eval_dflash(
     draft,
     load_as,
     engine,
+    *,
     steps,
     topk,
     draft_tokens,
@@ -262,16 +231,9 @@ def eval_dflash(
     if report is not None and report.errors:
         say_version_findings(findings)
         return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
-    try:
-        import torch
-    except ImportError:
-        return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
+    torch, device, (model, tok, tpath) = load_for_eval(load_as, findings, threads, device, dtype)
     from ..eval.load import build_dflash
 
-    say_version_findings(findings)
-    torch.set_num_threads(threads)
-    device = pick_device(torch, device)
-    model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
     try:
         built = build_dflash(view, model, report, runner=runner)
     except (NotImplementedError, ValueError) as e:  # a config eval does not model; a mask_embedding.pt that disagrees
@@ -301,12 +263,7 @@ def eval_dflash(
         "prompts": str(prompts) if prompts else "bundled val.jsonl",
         "aux_boundaries": built.boundaries,
         "mask_token_id": built.model.c.mask_token_id,
-        "notes": built.notes,
-        "findings": [f.to_json() for f in findings],
-        "target": str(tpath),
-        "draft": str(draft),
-        "device": device,
-        "dtype": dtype,
+        **run_facts(built.notes, findings, tpath, draft, device, dtype),
     }
     return report_result(
         view.ckpt, draft, tpath, res.to_json(engine_json, extra), engine_json, built.notes, steps, 1, fail_under, plot, as_json
@@ -350,16 +307,9 @@ def eval_eagle1(
     if report is not None and report.errors:
         say_version_findings(findings)
         return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
-    try:
-        import torch
-    except ImportError:
-        return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
+    torch, device, (model, tok, tpath) = load_for_eval(load_as, findings, threads, device, dtype)
     from ..eval.load import build_eagle1
 
-    say_version_findings(findings)
-    torch.set_num_threads(threads)
-    device = pick_device(torch, device)
-    model, tok, tpath = load_target_or_fail(load_as, getattr(torch, dtype), device)
     built = build_eagle1(view, model, report)
     if built.refused:
         return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
@@ -375,16 +325,37 @@ def eval_eagle1(
         "prompts": str(prompts) if prompts else "bundled val.jsonl",
         "feature": "the target's last hidden state (after its final norm)",
         "fc_bias_applied": built.model.fc.bias is not None,
-        "notes": built.notes,
+        **run_facts(built.notes, findings, tpath, draft, device, dtype),
+    }
+    return report_result(
+        view.ckpt, draft, tpath, res.to_json(engine_json, extra), engine_json, built.notes, steps, 1, fail_under, plot, as_json
+    )
+
+
+def run_facts(notes: list[str], findings: list, tpath, draft, device: str, dtype: str) -> dict:
+    """The last keys of every eval's JSON: the notes, check's findings, and what ran where."""
+    return {
+        "notes": notes,
         "findings": [f.to_json() for f in findings],
         "target": str(tpath),
         "draft": str(draft),
         "device": device,
         "dtype": dtype,
     }
-    return report_result(
-        view.ckpt, draft, tpath, res.to_json(engine_json, extra), engine_json, built.notes, steps, 1, fail_under, plot, as_json
-    )
+
+
+def load_for_eval(load_as: str, findings: list, threads: int, device: str, dtype: str):
+    """(torch, the device picked, the target's (model, tokenizer, path)), the engine-version warnings said first."""
+    from .commands import fail
+
+    try:
+        import torch
+    except ImportError:
+        return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
+    say_version_findings(findings)
+    torch.set_num_threads(threads)
+    device = pick_device(torch, device)
+    return torch, device, load_target_or_fail(load_as, getattr(torch, dtype), device)
 
 
 def load_target_or_fail(target: str, torch_dtype, device: str):

@@ -24,10 +24,10 @@ def plain_draft_or_none(draft: Path):
 
 
 def eval_draft_model(view, draft: Path, target: str, load_as: str, engine: str | None, o: dict) -> int:
-    """Measure; `o` holds eval's validated options (steps, topk, prompts, num_prompts, max_new, as_json, plot, threads,
-    device, dtype, fail_under, prompt_format)."""
+    """Measure; `o` holds eval's validated options (steps, topk, draft_tokens, prompts, num_prompts, max_new, as_json,
+    plot, threads, device, dtype, fail_under, prompt_format)."""
     from .draft_check import draft_results
-    from .eval_cmd import load_target_or_fail, pick_device, report_refusal, report_result
+    from .eval_cmd import load_target_or_fail, pick_device, report_refusal, report_result, run_facts
     from .targets import open_target_arg
 
     steps = o["steps"]
@@ -76,12 +76,7 @@ def eval_draft_model(view, draft: Path, target: str, load_as: str, engine: str |
         "max_new_tokens": o["max_new"],
         "prompt_format": o["prompt_format"],
         "prompts": str(o["prompts"]) if o["prompts"] else "bundled val.jsonl",
-        "notes": [],
-        "findings": [f.to_json() for f in findings],
-        "target": str(tpath),
-        "draft": str(draft),
-        "device": device,
-        "dtype": o["dtype"],
+        **run_facts([], findings, tpath, draft, device, o["dtype"]),
     }
     out = res.to_json(engine_json, extra)
     return report_result(view.ckpt, draft, tpath, out, engine_json, [], steps, 1, o["fail_under"], o["plot"], o["as_json"])
