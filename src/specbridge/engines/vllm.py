@@ -1799,6 +1799,33 @@ EAGLE1_CLASS = DraftClass(
     methods=("EAGLE",),
     wider_tp="truncate",
 )
+
+
+def _bias_free_decoder(layer: str, mlp: str) -> tuple[Param, ...]:
+    """A Llama-style decoder layer with no biases and no hidden_norm, q/k/v and gate/up fused at load (STACK_LLAMA),
+    q/k/v reading H: `layer` is its prefix, `mlp` its MLP's name. The class that uses it cites the file."""
+    return (
+        Param(
+            f"{layer}self_attn.qkv_proj.weight",
+            shards=(("q", ("nh*hd", "H")), ("k", ("nkv*hd", "H")), ("v", ("nkv*hd", "H"))),
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param(f"{layer}self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=True, role="decoder", tp_dim=1),
+        Param(
+            f"{layer}{mlp}.gate_up_proj.weight",
+            shards=(("0", ("I", "H")), ("1", ("I", "H"))),
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param(f"{layer}{mlp}.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
+        Param(f"{layer}input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+        Param(f"{layer}post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+    )
+
+
 # llama4_eagle.py (EagleLlama4ForCausalLM): Llama-4 decoder layers (feed_forward, not mlp; an input_layernorm on every
 # layer), fc [H, 2H] without a bias, a final norm and its own lm_head [draft_vocab_size, H]; the inner mapper strips a
 # leading "model." (so model.-prefixed names load too). Loader identical in the 0.27.0 … 0.32.0 wheels (typing only).
@@ -1834,25 +1861,9 @@ EAGLE1_LLAMA4_CLASS = DraftClass(
         Param("model.fc.weight", ("H", "2*H"), role="fc"),
         Param("model.norm.weight", ("H",), role="norm"),
         Param("lm_head.weight", ("Vd", "H"), share="head", role="head"),
-        Param(
-            "model.layers.{i}.self_attn.qkv_proj.weight",
-            shards=(("q", ("nh*hd", "H")), ("k", ("nkv*hd", "H")), ("v", ("nkv*hd", "H"))),
-            per_layer=True,
-            role="decoder",
-            tp_dim=0,
-        ),
-        Param("model.layers.{i}.self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=True, role="decoder", tp_dim=1),
-        Param(
-            "model.layers.{i}.feed_forward.gate_up_proj.weight",
-            shards=(("0", ("I", "H")), ("1", ("I", "H"))),
-            per_layer=True,
-            role="decoder",
-            tp_dim=0,
-        ),
-        Param("model.layers.{i}.feed_forward.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
-        Param("model.layers.{i}.input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
-        Param("model.layers.{i}.post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
-    ),
+    )
+    # Llama4DecoderLayer as a dense layer (feed_forward is a LlamaMLP)
+    + _bias_free_decoder("model.layers.{i}.", "feed_forward"),
     loader=(
         Drop(
             "rotary_emb.inv_freq",
@@ -1955,25 +1966,9 @@ EAGLE1_MINICPM_CLASS = DraftClass(
             missing_note="built but never applied (EagleMiniCPMModel.forward returns the layers' output unnormed)",
         ),
         Param("lm_head.weight", ("V", "H"), when="not tie", share="head", role="head"),
-        Param(
-            "model.eagle_layers.{i}.self_attn.qkv_proj.weight",
-            shards=(("q", ("nh*hd", "H")), ("k", ("nkv*hd", "H")), ("v", ("nkv*hd", "H"))),
-            per_layer=True,
-            role="decoder",
-            tp_dim=0,
-        ),
-        Param("model.eagle_layers.{i}.self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=True, role="decoder", tp_dim=1),
-        Param(
-            "model.eagle_layers.{i}.mlp.gate_up_proj.weight",
-            shards=(("0", ("I", "H")), ("1", ("I", "H"))),
-            per_layer=True,
-            role="decoder",
-            tp_dim=0,
-        ),
-        Param("model.eagle_layers.{i}.mlp.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
-        Param("model.eagle_layers.{i}.input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
-        Param("model.eagle_layers.{i}.post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
-    ),
+    )
+    # MiniCPMDecoderLayer (MiniCPMAttention, MiniCPMMLP) under model.eagle_layers.N
+    + _bias_free_decoder("model.eagle_layers.{i}.", "mlp"),
     loader=(
         Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite=f"{MCE} EagleMiniCPMModel.load_weights"),
         Drop("rotary_emb.cos_cached", why="rotary caches are recomputed", cite=f"{MCE} EagleMiniCPMModel.load_weights"),
