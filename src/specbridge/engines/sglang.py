@@ -477,6 +477,22 @@ CAPTURE = (
     ),
 )
 
+# algorithm DFLASH: the command for a DFlash drafter, and for a DFlash2 one (the same worker and flags; each family's
+# launch row below cites where it is read)
+DFLASH_ARGV = (
+    "python",
+    "-m",
+    "sglang.launch_server",
+    "--model-path",
+    "{target}",
+    "--speculative-algorithm",
+    "DFLASH",
+    "--speculative-draft-model-path",
+    "{draft}",
+    "--speculative-num-draft-tokens",
+    "{draft_tokens}",
+)
+
 LAUNCH = Launcher(
     engine="sglang",
     program="sglang",
@@ -547,19 +563,7 @@ LAUNCH = Launcher(
         # block_size-16 drafter)
         "dflash": FamilyLaunch(
             family="dflash",
-            argv=(
-                "python",
-                "-m",
-                "sglang.launch_server",
-                "--model-path",
-                "{target}",
-                "--speculative-algorithm",
-                "DFLASH",
-                "--speculative-draft-model-path",
-                "{draft}",
-                "--speculative-num-draft-tokens",
-                "{draft_tokens}",
-            ),
+            argv=DFLASH_ARGV,
             steps="block - 1",
             draft_tokens="steps + 1",
             cite="sglang/srt/server_args.py @ 0.5.11, arg_groups/speculative_hook.py _handle_dflash @ 0.5.19 … 0.5.23; "
@@ -569,19 +573,7 @@ LAUNCH = Launcher(
         # speculative_hook.py _handle_dflash @ 0.5.19, 0.5.20, 0.5.23 has no DFlash2 branch); the architecture picks the class
         "dflash2": FamilyLaunch(
             family="dflash2",
-            argv=(
-                "python",
-                "-m",
-                "sglang.launch_server",
-                "--model-path",
-                "{target}",
-                "--speculative-algorithm",
-                "DFLASH",
-                "--speculative-draft-model-path",
-                "{draft}",
-                "--speculative-num-draft-tokens",
-                "{draft_tokens}",
-            ),
+            argv=DFLASH_ARGV,
             steps="block - 1",
             draft_tokens="steps + 1",
             cite="sglang/srt/models/dflash.py DFlash2DraftModel @ 0.5.19 … 0.5.23 ('Reuses the DFLASH speculative worker'); "
