@@ -1,5 +1,5 @@
 """Greedy acceptance of a plain draft model (vLLM `method: draft_model`, SGLang `STANDALONE`), with the code that
-measures every drafter: the target's greedy continuation once per batch (run.run_target_batch), then the positions
+measures every drafter: the target's greedy continuation once per batch (run.walk_batches), then the positions
 an engine visits walked by acceptance.tree_walk, a chain being the tree of its prefixes.
 
 A plain draft model sees only token ids: at a verify step with the sequence known up to index t+1 (row t of the
@@ -8,12 +8,10 @@ KV cache over the verified tokens, then k single-token steps). Only the rows the
 
 from __future__ import annotations
 
-import time
-
 import torch
 
-from .acceptance import summarise, tree_walk
-from .run import EvalResult, run_target_batch
+from .acceptance import PromptResult, tree_walk
+from .run import EvalResult, TargetRun, walk_batches
 
 
 @torch.no_grad()
@@ -43,21 +41,12 @@ def evaluate_draft_model(
     batch_size: int = 8,
 ) -> EvalResult:
     """Mean accept length etc. of greedy speculative decoding with a plain draft model (chains of `steps` tokens)."""
-    t_target = t_draft = 0.0
-    results = []
-    for start in range(0, len(prompts), batch_size):
-        t0 = time.perf_counter()
-        runs = run_target_batch(target, prompts[start : start + batch_size], max_new + steps, set(), eos_id or 0)
-        t1 = time.perf_counter()
-        for run in runs:
 
-            def chain_at(row: int, ids=run.ids) -> list[list[int]]:
-                chain = draft_chain(draft, ids, row, steps)
-                return [chain[: j + 1] for j in range(steps)]
+    def walk(run: TargetRun) -> PromptResult:
+        def chain_at(row: int) -> list[list[int]]:
+            chain = draft_chain(draft, run.ids, row, steps)
+            return [chain[: j + 1] for j in range(steps)]
 
-            results.append(tree_walk(chain_at, run.ids[run.prompt_len :], run.prompt_len, max_new, steps))
-            if progress:
-                progress()
-        t_target += t1 - t0
-        t_draft += time.perf_counter() - t1
-    return EvalResult(summarise(results), results, {"target": round(t_target, 3), "drafter": round(t_draft, 3)})
+        return tree_walk(chain_at, run.ids[run.prompt_len :], run.prompt_len, max_new, steps)
+
+    return walk_batches(target, prompts, max_new + steps, set(), eos_id, batch_size, progress, walk)

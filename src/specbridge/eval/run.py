@@ -207,24 +207,33 @@ def evaluate(
 ) -> EvalResult:
     """Mean accept length etc. of greedy speculative decoding with this drafter on these prompts. parallel:
     (pard token id, mask_hidden) for P-EAGLE's parallel drafting (all `steps` drafts in one pass; a chain)."""
+
+    def walk(run: TargetRun) -> PromptResult:
+        y = run.ids[run.prompt_len :]
+        if parallel is not None:
+            chains = peagle_chains(drafter, run, boundaries, steps, skip_fc, *parallel)
+            return chain_walk(chains, y, run.prompt_len, max_new, steps)
+        if topk == 1:
+            chains = draft_chains(drafter, run, boundaries, steps, skip_fc)
+            return chain_walk(chains, y, run.prompt_len, max_new, steps)
+        budget = draft_tokens or steps * topk + 1
+        tree = TreeDrafter(drafter, run, boundaries, steps, topk, budget, skip_fc)
+        return tree_walk(tree, y, run.prompt_len, max_new, steps)
+
+    return walk_batches(target, prompts, max_new + steps, set(boundaries), eos_id, batch_size, progress, walk)
+
+
+def walk_batches(target, prompts: list[list[int]], new_tokens: int, boundaries: set[int], eos_id, batch_size: int, progress, walk):
+    """What every drafter's eval shares: the target's greedy runs of `new_tokens` tokens, `batch_size` prompts at a
+    time (run_target_batch), `walk(run)` → the prompt's PromptResult, the target's and the drafter's seconds."""
     t_target = t_draft = 0.0
     results = []
     for start in range(0, len(prompts), batch_size):
         t0 = time.perf_counter()
-        runs = run_target_batch(target, prompts[start : start + batch_size], max_new + steps, set(boundaries), eos_id or 0)
+        runs = run_target_batch(target, prompts[start : start + batch_size], new_tokens, boundaries, eos_id or 0)
         t1 = time.perf_counter()
         for run in runs:
-            y = run.ids[run.prompt_len :]
-            if parallel is not None:
-                chains = peagle_chains(drafter, run, boundaries, steps, skip_fc, *parallel)
-                results.append(chain_walk(chains, y, run.prompt_len, max_new, steps))
-            elif topk == 1:
-                chains = draft_chains(drafter, run, boundaries, steps, skip_fc)
-                results.append(chain_walk(chains, y, run.prompt_len, max_new, steps))
-            else:
-                budget = draft_tokens or steps * topk + 1
-                tree = TreeDrafter(drafter, run, boundaries, steps, topk, budget, skip_fc)
-                results.append(tree_walk(tree, y, run.prompt_len, max_new, steps))
+            results.append(walk(run))
             if progress:
                 progress()
         t_target += t1 - t0
@@ -271,22 +280,13 @@ def evaluate_dflash(
     DFlashProposer builds it: the verified token, then k mask tokens; DSpark's is k long from the verified token, then
     its Markov walk): one target pass per prompt, every visited row drafted at once, the same exact walk as EAGLE-3
     (acceptance.chain_walk)."""
-    t_target = t_draft = 0.0
-    results = []
-    for start in range(0, len(prompts), batch_size):
-        t0 = time.perf_counter()
-        runs = run_target_batch(target, prompts[start : start + batch_size], max_new + k, set(boundaries), eos_id or 0)
-        t1 = time.perf_counter()
-        for run in runs:
-            y = run.ids[run.prompt_len :]
-            rows = range(run.prompt_len - 1, run.prompt_len + max_new - 2)  # the rows tree_walk can visit
-            chains = dflash_chains(drafter, run, boundaries, k, rows)
-            results.append(chain_walk(chains, y, run.prompt_len, max_new, k))
-            if progress:
-                progress()
-        t_target += t1 - t0
-        t_draft += time.perf_counter() - t1
-    return EvalResult(summarise(results), results, {"target": round(t_target, 3), "drafter": round(t_draft, 3)})
+
+    def walk(run: TargetRun) -> PromptResult:
+        rows = range(run.prompt_len - 1, run.prompt_len + max_new - 2)  # the rows tree_walk can visit
+        chains = dflash_chains(drafter, run, boundaries, k, rows)
+        return chain_walk(chains, run.ids[run.prompt_len :], run.prompt_len, max_new, k)
+
+    return walk_batches(target, prompts, max_new + k, set(boundaries), eos_id, batch_size, progress, walk)
 
 
 @torch.no_grad()
@@ -306,17 +306,8 @@ def evaluate_eagle1(
 ) -> EvalResult:
     """Greedy acceptance of an EAGLE-1/2 drafter drafting a chain of k tokens per verify step: one target pass per
     prompt (its final hidden states kept), every row's chain drafted at once, the exact walk (acceptance.chain_walk)."""
-    t_target = t_draft = 0.0
-    results = []
-    for start in range(0, len(prompts), batch_size):
-        t0 = time.perf_counter()
-        runs = run_target_batch(target, prompts[start : start + batch_size], max_new + k, {FINAL}, eos_id or 0)
-        t1 = time.perf_counter()
-        for run in runs:
-            chains = eagle1_chains(drafter, run, k)
-            results.append(chain_walk(chains, run.ids[run.prompt_len :], run.prompt_len, max_new, k))
-            if progress:
-                progress()
-        t_target += t1 - t0
-        t_draft += time.perf_counter() - t1
-    return EvalResult(summarise(results), results, {"target": round(t_target, 3), "drafter": round(t_draft, 3)})
+
+    def walk(run: TargetRun) -> PromptResult:
+        return chain_walk(eagle1_chains(drafter, run, k), run.ids[run.prompt_len :], run.prompt_len, max_new, k)
+
+    return walk_batches(target, prompts, max_new + k, {FINAL}, eos_id, batch_size, progress, walk)
