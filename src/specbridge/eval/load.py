@@ -51,6 +51,16 @@ def _engine_reads_nbr(report: LoadReport) -> bool:
     return "norm_before_residual" in (report.era.variants or ())
 
 
+def note_unloaded(report: LoadReport | None, notes: list[str]) -> None:
+    """The note for the parameters the engine version never loads (check's load report), which eval models as garbage."""
+    if report is not None and report.missing:
+        m = report.missing
+        notes.append(
+            f"{len(m)} parameter(s) never loaded hold uninitialised memory (modelled as garbage: drafts through them are never accepted): "
+            f"{', '.join(m[:3])}{' …' if len(m) > 3 else ''}"
+        )
+
+
 def build_drafter(
     view: CheckpointView,
     target_model,
@@ -138,12 +148,7 @@ def build_drafter(
     if report is not None:
         if report.errors:  # dispatch included: a server that cannot pick a class does not start (check: L005)
             return Built(model, trained, False, notes, refused=f"{report.engine} {report.version} refuses to load it: {report.errors[0]}")
-        missing = report.missing
-        if missing:
-            notes.append(
-                f"{len(missing)} parameter(s) never loaded hold uninitialised memory (modelled as garbage: drafts through them are never accepted): "
-                f"{', '.join(missing[:3])}{' …' if len(missing) > 3 else ''}"
-            )
+        note_unloaded(report, notes)
         if algorithm.upper() != "EAGLE3":
             skip_fc = (dc.target_hidden_size or H) == H
             boundaries = [num_layers]
@@ -328,12 +333,7 @@ def build_dflash(
         refused = _dspark_runner(model, report, runner, notes)
         if refused:
             return BuiltDFlash(model, boundaries, c.block_size, notes, refused=refused)
-    if report is not None and report.missing:
-        m = report.missing
-        notes.append(
-            f"{len(m)} parameter(s) never loaded hold uninitialised memory (modelled as garbage: drafts through them are never accepted): "
-            f"{', '.join(m[:3])}{' …' if len(m) > 3 else ''}"
-        )
+    note_unloaded(report, notes)
     model.eval()
     return BuiltDFlash(model, boundaries, c.block_size, notes)
 
@@ -484,12 +484,7 @@ def build_eagle1(view: CheckpointView, target_model, report: LoadReport | None =
             state[name].copy_(src)
             notes.append(f"the shipped {name} is not used: the target's {what}" if name in tensors else f"{what} taken from the target")
         model.load_state_dict(state)
-    if report is not None and report.missing:
-        m = report.missing
-        notes.append(
-            f"{len(m)} parameter(s) never loaded hold uninitialised memory (modelled as garbage: drafts through them are never accepted): "
-            f"{', '.join(m[:3])}{' …' if len(m) > 3 else ''}"
-        )
+    note_unloaded(report, notes)
     model.eval()
     return BuiltEagle1(model, notes)
 
