@@ -132,6 +132,22 @@ class Attention(nn.Module):
         return self.o_proj(o.transpose(1, 2).reshape(b, t, -1))
 
 
+def prefix_and_own_attention(
+    q: torch.Tensor, k0: torch.Tensor, v0: torch.Tensor, own_k: list, own_v: list, causal: torch.Tensor, scale: float
+) -> torch.Tensor:
+    """Step j's queries q [B, nh, T, hd] over the step-0 keys/values k0, v0 [B, nh, T, hd] (causal: [T, T], True where
+    seen) plus each row's own keys/values of steps 1..j (own_k, own_v: lists of [B, nh, T, hd]): exactly what a cached
+    chain from row t sees (the EAGLE-3 training-time-test mask). Softmax in float32. Returns [B, nh, T, hd]."""
+    T = k0.shape[-2]
+    scores = ((q @ k0.transpose(-1, -2)) * scale).masked_fill(~causal, float("-inf"))
+    own = [(q * k).sum(-1, keepdim=True) * scale for k in own_k]
+    probs = torch.softmax(torch.cat([scores, *own], -1).float(), -1).to(q.dtype)
+    o = probs[..., :T] @ v0
+    for j, v in enumerate(own_v):
+        o = o + probs[..., T + j, None] * v
+    return o
+
+
 class MLP(nn.Module):
     """The SwiGLU MLP without biases (cfg: hidden_size, intermediate_size): EAGLE-3's, EAGLE-1/2's and DFlash's."""
 
@@ -325,16 +341,7 @@ class Eagle3Drafter(nn.Module):
                 diag_k.append(k)
                 diag_v.append(v)
             # scores over the step-0 prefix (causal) + this position's own keys from steps 1..j
-            prefix_scores = (q @ k0.transpose(-1, -2)) * scale
-            prefix_scores = prefix_scores.masked_fill(~causal, float("-inf"))
-            if diag_k:
-                diag_scores = torch.stack([(q * kk).sum(-1) for kk in diag_k], dim=-1) * scale
-                probs = torch.softmax(torch.cat([prefix_scores, diag_scores], dim=-1).float(), dim=-1).to(q.dtype)
-                o = probs[..., :t] @ v0
-                for i, vv in enumerate(diag_v):
-                    o = o + probs[..., t + i, None] * vv
-            else:
-                o = torch.softmax(prefix_scores.float(), dim=-1).to(q.dtype) @ v0
+            o = prefix_and_own_attention(q, k0, v0, diag_k, diag_v, causal, scale)
             hidden = layer.finish(residual, o)
             logits = self.head(hidden)
             all_logits.append(logits)

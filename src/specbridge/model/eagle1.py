@@ -25,7 +25,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .drafter import MLP, Attention, KVCache, RMSNorm, rope_cos_sin
+from .drafter import MLP, Attention, KVCache, RMSNorm, prefix_and_own_attention, rope_cos_sin
 
 
 @dataclass
@@ -114,14 +114,8 @@ class Eagle1Drafter(nn.Module):
                 else:
                     diag[i].append((kk, vv))
                 k0, v0 = prefix[i]
-                scores = (q @ k0.transpose(-1, -2)) * scale
-                scores = scores.masked_fill(~causal, float("-inf"))
-                own = [(q * dk).sum(-1, keepdim=True) * scale for dk, _ in diag[i]]  # row t's own keys of steps 1..j
-                probs = torch.softmax(torch.cat([scores, *own], -1).float(), -1).to(q.dtype)
-                o = probs[..., :T] @ v0
-                for j, (_, dv) in enumerate(diag[i]):
-                    o = o + probs[..., T + j, None] * dv
-                x = x + layer.self_attn.out(o)
+                own_k, own_v = [dk for dk, _ in diag[i]], [dv for _, dv in diag[i]]  # row t's own keys of steps 1..j
+                x = x + layer.self_attn.out(prefix_and_own_attention(q, k0, v0, own_k, own_v, causal, scale))
                 x = x + layer.mlp(layer.post_attention_layernorm(x))
             logits = self.lm_head(x)[0]
             out.append(logits)

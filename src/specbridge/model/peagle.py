@@ -19,7 +19,7 @@ import math
 
 import torch
 
-from .drafter import Eagle3Drafter
+from .drafter import Eagle3Drafter, prefix_and_own_attention
 
 
 @torch.no_grad()
@@ -53,11 +53,6 @@ def parallel_rows(
         else:
             slot_k.append(kk)
             slot_v.append(vv)
-        scores = ((q @ k0.transpose(-1, -2)) * scale).masked_fill(~causal, float("-inf"))
-        own = [(q * sk).sum(-1, keepdim=True) * scale for sk in slot_k]
-        probs = torch.softmax(torch.cat([scores, *own], -1).float(), -1).to(q.dtype)
-        o = probs[..., :T] @ v0
-        for j, sv in enumerate(slot_v):
-            o = o + probs[..., T + j, None] * sv
+        o = prefix_and_own_attention(q, k0, v0, slot_k, slot_v, causal, scale)
         out.append(d.head(layer.finish(residual, o))[0])
     return out
