@@ -6,8 +6,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -15,6 +13,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import torch.nn.functional as F  # noqa: E402
+from eval_reference import PROMPTS, eval_cli, plain_speculative_decode, write_prompts  # noqa: E402
 
 from specbridge.eval.run import evaluate_dflash  # noqa: E402
 from specbridge.model.dflash import DFlashConfig, DFlashDrafter  # noqa: E402
@@ -83,31 +82,19 @@ def tiny_drafter(
     return d.eval()
 
 
-PROMPTS = [[5, 17, 3, 40, 22, 9], [1, 2, 3, 4], [60, 61, 7, 7, 30, 12, 11, 80, 2], [33]]
-
-
 @torch.no_grad()
 def plain_decode(target, drafter, prompt: list[int], k: int, max_new: int) -> tuple[int, int]:
     """Speculative decoding step by step, as an engine runs it: the target's states of the verified prefix,
     one block drafted from them and the last verified token, the target verifies greedily, advance by
     accepted + 1. Every step recomputes the target over the whole sequence (no cache, nothing shared with eval)."""
-    seq = list(prompt)
-    seq.append(int(target(torch.tensor([seq])).logits[0, -1].argmax()))
-    gen, drafts, accepted = 1, 0, 0
-    while gen < max_new:
+
+    def draft(seq: list[int]) -> list[int]:
         hs = target(torch.tensor([seq[:-1]]), output_hidden_states=True).hidden_states  # states of positions 0..n-2
         aux = torch.cat([hs[i + 1][0] for i in IDS], -1)
         r = len(seq) - 2
-        logits = drafter.draft_rows(aux, torch.tensor(seq), torch.tensor([r]), k)[0]
-        chain = logits.argmax(-1).tolist()
-        pred = target(torch.tensor([seq + chain])).logits[0, len(seq) - 1 :].argmax(-1).tolist()
-        a = 0
-        while a < k and chain[a] == pred[a]:
-            a += 1
-        drafts, accepted = drafts + 1, accepted + a
-        seq += chain[:a] + [pred[a]]
-        gen += a + 1
-    return drafts, accepted
+        return drafter.draft_rows(aux, torch.tensor(seq), torch.tensor([r]), k)[0].argmax(-1).tolist()
+
+    return plain_speculative_decode(target, prompt, k, max_new, draft)
 
 
 @pytest.mark.parametrize("k,variant", [(3, {}), (3, {"sink": True, "causal": True, "window": 3}), (5, {"noise": 0.2})])
@@ -274,35 +261,21 @@ def _write_pair(
             {"embedding": torch.randn(c.hidden_size, generator=g) * mask_scale, "mask_token_id": c.mask_token_id},
             ddir / "mask_embedding.pt",
         )
-    prompts = tmp_path / "p.jsonl"
-    prompts.write_text("".join(json.dumps({"prompt_ids": p}) + "\n" for p in PROMPTS))
+    prompts = write_prompts(tmp_path / "p.jsonl")
     return ddir, tdir, prompts
-
-
-def _eval(ddir, tdir, prompts, *extra):
-    """`specbridge eval … --json` in this process (typer's runner: the same command, without a second interpreter)."""
-    from typer.testing import CliRunner
-
-    from specbridge.cli.main import app
-
-    r = CliRunner().invoke(
-        app, ["eval", str(ddir), "--target", str(tdir), "--prompts", str(prompts), "--max-new-tokens", "16", "--json", *extra]
-    )
-    assert r.exit_code == 0, (r.exit_code, r.output, r.exception)
-    return json.loads(r.stdout)
 
 
 def test_cli_eval_dflash(tmp_path):
     ddir, tdir, prompts = _write_pair(tmp_path, mask_file=True)
-    out = _eval(ddir, tdir, prompts)
+    out = eval_cli(ddir, tdir, prompts)
     assert out["family"] == "dflash" and out["steps"] == 3 and out["aux_boundaries"] == [1, 2, 3]  # k = block_size - 1
     assert 1.0 <= out["mean_accept_length"] <= 4.0 and out["drafts"] > 0
     assert any("from mask_embedding.pt" in n for n in out["notes"]), out["notes"]
     # vLLM 0.32.0 reads mask_embedding.pt (and shares embed/lm_head from the target): the numbers as trained
-    v = _eval(ddir, tdir, prompts, "--engine", "vllm==0.32.0")
+    v = eval_cli(ddir, tdir, prompts, "--engine", "vllm==0.32.0")
     assert (v["accepted"], v["per_prompt"]) == (out["accepted"], out["per_prompt"]) and v["engine"]["name"] == "vllm"
     # SGLang 0.5.19 reads no mask_embedding.pt: the mask slots are embedded by the target's row, the drafts change
-    sg = _eval(ddir, tdir, prompts, "--engine", "sglang==0.5.19")
+    sg = eval_cli(ddir, tdir, prompts, "--engine", "sglang==0.5.19")
     assert any("does not read mask_embedding.pt" in n for n in sg["notes"]), sg["notes"]
     assert (sg["accepted"], sg["per_prompt"]) != (out["accepted"], out["per_prompt"])
 
@@ -310,9 +283,9 @@ def test_cli_eval_dflash(tmp_path):
 def test_cli_eval_dflash_sink_lost(tmp_path):
     """MiMo's per-head sink bias: SGLang before 0.5.20 builds none (the tensors are skipped), so it drafts without."""
     ddir, tdir, prompts = _write_pair(tmp_path, sink=True)
-    out = _eval(ddir, tdir, prompts, "--steps", "2")
+    out = eval_cli(ddir, tdir, prompts, "--steps", "2")
     assert out["steps"] == 2
-    sg = _eval(ddir, tdir, prompts, "--steps", "2", "--engine", "sglang==0.5.19")
+    sg = eval_cli(ddir, tdir, prompts, "--steps", "2", "--engine", "sglang==0.5.19")
     assert any("sink" in n for n in sg["notes"]), sg["notes"]
     assert (sg["accepted"], sg["per_prompt"]) != (out["accepted"], out["per_prompt"])
 

@@ -7,15 +7,14 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from test_eval_dflash import IDS, NL, PROMPTS, VOCAB, _eval, _inputs, tiny_drafter, tiny_target  # noqa: E402
+from eval_reference import PROMPTS, eval_cli, plain_speculative_decode, write_prompts  # noqa: E402
+from test_eval_dflash import IDS, NL, VOCAB, _inputs, tiny_drafter, tiny_target  # noqa: E402
 
 from specbridge.eval.run import evaluate_dflash  # noqa: E402
 from specbridge.model.dflash import DFlashConfig, DFlashDrafter  # noqa: E402
@@ -125,21 +124,13 @@ def test_dflash2_forward_and_selector_equal_zlab_package():
 @torch.no_grad()
 def plain_decode2(target, d, z, prompt: list[int], k: int, max_new: int, selector: bool) -> tuple[int, int]:
     """test_eval_dflash.plain_decode, the drafts from z-lab's DFlash2DraftModel (its forward, then propose or argmax)."""
-    seq = list(prompt)
-    seq.append(int(target(torch.tensor([seq])).logits[0, -1].argmax()))
-    gen, drafts, accepted = 1, 0, 0
-    while gen < max_new:
+
+    def draft(seq: list[int]) -> list[int]:
         hs = target(torch.tensor([seq[:-1]]), output_hidden_states=True).hidden_states
         aux = torch.cat([hs[i + 1][0] for i in IDS], -1)
-        _, chain = zlab_block(z, d, aux, seq, len(seq) - 2, k, selector)
-        pred = target(torch.tensor([seq + chain])).logits[0, len(seq) - 1 :].argmax(-1).tolist()
-        a = 0
-        while a < k and chain[a] == pred[a]:
-            a += 1
-        drafts, accepted = drafts + 1, accepted + a
-        seq += chain[:a] + [pred[a]]
-        gen += a + 1
-    return drafts, accepted
+        return zlab_block(z, d, aux, seq, len(seq) - 2, k, selector)[1]
+
+    return plain_speculative_decode(target, prompt, k, max_new, draft)
 
 
 @pytest.mark.parametrize("selector", [True, False])
@@ -183,8 +174,7 @@ def _write_pair2(tmp_path):
         dflash_config=dc,
     )
     ddir = fx.write(tmp_path / "draft", cfg, ts)
-    prompts = tmp_path / "p.jsonl"
-    prompts.write_text("".join(json.dumps({"prompt_ids": p}) + "\n" for p in PROMPTS))
+    prompts = write_prompts(tmp_path / "p.jsonl")
     return ddir, tdir, prompts
 
 
@@ -192,15 +182,15 @@ def test_cli_eval_dflash2(tmp_path):
     from conftest import run_cli
 
     ddir, tdir, prompts = _write_pair2(tmp_path)
-    out = _eval(ddir, tdir, prompts)
+    out = eval_cli(ddir, tdir, prompts)
     assert out["family"] == "dflash2" and out["candidate_selector"] is True and out["steps"] == 3
     assert 1.0 <= out["mean_accept_length"] <= 4.0 and out["drafts"] > 0
     # vLLM's V2 runner runs the selector: the numbers as trained
-    v2 = _eval(ddir, tdir, prompts, "--engine", "vllm==0.32.0")
+    v2 = eval_cli(ddir, tdir, prompts, "--engine", "vllm==0.32.0")
     assert (v2["accepted"], v2["per_prompt"]) == (out["accepted"], out["per_prompt"]) and v2["candidate_selector"] is True
     assert any("Model Runner V2" in n for n in v2["notes"]), v2["notes"]
     # 0.28.0 on V1: the same weights, per-slot argmax (the selector never called); the drafts change
-    v1 = _eval(ddir, tdir, prompts, "--engine", "vllm==0.28.0", "--model-runner", "v1")
+    v1 = eval_cli(ddir, tdir, prompts, "--engine", "vllm==0.28.0", "--model-runner", "v1")
     assert v1["candidate_selector"] is False and any("base DFlash" in n for n in v1["notes"]), v1["notes"]
     assert (v1["accepted"], v1["per_prompt"]) != (out["accepted"], out["per_prompt"])
 

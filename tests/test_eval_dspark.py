@@ -9,8 +9,6 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -18,7 +16,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 import torch.nn.functional as F  # noqa: E402
-from test_eval_dflash import IDS, PROMPTS, VOCAB, _eval, _inputs, tiny_drafter, tiny_target, zlab_reference_forward  # noqa: E402
+from eval_reference import PROMPTS, eval_cli, plain_speculative_decode, write_prompts  # noqa: E402
+from test_eval_dflash import IDS, VOCAB, _inputs, tiny_drafter, tiny_target, zlab_reference_forward  # noqa: E402
 
 from specbridge.eval.run import evaluate_dflash  # noqa: E402
 from specbridge.model.dflash import DFlashConfig, DFlashDrafter  # noqa: E402
@@ -126,21 +125,13 @@ def test_dspark_topk_truncates():
 def plain_decode_dspark(target, d, prompt: list[int], k: int, max_new: int) -> tuple[int, int]:
     """test_eval_dflash.plain_decode, the drafts from reference_step (the target recomputed over the whole sequence
     every step, nothing shared with eval)."""
-    seq = list(prompt)
-    seq.append(int(target(torch.tensor([seq])).logits[0, -1].argmax()))
-    gen, drafts, accepted = 1, 0, 0
-    while gen < max_new:
+
+    def draft(seq: list[int]) -> list[int]:
         hs = target(torch.tensor([seq[:-1]]), output_hidden_states=True).hidden_states
         aux = torch.cat([hs[i + 1][0] for i in IDS], -1)
-        _, chain, _ = reference_step(d, aux, seq, len(seq) - 2, k)
-        pred = target(torch.tensor([seq + chain])).logits[0, len(seq) - 1 :].argmax(-1).tolist()
-        a = 0
-        while a < k and chain[a] == pred[a]:
-            a += 1
-        drafts, accepted = drafts + 1, accepted + a
-        seq += chain[:a] + [pred[a]]
-        gen += a + 1
-    return drafts, accepted
+        return reference_step(d, aux, seq, len(seq) - 2, k)[1]
+
+    return plain_speculative_decode(target, prompt, k, max_new, draft)
 
 
 @pytest.mark.parametrize("topk", [None, 3])
@@ -182,8 +173,7 @@ def _write_dspark(tmp_path):
         markov_rank=RANK,
     )
     ddir = fx.write(tmp_path / "draft", cfg, ts)
-    prompts = tmp_path / "p.jsonl"
-    prompts.write_text("".join(json.dumps({"prompt_ids": p}) + "\n" for p in PROMPTS))
+    prompts = write_prompts(tmp_path / "p.jsonl")
     return ddir, tdir, prompts
 
 
@@ -193,12 +183,12 @@ def test_cli_eval_dspark(tmp_path):
     from specbridge.cli.main import app
 
     ddir, tdir, prompts = _write_dspark(tmp_path)
-    out = _eval(ddir, tdir, prompts)
+    out = eval_cli(ddir, tdir, prompts)
     assert out["family"] == "dspark" and out["steps"] == 4 and out["draft_tokens"] == 5  # k = block_size
     assert out["markov_head"] == "dense" and out["confidence_head"] is True
     assert out["drafts"] > 0 and out["accepted"] > 0, out
     # vLLM 0.32.0 runs DSpark on Model Runner V2: the numbers as trained
-    v2 = _eval(ddir, tdir, prompts, "--engine", "vllm==0.32.0")
+    v2 = eval_cli(ddir, tdir, prompts, "--engine", "vllm==0.32.0")
     assert (v2["accepted"], v2["per_prompt"]) == (out["accepted"], out["per_prompt"])
     assert any("Model Runner V2" in n for n in v2["notes"]), v2["notes"]
     args = ["eval", str(ddir), "--target", str(tdir), "--prompts", str(prompts), "--json", "--engine", "vllm==0.32.0"]

@@ -14,6 +14,8 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
 
+from eval_reference import PROMPTS, eval_cli, plain_speculative_decode, write_prompts  # noqa: E402
+
 from specbridge.eval.run import evaluate_eagle1  # noqa: E402
 from specbridge.model.drafter import KVCache  # noqa: E402
 from specbridge.model.eagle1 import Eagle1Config, Eagle1Drafter  # noqa: E402
@@ -71,19 +73,14 @@ def tiny_drafter(target, seed: int = 1, noise: float = 0.05, layers: int = 1, bi
     return d.eval()
 
 
-PROMPTS = [[5, 17, 3, 40, 22, 9], [1, 2, 3, 4], [60, 61, 7, 7, 30, 12, 11, 80, 2], [33]]
-
-
 @torch.no_grad()
 def plain_decode(target, drafter: Eagle1Drafter, prompt: list[int], k: int, max_new: int) -> tuple[int, int]:
     """Speculative decoding step by step, as an engine runs it: the target's final hidden states of the verified
     prefix, the drafter's cached forward over (token after, state) pairs, then k - 1 single-token steps feeding its own
     hidden state and token back; the target verifies greedily; advance by accepted + 1. Target and drafter are run
     from scratch every step (no cache kept, nothing shared with eval's all-rows pass)."""
-    seq = list(prompt)
-    seq.append(int(target(torch.tensor([seq])).logits[0, -1].argmax()))
-    gen, drafts, accepted = 1, 0, 0
-    while gen < max_new:
+
+    def draft(seq: list[int]) -> list[int]:
         n = len(seq) - 1
         feature = target.model(torch.tensor([seq[:-1]])).last_hidden_state  # post-norm states of positions 0..n-1
         caches = [KVCache() for _ in drafter.layers]
@@ -94,14 +91,9 @@ def plain_decode(target, drafter: Eagle1Drafter, prompt: list[int], k: int, max_
             logits, h = drafter(torch.tensor([[tok]]), h, torch.tensor([[n - 1 + j]]), caches)
             tok = int(logits[0, -1].argmax())
             chain.append(tok)
-        pred = target(torch.tensor([seq + chain])).logits[0, len(seq) - 1 :].argmax(-1).tolist()
-        a = 0
-        while a < k and chain[a] == pred[a]:
-            a += 1
-        drafts, accepted = drafts + 1, accepted + a
-        seq += chain[:a] + [pred[a]]
-        gen += a + 1
-    return drafts, accepted
+        return chain
+
+    return plain_speculative_decode(target, prompt, k, max_new, draft)
 
 
 @pytest.mark.parametrize("k,variant", [(3, {}), (4, {"layers": 2, "noise": 0.1}), (2, {"bias_scale": 0.5})])
@@ -189,33 +181,19 @@ def _write_pair(tmp_path, arch: str = "LlamaForCausalLM"):
         rope_theta=c.rope_theta,
     )
     ddir = write_checkpoint(tmp_path / arch, cfg, ts)
-    prompts = tmp_path / "p.jsonl"
-    prompts.write_text("".join(json.dumps({"prompt_ids": p}) + "\n" for p in PROMPTS))
+    prompts = write_prompts(tmp_path / "p.jsonl")
     return ddir, tdir, prompts, target, d
-
-
-def _eval(ddir, tdir, prompts, *extra):
-    """`specbridge eval … --json` in this process (typer's runner: the same command, without a second interpreter)."""
-    from typer.testing import CliRunner
-
-    from specbridge.cli.main import app
-
-    r = CliRunner().invoke(
-        app, ["eval", str(ddir), "--target", str(tdir), "--prompts", str(prompts), "--max-new-tokens", "16", "--json", *extra]
-    )
-    assert r.exit_code == 0, (r.exit_code, r.output, r.exception)
-    return json.loads(r.stdout)
 
 
 def test_cli_eval_eagle1_and_engines(tmp_path):
     ddir, tdir, prompts, target, d = _write_pair(tmp_path)
-    out = _eval(ddir, tdir, prompts)
+    out = eval_cli(ddir, tdir, prompts)
     assert out["family"] == "eagle" and out["steps"] == 3 and out["fc_bias_applied"], out
     # the CLI's numbers are the library's on the same drafter (fc.bias applied, the target's head)
     lib = evaluate_eagle1(target, d, PROMPTS, k=3, max_new=16)
     assert (out["accepted"], out["drafts"]) == (lib.summary.accepted, lib.summary.drafts) and out["accepted"] > 0
     # vLLM 0.32.0 builds fc without a bias (llama_eagle.py): the trained bias is not applied, the numbers change, and eval says why
-    v = _eval(ddir, tdir, prompts, "--engine", "vllm==0.32.0")
+    v = eval_cli(ddir, tdir, prompts, "--engine", "vllm==0.32.0")
     assert v["engine"]["class"] == "EagleLlamaForCausalLM" and not v["fc_bias_applied"]
     assert any("fc.bias is not applied" in n for n in v["notes"]), v["notes"]
     assert any(f["code"] == "L013" for f in v["findings"])
@@ -230,8 +208,8 @@ def test_cli_eval_eagle1_sglang(tmp_path):
     """SGLang's LlamaForCausalLMEagle builds and loads fc.bias (and swaps in the target's embedding, equal here): the
     numbers as trained; the plain LlamaForCausalLM name is refused (SGLang would build a target class, check's L005)."""
     ddir, tdir, prompts, *_ = _write_pair(tmp_path, arch="LlamaForCausalLMEagle")
-    out = _eval(ddir, tdir, prompts, "--steps", "2")
-    sg = _eval(ddir, tdir, prompts, "--steps", "2", "--engine", "sglang==0.5.23")
+    out = eval_cli(ddir, tdir, prompts, "--steps", "2")
+    sg = eval_cli(ddir, tdir, prompts, "--steps", "2", "--engine", "sglang==0.5.23")
     assert sg["fc_bias_applied"] and (sg["accepted"], sg["per_prompt"]) == (out["accepted"], out["per_prompt"])
     from conftest import run_cli
 

@@ -13,7 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from test_eval_eagle1 import PROMPTS, VOCAB, H, tiny_target  # noqa: E402
+from eval_reference import PROMPTS, plain_speculative_decode, write_prompts  # noqa: E402
+from test_eval_eagle1 import VOCAB, H, tiny_target  # noqa: E402
 
 from specbridge.eval.run import draft_chains, evaluate, peagle_chains, run_target_batch  # noqa: E402
 from specbridge.model.drafter import DrafterConfig, Eagle3Drafter, KVCache  # noqa: E402
@@ -79,23 +80,15 @@ def plain_decode(target, d: Eagle3Drafter, mask_hidden, prompt: list[int], k: in
     """Each verify step: one causal pass of the drafter over the verified pairs (s[p+1], fc(aux h[p])) at positions p
     and k - 1 masked slots (PARD, fc(mask_hidden)) after them, the k drafts read at the last pair and the slots; the
     target verifies greedily; advance by accepted + 1. Nothing cached, nothing shared with eval's all-rows pass."""
-    seq = list(prompt)
-    seq.append(int(target(torch.tensor([seq])).logits[0, -1].argmax()))
-    gen, drafts, accepted = 1, 0, 0
-    while gen < max_new:
+
+    def draft(seq: list[int]) -> list[int]:
         n = len(seq) - 1
         hidden = torch.cat([d.fuse(_aux(target, seq[:-1])), d.fuse(mask_hidden[None]).expand(k - 1, -1)], 0)[None]
         ids = torch.tensor([seq[1:] + [PARD] * (k - 1)])
         logits, _ = d(ids, hidden, torch.arange(n + k - 1)[None], kv_cache=KVCache())
-        chain = d.draft_to_target(logits[0, n - 1 :].argmax(-1)).tolist()
-        pred = target(torch.tensor([seq + chain])).logits[0, len(seq) - 1 :].argmax(-1).tolist()
-        a = 0
-        while a < k and chain[a] == pred[a]:
-            a += 1
-        drafts, accepted = drafts + 1, accepted + a
-        seq += chain[:a] + [pred[a]]
-        gen += a + 1
-    return drafts, accepted
+        return d.draft_to_target(logits[0, n - 1 :].argmax(-1)).tolist()
+
+    return plain_speculative_decode(target, prompt, k, max_new, draft)
 
 
 @pytest.mark.parametrize("k,seed", [(3, 1), (4, 3)])
@@ -135,8 +128,7 @@ def test_cli_eval_peagle(tmp_path):
     cfg = z.peagle_config(mask_token_id=PARD, eagle_aux_hidden_state_layer_ids=BOUNDARIES, draft_vocab_size=VOCAB)
     cfg["transformer_layer_config"] |= dims
     ddir = write_checkpoint(tmp_path / "peagle", cfg, ts)
-    prompts = tmp_path / "p.jsonl"
-    prompts.write_text("".join(json.dumps({"prompt_ids": p}) + "\n" for p in PROMPTS))
+    prompts = write_prompts(tmp_path / "p.jsonl")
     from typer.testing import CliRunner
 
     from specbridge.cli.main import app
