@@ -886,6 +886,9 @@ CAPTURE = (
     ),
 )
 
+# every drafter, every family: `vllm serve` with the whole speculative config as one JSON argument
+SERVE_ARGV = ("vllm", "serve", "{target}", "--speculative-config", "{spec}")
+
 LAUNCH = Launcher(
     engine="vllm",
     program="vllm",
@@ -898,7 +901,7 @@ LAUNCH = Launcher(
         "--quantization": "quantization",
         "-q": "quantization",
     },
-    argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+    argv=SERVE_ARGV,
     cite="vllm/engine/arg_utils.py (flags, --speculative-config JSON), vllm/config/speculative.py",
     spec_config_flags=("--speculative-config", "-sc", "--speculative_config"),
     target_after="serve",
@@ -909,14 +912,14 @@ LAUNCH = Launcher(
     infers_method=(("eagle-", "EAGLE"), ("eagle3", "EAGLE3"), ("dflash", "DFLASH"), ("dspark", "DSPARK")),
     infer_default="DRAFT_MODEL",
     # method mtp without a model: the draft is the target itself (config/speculative.py __post_init__, 0.11.0–0.32.0)
-    mtp_argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+    mtp_argv=SERVE_ARGV,
     mtp_method="mtp",
     families={
         # method dflash with the drafter as model; num_speculative_tokens = the block's mask slots (block_size - 1),
         # the setting z-lab's model cards serve with (num_speculative_tokens 15 for a block_size-16 drafter)
         "dflash": FamilyLaunch(
             family="dflash",
-            argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+            argv=SERVE_ARGV,
             steps="block - 1",
             cite="vllm/config/speculative.py @ 0.27.0 … 0.32.0 (method dflash; num_speculative_tokens required); "
             "z-lab/dflash README (vLLM quick start: num_speculative_tokens 15 for block_size 16)",
@@ -927,7 +930,7 @@ LAUNCH = Launcher(
         # drafts like DFlash's (one bonus query and num_speculative_tokens mask queries)
         "dflash2": FamilyLaunch(
             family="dflash2",
-            argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+            argv=SERVE_ARGV,
             steps="block - 1",
             cite="vllm/config/speculative.py @ 0.28.0 … 0.32.0 (DFlashModelTypes = Literal['dflash']; num_speculative_tokens "
             "required for dflash); vllm/v1/worker/gpu/spec_decode/dflash2/speculator.py @ 0.32.0 (DFlash's speculator plus "
@@ -939,7 +942,7 @@ LAUNCH = Launcher(
         # explicitly all the same
         "dspark": FamilyLaunch(
             family="dspark",
-            argv=("vllm", "serve", "{target}", "--speculative-config", "{spec}"),
+            argv=SERVE_ARGV,
             steps="block",
             cite="vllm/config/speculative.py @ 0.32.0 SpeculativeConfig.__post_init__ (use_dspark(): num_speculative_tokens "
             "= block_size, else dspark_block_size); vllm/v1/worker/gpu/spec_decode/dspark/speculator.py @ 0.32.0 "
