@@ -322,3 +322,6 @@ def test_eval_cli_and_engine_refusal(counting_pair, capsys):
     assert main(args + ["--engine", "vllm==0.14.0"]) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["mean_accept_length"] is None and "NotImplementedError" in out["refused"]
+    bare = [a for a in args if a not in ("--steps", "2")]  # without --steps: 3 draft tokens, as for EAGLE-3
+    assert main(bare) == 0
+    assert json.loads(capsys.readouterr().out)["steps"] == 3

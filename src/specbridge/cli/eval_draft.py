@@ -30,7 +30,7 @@ def eval_draft_model(view, draft: Path, target: str, load_as: str, engine: str |
     from .eval_cmd import load_target_or_fail, pick_device, report_refusal, report_result, run_facts
     from .targets import open_target_arg
 
-    steps = o["steps"]
+    steps = 3 if o["steps"] is None else o["steps"]  # --steps unset: vLLM's and SGLang's usual draft length
     if o["topk"] != 1:
         fail("a plain draft model drafts chains (vLLM's draft_model proposer): measure it with --topk 1")
     findings, engine_json = [], None
