@@ -1037,6 +1037,21 @@ DFLASH_LAUNCH = (
 )
 
 
+def _qwen3_draft_layers(sink: bool) -> tuple[Param, ...]:
+    """The block drafters' decoder layers (qwen3_dflash.py, qwen3_dspark.py): Qwen3 layers over the hidden size, not
+    EAGLE-3's 2H, with q/k norms; DFlash also builds MiMo's per-head attention sink bias when dflash_config asks."""
+    norms = (
+        Param("model.layers.{i}.self_attn.q_norm.weight", ("hd",), per_layer=True, role="decoder"),
+        Param("model.layers.{i}.self_attn.k_norm.weight", ("hd",), per_layer=True, role="decoder"),
+    )
+    sinks = (Param("model.layers.{i}.self_attn.attention_sink_bias", ("nh",), when="sink", per_layer=True, role="decoder"),)
+    return (
+        llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="False", qkv_bias_when="attention_bias", qkv_in="H")
+        + norms
+        + (sinks if sink else ())
+    )
+
+
 def _dflash_class(versions: str, renames: tuple = (), **extra) -> DraftClass:
     """DFlashQwen3ForCausalLM: Qwen3 decoder layers (q/k norms) reading the hidden size, not EAGLE-3's 2H; a model-level
     hidden_norm and fc over the target states; the mask token embedded through embed_tokens (or mask_embedding.pt).
@@ -1081,12 +1096,7 @@ def _dflash_class(versions: str, renames: tuple = (), **extra) -> DraftClass:
                 missing_note="zeros: the identity map, right for a drafter over the target's first rows (a padded target)",
             ),
         )
-        + llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="False", qkv_bias_when="attention_bias", qkv_in="H")
-        + (
-            Param("model.layers.{i}.self_attn.q_norm.weight", ("hd",), per_layer=True, role="decoder"),
-            Param("model.layers.{i}.self_attn.k_norm.weight", ("hd",), per_layer=True, role="decoder"),
-            Param("model.layers.{i}.self_attn.attention_sink_bias", ("nh",), when="sink", per_layer=True, role="decoder"),
-        ),
+        + _qwen3_draft_layers(sink=True),
         loader=(
             Drop("t2d", why="vLLM never uses t2d", cite=f"{DF} load_weights"),
             RenameTo("d2t", to="draft_id_to_target_id", cite=f"{DF} load_weights"),
@@ -1679,11 +1689,7 @@ def _dspark_class(versions: str) -> DraftClass:
                 missing_note="dropped by load_weights when the checkpoint ships no confidence_head",
             ),
         )
-        + llama_decoder("model.layers.{i}.", per_layer=True, hidden_norm_when="False", qkv_bias_when="attention_bias", qkv_in="H")
-        + (
-            Param("model.layers.{i}.self_attn.q_norm.weight", ("hd",), per_layer=True, role="decoder"),
-            Param("model.layers.{i}.self_attn.k_norm.weight", ("hd",), per_layer=True, role="decoder"),
-        ),
+        + _qwen3_draft_layers(sink=False),
         loader=(
             Drop("t2d", why="t2d is training-only; the draft remaps via d2t", cite=cite),
             RenameTo("d2t", to="draft_id_to_target_id", cite=cite),
