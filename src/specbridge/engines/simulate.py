@@ -360,6 +360,14 @@ def dispatch(view: CheckpointView, era: Era, family: FamilyRange | None = None) 
             msg = d.plain_message.format(arch=arch)
         elif d.unknown_message:
             msg = d.unknown_message.format(archs=archs, arch=arch)
+        # the class the engine itself maps the config's model_type to (its speculators translation), when it has one:
+        # the class a user renaming the architecture would reach (a Qwen3 drafter's q/k norms are not Llama's)
+        mt = config.get("model_type")
+        by_type = d.speculators_arch_by_model_type.get(mt) if isinstance(mt, str) else None
+        own = classes.get(d.registry.get(by_type, by_type)) if by_type else None
+        if own is not None and own is not fallback:
+            assumptions.append(f"simulated with {own.name} (the engine's class for model_type {mt!r}: {d.cite})")
+            return Dispatched(own, False, msg, dict(config), "config.json as written", assumptions)
         assumptions.append(f"simulated with {fallback.name} (the engine's {'EAGLE-3' if family is None else family.family} drafter class)")
         return Dispatched(fallback, False, msg, dict(config), "config.json as written", assumptions)
     return Dispatched(classes[cls_name], True, None, dict(config), "config.json as written", assumptions)
