@@ -23,6 +23,9 @@ pytestmark = pytest.mark.full_conformance  # CI (per-era) leaves it to SPECBRIDG
 SELF = "tests/test_conformance_vllm_zoo.py"
 
 
+YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
+
+
 def _no(cfg: dict, key: str) -> dict:
     return {k: v for k, v in cfg.items() if k != key}
 
@@ -34,6 +37,8 @@ MATRICES: dict[tuple[str, str, bool], dict[str, tuple]] = {
         "qwen3-no-qk-norm": (lambda: z.qwen3_tensors(qk_norm=False), z.qwen3_config()),
         "qwen3-no-head-dim": (z.qwen3_tensors, _no(z.qwen3_config(), "head_dim")),
         "deepseek-eagle3": (z.deepseek_tensors, z.deepseek_config()),
+        # a yarn rope with its factor: 0.25.0 … 0.27.1 (deepseek_yarn forced) build it instead of raising KeyError 'factor'
+        "deepseek-yarn": (z.deepseek_tensors, z.deepseek_config(rope_scaling=YARN)),
         "deepseek-q-lora-null": (lambda: z.deepseek_tensors(q_lora=False), z.deepseek_config(q_lora_rank=None)),
         "deepseek-v3-model-type": (z.deepseek_tensors, z.deepseek_config(model_type="deepseek_v3")),
     },
@@ -55,13 +60,13 @@ CASES = [(key, case) for key, m in MATRICES.items() for case in m]
 KNOWN: dict[tuple[str, str], str] = {
     # load_weights fills every parameter and drops nothing (the harness's records agree with check), then vLLM's CPU MLA
     # backend packs W_UK for its kernel (convert_weight_packed) and refuses float32, the harness's dtype
-    # deepseek_eagle3.py @ 0.25.0 … 0.27.x forces rope_type deepseek_yarn over the default rope_scaling: KeyError 'factor'
-    # (gone in 0.28.0; the EAGLE-3 era spans 0.25–0.29, so check does not model it)
-    ("0.27.0", "deepseek-eagle3"): "deepseek_yarn forced on 0.25–0.27: KeyError 'factor' (not modelled)",
     **dict.fromkeys(
-        [("0.29.0", "deepseek-eagle3"), ("0.32.0", "deepseek-eagle3")],
+        [("0.29.0", "deepseek-eagle3"), ("0.32.0", "deepseek-eagle3"), ("0.29.0", "deepseek-yarn"), ("0.32.0", "deepseek-yarn")],
         "CPU MLA weight packing needs bf16/fp16: RuntimeError after a load check agrees with",
     ),
+    # with a yarn factor 0.27.0 builds the forced deepseek_yarn rope (deepseek-eagle3, without one, raises KeyError 'factor'
+    # as check predicts), then its CPU attention backend refuses MLA before any weight is loaded
+    ("0.27.0", "deepseek-yarn"): "past the rope: NotImplementedError 'MLA is not supported on CPU' (a CPU limit of 0.27.0)",
     # EagleLlama4ForCausalLM.load_weights permutes q/k for rotary (permute_qk_weight_for_rotary) into new tensors: the
     # harness sees q_proj/k_proj as copied nowhere and their bytes changed; names, shapes, missing and sharing agree
     **dict.fromkeys(

