@@ -1,6 +1,6 @@
-"""SGLang's Qwen3DSparkModel (sglang/srt/models/dspark.py, --speculative-algorithm DSPARK; modelled from 0.5.23):
-DFlashDraftModel's loader plus a Markov head whose unknown names raise; the confidence head is not built under the
-default SGLANG_RAGGED_VERIFY_MODE (static). The rows are in src/specbridge/engines/sglang.py;
+"""SGLang's Qwen3DSparkModel (sglang/srt/models/dspark.py, --speculative-algorithm DSPARK; modelled from 0.5.16, its
+first release): the release's DFlashDraftModel loader plus a Markov head whose unknown names raise; the confidence head
+is not built under the default SGLANG_RAGGED_VERIFY_MODE (static). The rows are in src/specbridge/engines/sglang.py;
 tests/test_conformance_sglang_dflash.py runs SGLang's own loader on the same fixtures."""
 
 from __future__ import annotations
@@ -8,7 +8,6 @@ from __future__ import annotations
 import dflash_fixtures as dfx
 import numpy as np
 import pytest
-from conftest import run_cli
 from test_sglang_dflash2 import _check
 
 GATE = {
@@ -26,16 +25,45 @@ def dspark(tmp_path_factory):
     return dfx.write(tmp_path_factory.mktemp("sg-dsp") / "dsp", dfx.config_dspark(), _core())
 
 
-def test_dspark_loads_whole_on_0523_and_is_unmodelled_before(dspark):
+def test_dspark_loads_whole_on_0523(dspark):
     rc, codes, out = _check(dspark, "0.5.23")
     # the fixture ships a confidence head: ignored by design (info), never an error
     assert rc == 0 and set(codes) == {"L008"} and all("confidence_head." in m for m in codes["L008"]), codes
     params = {p["name"]: p["status"] for p in out["parameters"]}
     assert params["markov_head.markov_w1.weight"] == "loaded" and params["markov_head.markov_w2.weight"] == "loaded"
     assert not any(n.startswith("confidence_head.") for n in params)  # not built under the default ragged-verify mode
-    for version in ("0.5.16", "0.5.22"):
-        r = run_cli("check", dspark, "--engine", f"sglang=={version}")
-        assert r.returncode == 2 and "from 0.5.23 only" in r.stdout + r.stderr, (version, r.stdout, r.stderr)
+
+
+@pytest.mark.parametrize("version", ["0.5.18", "0.5.19", "0.5.20", "0.5.22"])
+def test_dspark_loads_whole_from_0518(dspark, version):
+    rc, codes, _ = _check(dspark, version)
+    assert rc == 0 and set(codes) == {"L008"}, (version, codes)
+
+
+@pytest.mark.parametrize("version", ["0.5.16", "0.5.17"])
+def test_dspark_ids_past_the_draft_layers_raise_through_0517(dspark, tmp_path, version):
+    """0.5.16-0.5.17 inherit the DFlashDraftModel that checks target_layer_ids against num_target_layers, else the
+    draft's own layer count: the fixture's ids [0, 1, 2] over 2 draft layers raise; num_target_layers fixes it."""
+    rc, codes, _ = _check(dspark, version)
+    assert rc == 1 and any("out-of-range layer id" in m for m in codes["L006"]), codes
+    fixed = dfx.write(tmp_path / "ntl", dfx.config_dspark(num_target_layers=4), _core())
+    rc, codes, _ = _check(fixed, version)
+    assert rc == 0 and set(codes) == {"L008"}, codes
+
+
+def test_dspark_draft_model_name_dispatches_from_0517(tmp_path):
+    d = dfx.write(tmp_path / "dsdm", dfx.config_dspark(num_target_layers=4, architectures=["DSparkDraftModel"]), _core())
+    rc, codes, _ = _check(d, "0.5.16")
+    assert rc == 1 and any("'DSparkDraftModel' is no DSpark class" in m for m in codes["L005"]), codes
+    rc, codes, _ = _check(d, "0.5.17")
+    assert rc == 0 and set(codes) == {"L008"}, codes
+
+
+def test_no_markov_head_type_raises(tmp_path):
+    cfg = dfx.config_dspark()
+    del cfg["markov_head_type"]
+    rc, codes, _ = _check(dfx.write(tmp_path / "nohead", cfg, _core()), "0.5.20")
+    assert rc == 1 and any("requires markov_head_type" in m for m in codes["L006"]), codes
 
 
 def test_unknown_markov_tensor_raises_and_a_gated_head_takes_it(tmp_path):

@@ -268,6 +268,7 @@ def _launch_rows(c: Context, code: str) -> Iterator[Hit]:
         "topk": L.topk,
         "draft_tokens": L.draft_tokens,
         "block_flag": L.block_size,
+        "gamma_flag": L.dspark_block_size,
         "window": window,
         "block": block,
         "full": block - 1 if block else None,
