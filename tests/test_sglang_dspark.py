@@ -5,9 +5,12 @@ tests/test_conformance_sglang_dflash.py runs SGLang's own loader on the same fix
 
 from __future__ import annotations
 
+import json
+
 import dflash_fixtures as dfx
 import numpy as np
 import pytest
+from conftest import run_cli
 from test_sglang_dflash2 import _check
 
 GATE = {
@@ -84,3 +87,30 @@ def test_shipped_embedding_and_head_are_skipped(tmp_path):
     rc, codes, out = _check(dfx.write(tmp_path / "shipped", dfx.config_dspark(), dfx.tensors_dspark()), "0.5.23")
     assert rc == 0 and set(codes) <= {"L008"}, codes
     assert any("embed_tokens.weight" in m for m in codes["L008"]) and any("lm_head.weight" in m for m in codes["L008"]), codes
+
+
+def _two_layer_target(tmp_path):
+    tgt = tmp_path / "target"
+    tgt.mkdir()
+    cfg = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": dfx.H, "num_hidden_layers": 2}
+    (tgt / "config.json").write_text(json.dumps(cfg | {"vocab_size": dfx.V}))
+    return tgt
+
+
+@pytest.mark.parametrize("key", ["target_layer_ids", "dspark_target_layer_ids"])
+def test_dspark_target_layer_ids_are_read_by_d001_and_d002(tmp_path, key):
+    """A DSpark drafter's ids live at the top level (target_layer_ids, or dspark_target_layer_ids), where vLLM's
+    get_eagle3_aux_layers_from_config and SGLang's parse_dspark_draft_config read them, not in dflash_config."""
+    cfg = dfx.config_dspark(num_target_layers=4)
+    ids = cfg.pop("target_layer_ids")
+    cfg[key] = ids
+    d, target = dfx.write(tmp_path / key, cfg, _core()), _two_layer_target(tmp_path)
+    for engine in ("vllm==0.32.0", "sglang==0.5.23"):
+        r = run_cli("check", d, "--engine", engine, "--target", target, "--json")
+        found = [f for f in json.loads(r.stdout)["findings"] if f["code"] == "D001"]
+        assert r.returncode == 1 and found and "[3]" in found[0]["message"], (engine, r.stdout[-2000:])
+    twice = dfx.write(tmp_path / f"{key}-twice", cfg | {"eagle_aux_hidden_state_layer_ids": ids}, _core())
+    rc, codes, _ = _check(twice, "0.5.23")
+    assert any(m.startswith(f"{key} {ids}") and "disagree" in m for m in codes["D002"]), codes
+    good = dfx.write(tmp_path / f"{key}-plus-one", cfg | {"eagle_aux_hidden_state_layer_ids": [i + 1 for i in ids]}, _core())
+    assert "D002" not in _check(good, "0.5.23")[1]
