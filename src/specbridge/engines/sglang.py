@@ -837,7 +837,7 @@ IDS_A = _ids_out_of_range(
 # group B: against num_target_layers, else max(ids) + 1 (never out of range)
 IDS_B = _ids_out_of_range("max_id is not None and ntl is not None and max_id >= ntl", "num_target_layers", f"{DFM} @ 0.5.19 :612-620")
 _SG_DF = {"DFlashDraftModel": "DFlashDraftModel"}
-_SG_MUSE = {"MuseGlimmerAssistantModel": "DFlashDraftModel"}  # an empty subclass (alias) from 0.5.19
+_SG_MUSE = {"MuseGlimmerAssistantModel": "DFlashDraftModel"}  # an empty subclass (alias) from 0.5.18
 _SG_LAGUNA = {"DFlashLagunaForCausalLM": "dflash.py DFlashLagunaForCausalLM (g_proj gating, aux_hidden_norms)"}
 
 
@@ -856,24 +856,24 @@ FAMILY_RANGES = (
         engine="sglang",
         family="dflash",
         first="0.5.11",
-        last="0.5.16",
+        last="0.5.17",
         dispatch=_sglang_dflash_dispatch(_SG_DF),
-        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.11 … 0.5.16", IDS_A)},
+        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.11 … 0.5.17", IDS_A)},
         begins=f"{DFM} (DFlashDraftModel) and the DFLASH algorithm first ship in the 0.5.11 wheel, absent from 0.5.10",
-        versions_read=("0.5.11", "0.5.12", "0.5.16"),
+        versions_read=("0.5.11", "0.5.12", "0.5.16", "0.5.17"),
         unmodelled_archs=_SG_LAGUNA,
         runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 20, "0.5.11", "0.5.12", "0.5.16"),
     ),
     FamilyRange(
         engine="sglang",
         family="dflash",
-        first="0.5.17",
+        first="0.5.18",
         last="0.5.18",
         dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE}),
         classes={"DFlashDraftModel": _sglang_dflash_class("0.5.18 … 0.5.19", IDS_B, ENCODER_RENAMES)},
-        begins="approximate at the start (0.5.17 not read; 0.5.16 read as the range before, 0.5.18 as this one): fc "
-        "is sized from num_target_layers else max(target_layer_ids) + 1, not the draft's layer count; the encoder.fc / "
-        "encoder.output_norm_enc aliases and MuseGlimmerAssistantModel arrive",
+        begins="fc is sized from num_target_layers else max(target_layer_ids) + 1, not the draft's layer count; the "
+        "encoder.fc / encoder.output_norm_enc aliases and MuseGlimmerAssistantModel arrive: first in the 0.5.18 wheel, "
+        "absent from 0.5.17's dflash.py (whose EntryClass, id check and load_weights are 0.5.16's)",
         versions_read=("0.5.18",),
         unmodelled_archs=_SG_LAGUNA,
     ),
@@ -1313,9 +1313,9 @@ _SG_DSPARK_Q = {"Qwen3DSparkModel": "Qwen3DSparkModel"}
 _SG_DSPARK_D = {**_SG_DSPARK_Q, "DSparkDraftModel": "DSparkDraftModel"}  # 0.5.17+
 _SG_DSPARK = {**_SG_DSPARK_D, "LingDSparkModel": "LingDSparkModel"}  # 0.5.19+
 # other DSpark drafters SGLang builds from their own files, not modelled: name -> file (first release read with it)
-_SG_DSPARK_OTHER = {"DeepseekV4ForCausalLMDSpark": "sglang/srt/models/deepseek_v4_dspark.py (0.5.16+)"}
-_SG_DSPARK_LFM2 = {"Lfm2DSparkDraftModel": "sglang/srt/models/lfm2_dspark.py (0.5.19+)"}
-_SG_DSPARK_MINIMAX = {"DSparkMiniMaxDraftModel": "sglang/srt/models/dspark_minimax.py (0.5.23+)"}
+_SG_DSPARK_OTHER = {"DeepseekV4ForCausalLMDSpark": "sglang/srt/models/deepseek_v4_dspark.py, from 0.5.16"}
+_SG_DSPARK_LFM2 = {"Lfm2DSparkDraftModel": "sglang/srt/models/lfm2_dspark.py, from 0.5.19"}
+_SG_DSPARK_MINIMAX = {"DSparkMiniMaxDraftModel": "sglang/srt/models/dspark_minimax.py, from 0.5.23"}
 DSPARK_CONF = "tests/test_conformance_sglang_dflash.py"
 DSPARK_CASES = 9  # CASES3 of DSPARK_CONF
 
