@@ -16,6 +16,8 @@ import test_conformance_sglang as base
 from test_conformance_sglang import _env_ready
 from test_conformance_vllm_dflash import CASES as VLLM_CASES
 
+from specbridge.families.table import BY_NAME
+
 SELF = "tests/test_conformance_sglang_dflash.py"
 # architecture-qwen3 names a target class SGLang would build as a plain Qwen3 model (check: no DFlash class): the
 # harness builds whatever architectures[0] exports, so that case is not a loader comparison
@@ -70,8 +72,15 @@ def _gate(rows: int = dfx.MARKOV_RANK) -> dict:
     }
 
 
-# Qwen3DSparkModel (sglang/srt/models/dspark.py, 0.5.23 modelled): DFlash's loader plus the Markov head; the
-# confidence head is not built (SGLANG_RAGGED_VERIFY_MODE defaults to static), so its names are skipped
+def _no_head_type() -> dict:
+    cfg = dfx.config_dspark()
+    del cfg["markov_head_type"]
+    return cfg
+
+
+# Qwen3DSparkModel (sglang/srt/models/dspark.py, modelled from 0.5.16): the release's DFlash loader plus the Markov head;
+# the confidence head is not built (SGLANG_RAGGED_VERIFY_MODE defaults to static), so its names are skipped. Without
+# num_target_layers, 0.5.16-0.5.17 check the ids [0, 1, 2] against the 2 draft layers and raise
 CASES3 = {
     "dspark-clean": (_dspark_core, dfx.config_dspark(), "Qwen3DSparkModel"),
     "dspark-shipped-embed-head": (dfx.tensors_dspark, dfx.config_dspark(), "Qwen3DSparkModel"),
@@ -79,6 +88,20 @@ CASES3 = {
     "dspark-unknown-markov": (lambda: _dspark_core() | _gate(), dfx.config_dspark(), "Qwen3DSparkModel"),
     "dspark-markov-rank-0": (_dspark_core, dfx.config_dspark(markov_rank=0), "Qwen3DSparkModel"),
     "dspark-gated": (lambda: _dspark_core() | _gate(), dfx.config_dspark(markov_head_type="gated"), "Qwen3DSparkModel"),
+    "dspark-num-target-layers": (_dspark_core, dfx.config_dspark(num_target_layers=4), "Qwen3DSparkModel"),
+    # parse_dspark_draft_config: a positive rank needs a head type
+    "dspark-no-head-type": (_dspark_core, _no_head_type(), "Qwen3DSparkModel"),
+    # DSparkDraftModel: in dspark.py's EntryClass from 0.5.17 (0.5.16 cannot dispatch it)
+    "dspark-draft-model-arch": (
+        _dspark_core,
+        dfx.config_dspark(num_target_layers=4, architectures=["DSparkDraftModel"]),
+        "DSparkDraftModel",
+    ),
+    "dspark-model-prefixed": (
+        lambda: {"model." + k: v for k, v in dfx.tensors_dspark().items()},
+        dfx.config_dspark(num_target_layers=4),
+        "Qwen3DSparkModel",
+    ),
 }
 RELEASES3 = base.family_releases("dspark")
 
@@ -136,11 +159,18 @@ def test_check_matches_sglang_dspark_loader(version, case, dflash_cases):
     if why:
         pytest.skip(why)
     r = base.real(version, _cases(version, dflash_cases), cache=_RESULTS)[case]
+    if r.get("dispatched") is False:  # no dspark.py class of that name: SGLang cannot dispatch it, nor may check
+        [res] = base.check(base.open_view(dflash_cases[case]), f"sglang=={version}", family=BY_NAME["dspark"])
+        assert res.report.dispatched is False, f"sglang {version} cannot dispatch {case}; check dispatched it"
+        return
     diff = base.family_case(version, dflash_cases[case], r, "dspark", CASES3[case][2])
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
 
 
 def test_dflash_run_rows_cover_the_matrix():
+    from specbridge.engines.sglang import DSPARK_CASES
+
+    assert DSPARK_CASES == len(CASES3)
     base.family_runs_agree("dflash", SELF, len(CASES), KNOWN)
     base.family_runs_agree("dflash2", SELF, len(CASES2), {})
     base.family_runs_agree("dspark", SELF, len(CASES3), {})

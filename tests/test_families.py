@@ -105,13 +105,13 @@ def test_engines_and_releases_without_dflash_rows_are_refused_not_guessed(dflash
 
 
 def test_engine_all_answers_every_modelled_dflash_range_and_names_the_rest(dflash):
-    """One answer per modelled range at its newest release read; SGLang 0.5.11–0.5.16 really refuse this drafter (its
+    """One answer per modelled range at its newest release read; SGLang 0.5.11–0.5.17 really refuse this drafter (its
     target ids [0, 1, 2] are checked against the draft's 2 layers when num_target_layers is absent)."""
     r = run_cli("check", dflash, "--json")
     out = json.loads(r.stdout)
     got = {(x["engine"]["name"], x["engine"]["version"]): x["ok"] for x in out["results"]}
     assert got == {
-        ("sglang", "0.5.16"): False,
+        ("sglang", "0.5.17"): False,
         ("sglang", "0.5.18"): True,
         ("sglang", "0.5.19"): True,
         ("sglang", "0.5.23"): True,
@@ -138,6 +138,14 @@ def test_sglang_dflash_ranges(dflash, tmp_path):
     laguna = dfx.write(tmp_path / "laguna", dfx.config(architectures=["DFlashLagunaForCausalLM"]))
     r = run_cli("check", laguna, "--engine", "sglang==0.5.23")
     assert r.returncode == 2 and "does not model that class" in r.stderr
+
+
+def test_sglang_0517_dflash_is_0516s(dflash):
+    """0.5.17's dflash.py still checks target_layer_ids against the draft's layer count (no num_target_layers given)
+    and has no MuseGlimmerAssistantModel: both change in 0.5.18."""
+    rc, codes = _codes(dflash, "sglang==0.5.17")
+    assert rc == 1 and any("out-of-range layer id" in m for m in codes["L006"]), codes
+    assert _codes(dflash, "sglang==0.5.18")[0] == 0
 
 
 def _mutant(tmp_path: Path, name: str, cfg=None, drop=(), add=None) -> Path:

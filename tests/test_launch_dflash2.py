@@ -4,8 +4,8 @@ vLLM serves a DFlash2 drafter with method dflash (its DFlash2DraftModel architec
 drafter with method dspark, num_speculative_tokens = block_size - 1 and block_size (DSpark's N queries are the whole
 block); both draft as trained only on Model Runner V2, so the printed line starts `env VLLM_USE_V2_MODEL_RUNNER=1`
 (the LAUNCH row's runner_env). The printed line, parsed back by check, gives no launch finding. SGLang has DSpark
-from 0.5.16 and DFlash2 from 0.5.19, unmodelled here: before those releases check says L005 (exit 1), after them
-that nothing was checked (exit 2). TensorRT-LLM has no LAUNCH row: launch refuses it."""
+from 0.5.16 (its DSPARK line: tests/test_launch_dspark_sglang.py) and DFlash2 from 0.5.19: before those releases check
+says L005 (exit 1). TensorRT-LLM has no LAUNCH row: launch refuses it."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from specbridge.bench.sweep import Setting, server_command
 from specbridge.cli.commands import drafter_launch
 from specbridge.cli.targets import open_target_arg
 from specbridge.engines.launch import build_launch, parse_launch, runner_env, with_interpreter, without_speculation
-from specbridge.engines.registry import LAUNCHERS, SERVERS, NotModelled, family_places, family_rows
+from specbridge.engines.registry import LAUNCHERS, SERVERS, family_places, family_rows
 from specbridge.families.table import FAMILIES
 from specbridge.rules.check import check_family
 from specbridge.view import open_view
@@ -128,19 +128,15 @@ def test_dspark_num_speculative_tokens_against_its_block(tmp_path, drafters):
     assert [f.code for f in findings(blockless, "dspark", e, vllm_line(blockless, "dspark", 3)) if f.code in ("D005", "D006")] == []
 
 
-# --- SGLang: DSpark's class ships from 0.5.16, modelled from 0.5.23 (rows: tests/test_sglang_dspark.py) ----------------
+# --- SGLang: DSpark's class ships and is modelled from 0.5.16 (rows: tests/test_sglang_dspark.py) ----------------------
 
 
-@pytest.mark.parametrize("family,first,modelled", [("dspark", "0.5.16", "0.5.23")])
-def test_sglang_says_which_release_first_has_the_class(family, first, modelled):
-    older, newer = family_rows("sglang", family)
-    assert older.first == first and not older.classes and older.unmodelled and older.begins
-    assert newer.first == modelled and newer.classes and not newer.unmodelled
+@pytest.mark.parametrize("family,first", [("dspark", "0.5.16")])
+def test_sglang_says_which_release_first_has_the_class(family, first):
+    rows = family_rows("sglang", family)
+    assert rows[0].first == first and all(r.classes and not r.unmodelled and r.begins for r in rows)
     title = FAMILY[family].title  # the release before `first`: L005 naming it (test_sglang_cli_exit_codes)
-    for spec in (f"sglang=={first}", "sglang==0.5.22"):
-        with pytest.raises(NotModelled, match="models its loader from 0.5.23 only; nothing was checked"):
-            family_places(spec, family, title)
-    for spec in (f"sglang=={modelled}", "sglang"):
+    for spec in (f"sglang=={first}", "sglang==0.5.22", "sglang"):
         places, _skipped = family_places(spec, family, title)
         assert {p.place.era.engine for p in places} == {"sglang"}
     places, _skipped = family_places("all", family, title)
@@ -152,10 +148,10 @@ def test_sglang_cli_exit_codes(drafters):
     out = " ".join(r.stdout.split())
     assert r.returncode == 1 and "L005 error" in out and "0.5.15 has no DSpark drafter class (the first release with one is 0.5.16" in out
     r = run_cli("check", drafters["dspark"], "-e", "sglang==0.5.20", "--target", TINY_TARGET)
-    assert r.returncode == 2 and "nothing was checked" in r.stderr
-    # SGLang's DSPARK launch line is not modelled: refused in one line, never a DFLASH line
+    assert r.returncode == 0, r.stdout
+    # SGLang's DSPARK launch line (tests/test_launch_dspark_sglang.py), never a DFLASH line
     r = run_cli("launch", drafters["dspark"], "-e", "sglang==0.5.23", "--target", TINY_TARGET)
-    assert r.returncode == 2 and r.stdout == "" and "no launch command for a dspark drafter on sglang" in r.stderr
+    assert r.returncode == 0 and "--speculative-algorithm DSPARK" in r.stdout, r.stderr
     r = run_cli("launch", drafters["dflash2"], "-e", "sglang==0.5.23", "--target", TINY_TARGET)
     assert r.returncode == 0 and "--speculative-algorithm DFLASH" in r.stdout, r.stderr
 

@@ -27,6 +27,7 @@ class Launch:
     topk: int | None = None
     draft_tokens: int | None = None
     block_size: int | None = None  # SGLang --speculative-dflash-block-size (DFLASH's alias of the draft tokens)
+    dspark_block_size: int | None = None  # SGLang --speculative-dspark-block-size (DSPARK's gamma: draft tokens - 1)
     tp: int | None = None
     draft_tp: int | None = None
     context_length: int | None = None
@@ -39,7 +40,7 @@ class Launch:
     raw: str = ""
 
 
-INTS = {"steps", "topk", "draft_tokens", "block_size", "tp", "draft_tp", "context_length"}
+INTS = {"steps", "topk", "draft_tokens", "block_size", "dspark_block_size", "tp", "draft_tp", "context_length"}
 
 
 def max_draft_tokens(steps: int, topk: int) -> int:

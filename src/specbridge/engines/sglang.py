@@ -493,6 +493,8 @@ DFLASH_ARGV = (
     "{draft_tokens}",
 )
 
+DSPARK_ARGV = tuple("DSPARK" if a == "DFLASH" else a for a in DFLASH_ARGV)
+
 LAUNCH = Launcher(
     engine="sglang",
     program="sglang",
@@ -506,6 +508,7 @@ LAUNCH = Launcher(
         "--speculative-eagle-topk": "topk",
         "--speculative-num-draft-tokens": "draft_tokens",
         "--speculative-dflash-block-size": "block_size",  # DFLASH: an alias of --speculative-num-draft-tokens (0.5.11+)
+        "--speculative-dspark-block-size": "dspark_block_size",  # DSPARK: gamma, the window less one (0.5.16+)
         "--tp": "tp",
         "--tp-size": "tp",
         "--tensor-parallel-size": "tp",
@@ -578,6 +581,16 @@ LAUNCH = Launcher(
             draft_tokens="steps + 1",
             cite="sglang/srt/models/dflash.py DFlash2DraftModel @ 0.5.19 … 0.5.23 ('Reuses the DFLASH speculative worker'); "
             "arg_groups/speculative_hook.py _handle_dflash @ 0.5.19 … 0.5.23",
+        ),
+        # DSPARK drafts gamma = the drafter's block_size positions per step (no anchor slot counted) and verifies
+        # gamma + 1: --speculative-num-draft-tokens must be block_size + 1 (or absent: SGLang sets it so)
+        "dspark": FamilyLaunch(
+            family="dspark",
+            argv=DSPARK_ARGV,
+            steps="block",
+            draft_tokens="steps + 1",
+            cite="sglang/srt/arg_groups/speculative_hook.py _handle_dspark @ 0.5.16 … 0.5.23 (gamma from the draft config's "
+            "block_size; speculative_num_draft_tokens must equal gamma + 1)",
         ),
     },
 )
@@ -824,7 +837,7 @@ IDS_A = _ids_out_of_range(
 # group B: against num_target_layers, else max(ids) + 1 (never out of range)
 IDS_B = _ids_out_of_range("max_id is not None and ntl is not None and max_id >= ntl", "num_target_layers", f"{DFM} @ 0.5.19 :612-620")
 _SG_DF = {"DFlashDraftModel": "DFlashDraftModel"}
-_SG_MUSE = {"MuseGlimmerAssistantModel": "DFlashDraftModel"}  # an empty subclass (alias) from 0.5.19
+_SG_MUSE = {"MuseGlimmerAssistantModel": "DFlashDraftModel"}  # an empty subclass (alias) from 0.5.18
 _SG_LAGUNA = {"DFlashLagunaForCausalLM": "dflash.py DFlashLagunaForCausalLM (g_proj gating, aux_hidden_norms)"}
 
 
@@ -843,24 +856,24 @@ FAMILY_RANGES = (
         engine="sglang",
         family="dflash",
         first="0.5.11",
-        last="0.5.16",
+        last="0.5.17",
         dispatch=_sglang_dflash_dispatch(_SG_DF),
-        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.11 … 0.5.16", IDS_A)},
+        classes={"DFlashDraftModel": _sglang_dflash_class("0.5.11 … 0.5.17", IDS_A)},
         begins=f"{DFM} (DFlashDraftModel) and the DFLASH algorithm first ship in the 0.5.11 wheel, absent from 0.5.10",
-        versions_read=("0.5.11", "0.5.12", "0.5.16"),
+        versions_read=("0.5.11", "0.5.12", "0.5.16", "0.5.17"),
         unmodelled_archs=_SG_LAGUNA,
         runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 20, "0.5.11", "0.5.12", "0.5.16"),
     ),
     FamilyRange(
         engine="sglang",
         family="dflash",
-        first="0.5.17",
+        first="0.5.18",
         last="0.5.18",
         dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE}),
         classes={"DFlashDraftModel": _sglang_dflash_class("0.5.18 … 0.5.19", IDS_B, ENCODER_RENAMES)},
-        begins="approximate at the start (0.5.17 not read; 0.5.16 read as the range before, 0.5.18 as this one): fc "
-        "is sized from num_target_layers else max(target_layer_ids) + 1, not the draft's layer count; the encoder.fc / "
-        "encoder.output_norm_enc aliases and MuseGlimmerAssistantModel arrive",
+        begins="fc is sized from num_target_layers else max(target_layer_ids) + 1, not the draft's layer count; the "
+        "encoder.fc / encoder.output_norm_enc aliases and MuseGlimmerAssistantModel arrive: first in the 0.5.18 wheel, "
+        "absent from 0.5.17's dflash.py (whose EntryClass, id check and load_weights are 0.5.16's)",
         versions_read=("0.5.18",),
         unmodelled_archs=_SG_LAGUNA,
     ),
@@ -1112,20 +1125,30 @@ FAMILY_RANGES += (
     ),
 )
 
-# --- DSpark: sglang/srt/models/dspark.py, --speculative-algorithm DSPARK. Qwen3DSparkModel, LingDSparkModel and
-# DSparkDraftModel are one class (DSparkDraftMixin over DFlashDraftModel; the first two are empty subclasses): DFlash's
+# --- DSpark: sglang/srt/models/dspark.py, --speculative-algorithm DSPARK (its own worker, speculative/dspark_components/
+# dspark_worker_v2.py DSparkWorkerV2). Qwen3DSparkModel (0.5.16+), DSparkDraftModel (0.5.17+) and LingDSparkModel (0.5.19+)
+# are one class (DSparkDraftMixin over that release's DFlashDraftModel; the named subclasses are empty): DFlash's
 # backbone and loader plus a Markov head (markov_head_type vanilla: markov_w1 Embedding [V, rank], markov_w2 Linear
 # [V, rank]; gated adds gate_proj [rank, H + rank]; rnn adds joint_proj [3·rank, 2·rank + H]) and a confidence head
-# built only when SGLANG_RAGGED_VERIFY_MODE is not "static" (its default, environ.py: not built; modelled here as the
-# default). load_weights skips lm_head. / rotary_emb. (and embed_tokens., after stripping model., unless a Nemotron-3.5
-# draft), skips confidence_head.* when the head is not built, raises on a markov_head.* name (as written, unprefixed)
-# the head lacks, and hands everything else to DFlashDraftModel.load_weights. Read in the 0.5.16 and 0.5.23 wheels;
-# 0.5.16-0.5.22 are not modelled yet (0.5.16's loader differs: embed_tokens. only unprefixed, no Nemotron-3.5 branch).
+# built only when SGLANG_RAGGED_VERIFY_MODE is not "static" (its default, environ.py @ 0.5.16, 0.5.20: not built;
+# modelled here as the default). load_weights skips lm_head. / rotary_emb. / embed_tokens. (0.5.16-0.5.18: as written;
+# 0.5.19+: after stripping model., unless a Nemotron-3.5 draft: the same names reach no parameter either way, DFlash's
+# loader skips them), skips confidence_head.* when the head is not built, raises on a markov_head.* name (as written,
+# unprefixed) the head lacks, and hands everything else to DFlashDraftModel.load_weights. parse_dspark_draft_config
+# (speculative/dspark_components/dspark_config.py, the same checks 0.5.16-0.5.23) runs in the constructor. What
+# differs between releases is the DFlash backbone each one inherits (the dflash ranges above: ids checked against the
+# draft's layer count through 0.5.17, encoder.* aliases from 0.5.18, grouped convolutions from 0.5.19, MiMo's sink
+# bias from 0.5.20) and the EntryClass names. The worker shares the target's embedding and head (attach_shared_modules)
+# and embeds the mask token with the target's embedding: no release reads mask_embedding.pt for DSpark (the side file
+# is merged by dflash_worker_v2.py only, the DFLASH worker; no file of speculative/dspark_components names it, 0.5.16-0.5.23).
 DSM = "sglang/srt/models/dspark.py"
+DSC = "sglang/srt/speculative/dspark_components/dspark_config.py"
+DSW = "sglang/srt/speculative/dspark_components/dspark_worker_v2.py"
 DSPARK_SG_FIELDS = (
-    # build_markov_head reads config.markov_rank (getattr, default 0) and markov_head_type (default vanilla)
+    # build_markov_head reads config.markov_rank (getattr, default 0) and markov_head_type; parse_dspark_draft_config
+    # refuses a positive rank without a head type (no default before the head is built)
     Field("rank", ("markov_rank",), 0),
-    Field("mht", ("markov_head_type",), "vanilla", kind="any"),
+    Field("mht", ("markov_head_type",), None, kind="any"),
 )
 _NO_RANK = "markov_rank <= 0: the class is never built (ValueError), nothing is loaded"
 DSPARK_SG_PARAMS = (
@@ -1138,42 +1161,136 @@ DSPARK_SG_PARAMS = (
 )
 DSPARK_SG_RAISES = (
     Raise(
-        "rank <= 0",
-        "ValueError: DSpark draft requires markov_rank > 0 (the Markov head is the core of the semi-AR draft)",
-        f"{DSM} @ 0.5.23 DSparkDraftMixin.__init__ / build_markov_head",
+        "rank > 0 and mht is None",
+        "ValueError: DSpark requires markov_head_type when markov_rank > 0, got None.",
+        f"{DSC} parse_dspark_draft_config @ 0.5.16, 0.5.19, 0.5.23 (called by DSparkDraftMixin.__init__)",
     ),
     Raise(
-        "rank > 0 and mht not in ('vanilla', 'gated', 'rnn')",
+        "rank <= 0",
+        "ValueError: DSpark draft requires markov_rank > 0 (the Markov head is the core of the semi-AR draft)",
+        f"{DSM} DSparkDraftMixin.__init__ / build_markov_head @ 0.5.16 … 0.5.23",
+    ),
+    Raise(
+        "rank > 0 and mht is not None and mht not in ('vanilla', 'gated', 'rnn')",
         "ValueError: Unsupported DSpark markov_head_type",
-        f"{DSM} @ 0.5.23 build_markov_head",
+        f"{DSC} parse_dspark_draft_config, {DSM} build_markov_head @ 0.5.16 … 0.5.23",
     ),
 )
 
+# What SGLang does with a DSPARK launch line (sglang/srt/arg_groups/speculative_hook.py _handle_dspark; the gamma and
+# window logic is the same in every release read, 0.5.16 … 0.5.23, only its device/dp/pp checks move): gamma, the
+# positions one step drafts, is --speculative-dspark-block-size, else the draft config's block (dspark_block_size, else
+# dflash_config.block_size, else block_size: dspark_config.py parse_dspark_draft_config), else 7 when
+# --speculative-num-draft-tokens is not given either; the verify window --speculative-num-draft-tokens must be
+# gamma + 1 and is set to it when absent. The worker then takes gamma = window - 1 and only logs a config block that
+# differs ("DSpark gamma mismatch", dspark_config.py resolve_runtime_config).
+DS_ARGS = "sglang/srt/arg_groups/speculative_hook.py _handle_dspark @ 0.5.16 … 0.5.23"
+DSPARK_SG_LAUNCH = (
+    LaunchCheck(
+        "gamma_flag is not None and gamma_flag <= 0",
+        "error",
+        "ValueError: DSpark requires --speculative-dspark-block-size to be positive, got {gamma_flag}.",
+        DS_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "gamma_flag is not None and gamma_flag > 0 and draft_tokens is not None and draft_tokens != gamma_flag + 1",
+        "error",
+        "ValueError: DSpark speculative_num_draft_tokens must equal gamma + 1 (gamma={gamma_flag}, from "
+        "--speculative-dspark-block-size), but got speculative_num_draft_tokens={draft_tokens}.",
+        DS_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "gamma_flag is None and block is not None and draft_tokens is not None and draft_tokens != block + 1",
+        "error",
+        "ValueError: DSpark speculative_num_draft_tokens must equal gamma + 1 (gamma={block}, the drafter's block_size), "
+        "but got speculative_num_draft_tokens={draft_tokens}.",
+        DS_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "gamma_flag is None and block is None and draft_tokens is not None and draft_tokens < 2",
+        "error",
+        "ValueError: DSpark speculative_num_draft_tokens must be >= 2 (= gamma + 1), got {draft_tokens}.",
+        DS_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "steps is not None and steps != 1",
+        "warning",
+        "DSpark only supports speculative_num_steps == 1; overriding speculative_num_steps={steps} to 1 (SGLang's own "
+        "warning: an EAGLE setting; a DSpark step drafts gamma positions in one block)",
+        DS_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "topk is not None and topk != 1",
+        "warning",
+        "DSpark only supports speculative_eagle_topk == 1; overriding speculative_eagle_topk={topk} to 1 (SGLang's own "
+        "warning: a DSpark drafter proposes one chain)",
+        DS_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "block_flag is not None",
+        "warning",
+        "--speculative-dflash-block-size is DFLASH's flag: _handle_dspark never reads it (DSpark's block is "
+        "--speculative-dspark-block-size, gamma, with --speculative-num-draft-tokens = gamma + 1)",
+        DS_ARGS,
+        code="D006",
+    ),
+    LaunchCheck(
+        "gamma_flag is not None and gamma_flag > 0 and block is not None and gamma_flag != block",
+        "warning",
+        "--speculative-dspark-block-size {gamma_flag} is not the drafter's block_size {block}: SGLang drafts {gamma_flag} "
+        "positions per step and only logs 'DSpark gamma mismatch'; accept lengths published for the drafter were "
+        "measured with its trained block",
+        f"{DS_ARGS}; {DSC} resolve_runtime_config @ 0.5.16 … 0.5.23",
+        code="D005",
+    ),
+    LaunchCheck(
+        "gamma_flag is None and block is None and draft_tokens is None",
+        "warning",
+        "no --speculative-dspark-block-size, no --speculative-num-draft-tokens and no block_size in the drafter's config: "
+        "SGLang defaults DSpark's gamma to 7 ('DSpark gamma is not set; defaulting to 7'), whatever block the drafter "
+        "was trained on",
+        f"{DS_ARGS}; {DSC} DEFAULT_DSPARK_GAMMA",
+        code="D005",
+    ),
+)
+# tests/test_conformance_sglang_dspark_launch.py: _handle_dspark and resolve_runtime_config of each release, run on the
+# launch settings of its matrix, against check --launch
+DSPARK_SG_LAUNCH_RUNS = all_agreed(
+    "tests/test_conformance_sglang_dspark_launch.py", "2026-12-02", 12, "0.5.16", "0.5.19", "0.5.20", "0.5.23"
+)
 
-def _sglang_dspark_class(name: str) -> DraftClass:
-    cite = f"{DSM} @ 0.5.23 DSparkDraftMixin.load_weights"
+
+def _sglang_dspark_class(name: str, versions: str, dflash_versions: str, ids_check: Raise, renames: tuple = (), **dflash) -> DraftClass:
+    """`name` as SGLang `versions` builds it: DSparkDraftMixin over the DFlashDraftModel of `dflash_versions` (its ids
+    check, renames, `sink`/`conv`), with no side file (the DSpark worker reads none)."""
+    cite = f"{DSM} @ {versions} DSparkDraftMixin.load_weights"
     base = _sglang_dflash_class(
-        "0.5.23",
-        IDS_B,
-        ENCODER_RENAMES,
-        ("mask_embedding.pt",),
-        sink=True,
-        conv=True,
+        dflash_versions,
+        ids_check,
+        renames,
+        (),
         name=name,
         fields=DSPARK_SG_FIELDS,
         params=DSPARK_SG_PARAMS,
         raises=DSPARK_SG_RAISES,
+        **dflash,
     )
     return replace(
         base,
-        file=f"{DSM} @ 0.5.23 (DSparkDraftMixin over {DFM} DFlashDraftModel)",
+        file=f"{DSM} @ {versions} (DSparkDraftMixin over {DFM} @ {dflash_versions} DFlashDraftModel)",
         fields=tuple(f for f in base.fields if f.name not in ("V",)) + (Field("V", ("vocab_size",), 0),),
         loader=(
             Drop("rotary_emb.", why="DSpark's load_weights skips rotary_emb.* (_DSPARK_SKIPPED_WEIGHT_PREFIXES)", cite=cite),
             Drop(
                 "confidence_head.",
                 why="the confidence head is not built under SGLANG_RAGGED_VERIFY_MODE=static (the default): its names are skipped",
-                cite=f"{DSM} @ 0.5.23 build_confidence_head",
+                cite=f"{DSM} @ {versions} build_confidence_head",
             ),
         )
         + base.loader,
@@ -1181,50 +1298,140 @@ def _sglang_dspark_class(name: str) -> DraftClass:
         unknown_under_message="ValueError: DSpark unexpected markov weight {name!r} not found in model parameters (known "
         "markov params require the config's markov_head_type head)",
         methods=("DSPARK",),
+        launch_checks=DSPARK_SG_LAUNCH,
+        share_cite=f"{DSW} attach_shared_modules (the target's embed_tokens and lm_head) @ 0.5.16, 0.5.20, 0.5.23",
         notes=(
             "modelled with SGLANG_RAGGED_VERIFY_MODE unset (static): confidence_head.* skipped; in another mode the head is "
             "built and a checkpoint without it raises",
+            "the mask token is embedded by the target's embedding (mask_token_id must be set and inside the target's "
+            f"vocabulary: {DSC} resolve_runtime_config raises at worker start otherwise); mask_embedding.pt is never read",
         ),
     )
 
 
-_SG_DSPARK = {n: n for n in ("Qwen3DSparkModel", "LingDSparkModel", "DSparkDraftModel")}
+_SG_DSPARK_Q = {"Qwen3DSparkModel": "Qwen3DSparkModel"}
+_SG_DSPARK_D = {**_SG_DSPARK_Q, "DSparkDraftModel": "DSparkDraftModel"}  # 0.5.17+
+_SG_DSPARK = {**_SG_DSPARK_D, "LingDSparkModel": "LingDSparkModel"}  # 0.5.19+
+# other DSpark drafters SGLang builds from their own files, not modelled: name -> file (first release read with it)
+_SG_DSPARK_OTHER = {"DeepseekV4ForCausalLMDSpark": "sglang/srt/models/deepseek_v4_dspark.py, from 0.5.16"}
+_SG_DSPARK_LFM2 = {"Lfm2DSparkDraftModel": "sglang/srt/models/lfm2_dspark.py, from 0.5.19"}
+_SG_DSPARK_MINIMAX = {"DSparkMiniMaxDraftModel": "sglang/srt/models/dspark_minimax.py, from 0.5.23"}
+DSPARK_CONF = "tests/test_conformance_sglang_dflash.py"
+DSPARK_CASES = 9  # CASES3 of DSPARK_CONF
+
+
+def _sglang_dspark_dispatch(registry: dict[str, str], versions: str) -> Dispatch:
+    return Dispatch(
+        "sglang",
+        registry,
+        "Qwen3DSparkModel",
+        cite=f"{DSM} EntryClass @ {versions} (SGLang dispatches on architectures[0])",
+        unknown_message="ValueError: {arch!r} is no DSpark class of this SGLang (sglang/srt/models/dspark.py EntryClass)",
+    )
+
+
+def _sglang_dspark_range(first, last, registry, versions, read, runs, begins, other, dflash_versions, ids_check, renames=(), **dflash):
+    return FamilyRange(
+        engine="sglang",
+        family="dspark",
+        first=first,
+        last=last,
+        dispatch=_sglang_dspark_dispatch(registry, versions),
+        classes={n: _sglang_dspark_class(n, versions, dflash_versions, ids_check, renames, **dflash) for n in registry},
+        begins=begins,
+        versions_read=read,
+        unmodelled_archs=other,
+        runs=all_agreed(DSPARK_CONF, "2026-12-02", DSPARK_CASES, *runs),
+    )
+
+
 FAMILY_RANGES += (
-    FamilyRange(
-        engine="sglang",
-        family="dspark",
-        first="0.5.16",
-        last="0.5.22",
-        dispatch=Dispatch(
-            "sglang",
-            {"Qwen3DSparkModel": "Qwen3DSparkModel"},
-            "Qwen3DSparkModel",
-            cite=f"{DSM} EntryClass @ 0.5.16 (Qwen3DSparkModel; DSparkDraftModel from 0.5.17, LingDSparkModel from 0.5.19)",
-        ),
-        classes={},
-        begins=f"{DSM} (Qwen3DSparkModel = DSparkDraftMixin over DFlashDraftModel) and SpeculativeAlgorithm.DSPARK "
+    _sglang_dspark_range(
+        "0.5.16",
+        "0.5.16",
+        _SG_DSPARK_Q,
+        "0.5.16",
+        ("0.5.15", "0.5.16"),
+        ("0.5.16",),
+        f"{DSM} (Qwen3DSparkModel = DSparkDraftMixin over DFlashDraftModel) and SpeculativeAlgorithm.DSPARK "
         "(sglang/srt/speculative/spec_info.py) first ship in the 0.5.16 wheel, absent from 0.5.15",
-        versions_read=("0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19", "0.5.20"),
-        unmodelled="SGLang builds Qwen3DSparkModel (sglang/srt/models/dspark.py, --speculative-algorithm DSPARK) from "
-        "0.5.16; specbridge models its loader from 0.5.23 only",
+        _SG_DSPARK_OTHER,
+        "0.5.16, 0.5.17",
+        IDS_A,
     ),
-    FamilyRange(
-        engine="sglang",
-        family="dspark",
-        first="0.5.23",
-        last=None,
-        dispatch=Dispatch(
-            "sglang",
-            _SG_DSPARK,
-            "Qwen3DSparkModel",
-            cite=f"{DSM} EntryClass @ 0.5.23 (SGLang dispatches on architectures[0])",
-            unknown_message="ValueError: {arch!r} is no DSpark class of this SGLang (sglang/srt/models/dspark.py EntryClass)",
-        ),
-        classes={n: _sglang_dspark_class(n) for n in _SG_DSPARK},
-        begins=f"{DSM} @ 0.5.23 (995 lines against 0.5.16's 509): embed_tokens. skipped after stripping model., the "
-        "Nemotron-3.5 draft branch; approximate at the start (0.5.21 and 0.5.22 not read)",
-        versions_read=("0.5.23",),
-        runs=all_agreed("tests/test_conformance_sglang_dflash.py", "2026-12-01", 5, "0.5.23"),
+    _sglang_dspark_range(
+        "0.5.17",
+        "0.5.17",
+        _SG_DSPARK_D,
+        "0.5.17",
+        ("0.5.17",),
+        (),
+        f"{DSM} EntryClass @ 0.5.17 adds DSparkDraftModel (absent from 0.5.16's); its dflash.py still checks the ids "
+        "against num_target_layers else the draft's layer count, with no encoder.* aliases (as 0.5.16's)",
+        _SG_DSPARK_OTHER,
+        "0.5.16, 0.5.17",
+        IDS_A,
+    ),
+    _sglang_dspark_range(
+        "0.5.18",
+        "0.5.18",
+        _SG_DSPARK_D,
+        "0.5.18",
+        ("0.5.18",),
+        (),
+        f"{DFM} @ 0.5.18, which the DSpark classes inherit: ids checked against num_target_layers else max(ids) + 1, the "
+        "encoder.fc / encoder.output_norm_enc aliases (absent from 0.5.17's)",
+        _SG_DSPARK_OTHER,
+        "0.5.18",
+        IDS_B,
+        ENCODER_RENAMES,
+    ),
+    _sglang_dspark_range(
+        "0.5.19",
+        "0.5.19",
+        _SG_DSPARK,
+        "0.5.19",
+        ("0.5.19",),
+        ("0.5.19",),
+        f"{DSM} EntryClass @ 0.5.19 adds LingDSparkModel (absent from 0.5.18's) and load_weights strips model. before "
+        "its skips (the Nemotron-3.5 branch); the inherited DFlashDraftModel builds grouped convolutions from 0.5.19",
+        {**_SG_DSPARK_OTHER, **_SG_DSPARK_LFM2},
+        "0.5.19",
+        IDS_B,
+        ENCODER_RENAMES,
+        conv=True,
+    ),
+    _sglang_dspark_range(
+        "0.5.20",
+        "0.5.22",
+        _SG_DSPARK,
+        "0.5.20 … 0.5.22",
+        ("0.5.20", "0.5.21", "0.5.22"),
+        ("0.5.20",),
+        "the inherited DFlashDraftModel builds MiMo's per-head attention_sink_bias from 0.5.20 (absent from 0.5.19); "
+        f"{DSM}'s load_weights and constructor checks are the same in 0.5.20, 0.5.21 and 0.5.22",
+        {**_SG_DSPARK_OTHER, **_SG_DSPARK_LFM2},
+        "0.5.20 … 0.5.22",
+        IDS_B,
+        ENCODER_RENAMES,
+        sink=True,
+        conv=True,
+    ),
+    _sglang_dspark_range(
+        "0.5.23",
+        None,
+        _SG_DSPARK,
+        "0.5.23",
+        ("0.5.23",),
+        ("0.5.23",),
+        "sglang/srt/models/dspark_minimax.py (DSparkMiniMaxDraftModel) first ships in the 0.5.23 wheel, absent from 0.5.22; "
+        f"{DSM}'s Qwen3/Ling/DSparkDraftModel loader is 0.5.22's (its 0.5.23 changes are tensor-parallel head sharding only)",
+        {**_SG_DSPARK_OTHER, **_SG_DSPARK_LFM2, **_SG_DSPARK_MINIMAX},
+        "0.5.23",
+        IDS_B,
+        ENCODER_RENAMES,
+        sink=True,
+        conv=True,
     ),
 )
 

@@ -411,8 +411,8 @@ class QuantSkip:
 class LaunchCheck:
     """What an engine does with a launch setting for this class: `when` reads the class's namespace plus `steps`
     (the launch line's draft steps); the message may name them ({steps} {L}). DFlash's rows (D005, D006) also read
-    `topk`, `draft_tokens` and `block_flag` (the launch line's) and `block`, `full` (the drafter's block_size and
-    its block_size - 1 mask slots)."""
+    `topk`, `draft_tokens`, `block_flag` and `gamma_flag` (the launch line's; `gamma_flag` is SGLang's
+    --speculative-dspark-block-size) and `block`, `full` (the drafter's block_size and its block_size - 1 mask slots)."""
 
     when: str
     severity: str  # "error" (the engine refuses to start) | "warning"

@@ -23,6 +23,19 @@ def _get(cfg: dict, *paths: str):
     return None, None
 
 
+# the target layers fc reads, as layer outputs counted from 0: dflash_config's, else DSpark's dspark_target_layer_ids,
+# else a top-level list (a dense DSpark's, Muse Glimmer's): vLLM's order after its eagle ids (eagle3_utils.py
+# get_eagle3_aux_layers_from_config @ 0.27.0 … 0.32.0); SGLang's DFlashDraftModel reads dflash_config's, else the
+# top-level list (dflash_utils.py parse_dflash_draft_config), and its DSpark worker dspark_target_layer_ids before both
+# (dspark_config.py parse_dspark_draft_config, every release from 0.5.16 read)
+TARGET_IDS = ("dflash_config.target_layer_ids", "dspark_target_layer_ids", "target_layer_ids")
+
+
+def target_layer_ids(cfg: dict) -> tuple[object, str | None]:
+    """The drafter's target layer ids (layer outputs, 0-based) and the key path they came from."""
+    return _get(cfg or {}, *TARGET_IDS)
+
+
 BLOCK_SIZE = ("dflash_config.block_size", "block_size")  # SGLang's precedence (dflash_utils.parse_dflash_draft_config)
 
 

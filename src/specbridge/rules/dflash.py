@@ -11,7 +11,7 @@ from ..checkpoint.values import _floats, row_bytes
 from ..engines.expr import ExprError, RowError, evaluate
 from ..engines.registry import LAUNCHERS
 from ..engines.simulate import LOADED
-from ..families.dflash import block_size
+from ..families.dflash import block_size, target_layer_ids
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import CHECKPOINT, Hit, rule
@@ -27,9 +27,11 @@ def _ints(v) -> list[int] | None:
     return list(v) if isinstance(v, list) and v and all(type(i) is int for i in v) else None
 
 
-def _target_ids(c: Context) -> list[int] | None:
-    dc = _cfg(c).get("dflash_config")
-    return _ints(dc.get("target_layer_ids")) if isinstance(dc, dict) else None
+def _target_ids(c: Context) -> tuple[list[int] | None, str | None]:
+    """The ids fc reads (layer outputs, 0-based) and their key: dflash_config's, DSpark's dspark_target_layer_ids, or a
+    top-level target_layer_ids, where the engines read them (families/dflash.py TARGET_IDS)."""
+    ids, where = target_layer_ids(_cfg(c))
+    return _ints(ids), where
 
 
 def _mask_id(c: Context):
@@ -43,7 +45,7 @@ def _mask_id(c: Context):
     "DFlash target layers outside the target",
     severity=ERROR,
     scope=CHECKPOINT,
-    families=DFLASH,
+    families=DFLASH + ("dspark",),
     fix="train (or re-export) the drafter for this target, or pass the target it was trained on as --target.",
 )
 def target_layers_exist(c: Context) -> Iterator[Hit]:
@@ -53,9 +55,12 @@ def target_layers_exist(c: Context) -> Iterator[Hit]:
     boundary past the target's last layer is never captured, so `fc` receives fewer states than it was built
     for and `combine_hidden_states` raises "DFlash drafter expects N concatenated aux hidden features"
     (vllm/model_executor/models/qwen3_dflash.py @ 0.27.0–0.32.0): a drafter trained for another target.
+    A DSpark drafter's ids are read where the engines read them: `dflash_config.target_layer_ids`, else
+    `dspark_target_layer_ids`, else a top-level `target_layer_ids` (vLLM turns each into boundaries the same way;
+    SGLang's DSpark worker captures the same layers: sglang/srt/speculative/dspark_components/dspark_config.py).
     """
     n = c.target.num_layers if c.target else None
-    ids = _target_ids(c)
+    ids, _where = _target_ids(c)
     top = _ints(_cfg(c).get("eagle_aux_hidden_state_layer_ids"))
     boundaries = top or ([i + 1 for i in ids] if ids else None)
     if not n or not boundaries:
@@ -75,9 +80,9 @@ def target_layers_exist(c: Context) -> Iterator[Hit]:
     "DFlash target layer ids given twice, off by one",
     severity=WARNING,
     scope=CHECKPOINT,
-    families=DFLASH,
-    fix="keep one list: `dflash_config.target_layer_ids` (layer outputs, 0-based), or the top-level "
-    "`eagle_aux_hidden_state_layer_ids` equal to those ids + 1.",
+    families=DFLASH + ("dspark",),
+    fix="keep one list: `dflash_config.target_layer_ids` (DSpark: `dspark_target_layer_ids` or `target_layer_ids`; layer "
+    "outputs, 0-based), or the top-level `eagle_aux_hidden_state_layer_ids` equal to those ids + 1.",
 )
 def target_layer_numbering(c: Context) -> Iterator[Hit]:
     """DFlash's `dflash_config.target_layer_ids` count layer outputs from 0; vLLM's capture boundaries are
@@ -85,13 +90,14 @@ def target_layer_numbering(c: Context) -> Iterator[Hit]:
     `target_layer_ids = [i - 1 for i in aux_hidden_state_layer_ids]`). A config carrying both lists, not one
     off by one from the other, is trained on one set of layers and fed another: vLLM reads the top-level
     `eagle_aux_hidden_state_layer_ids` first and never looks at `target_layer_ids` for capture
-    (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py @ 0.32.0). Acceptance drops without an error.
+    (vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py @ 0.32.0). Acceptance drops without an error. The same
+    holds for DSpark's `dspark_target_layer_ids` or top-level `target_layer_ids`, which vLLM reads after the eagle ids.
     """
-    ids, top = _target_ids(c), _ints(_cfg(c).get("eagle_aux_hidden_state_layer_ids"))
+    (ids, where), top = _target_ids(c), _ints(_cfg(c).get("eagle_aux_hidden_state_layer_ids"))
     if ids and top and top != [i + 1 for i in ids]:
         yield Hit(
             WARNING,
-            f"dflash_config.target_layer_ids {ids} (layer outputs) and eagle_aux_hidden_state_layer_ids {top} (boundaries) "
+            f"{where} {ids} (layer outputs) and eagle_aux_hidden_state_layer_ids {top} (boundaries) "
             f"disagree: vLLM captures {top}, which are layer outputs {[b - 1 for b in top]}, not the {ids} the ids name.",
             f"remove eagle_aux_hidden_state_layer_ids, or set it to {[i + 1 for i in ids]}",
         )
@@ -268,6 +274,7 @@ def _launch_rows(c: Context, code: str) -> Iterator[Hit]:
         "topk": L.topk,
         "draft_tokens": L.draft_tokens,
         "block_flag": L.block_size,
+        "gamma_flag": L.dspark_block_size,
         "window": window,
         "block": block,
         "full": block - 1 if block else None,
@@ -304,7 +311,7 @@ def _fill_fix(c: Context, block: int | None) -> str | None:
     severity=WARNING,
     families=DFLASH + ("dspark",),
     fix="draft the whole trained block: vLLM `num_speculative_tokens` = block_size - 1 (DSpark: block_size), SGLang "
-    "`--speculative-num-draft-tokens` = block_size (what `specbridge launch` prints).",
+    "`--speculative-num-draft-tokens` = block_size (DSPARK: block_size + 1) (what `specbridge launch` prints).",
 )
 def block_tokens(c: Context) -> Iterator[Hit]:
     """With `--launch`: the tokens a DFlash step drafts against the block the drafter was trained on
@@ -331,7 +338,8 @@ def block_tokens(c: Context) -> Iterator[Hit]:
     severity=ERROR,
     families=DFLASH + ("dspark",),
     fix="launch DFlash with its own flags only: vLLM `method: dflash` with `num_speculative_tokens`; SGLang "
-    "`--speculative-algorithm DFLASH` with `--speculative-num-draft-tokens` (no EAGLE steps or topk).",
+    "`--speculative-algorithm DFLASH` with `--speculative-num-draft-tokens` (DSPARK: block_size + 1, or none; no EAGLE "
+    "steps or topk).",
 )
 def launch_flags(c: Context) -> Iterator[Hit]:
     """With `--launch`: the engine's own argument checks for DFlash. vLLM refuses a DFlash speculative config
@@ -340,7 +348,10 @@ def launch_flags(c: Context) -> Iterator[Hit]:
     that is not positive or differs from `--speculative-num-draft-tokens`, and overrides `--speculative-num-steps`
     and `--speculative-eagle-topk` to 1 with a warning: EAGLE settings a DFlash drafter has no use for
     (sglang/srt/server_args.py @ 0.5.11, arg_groups/speculative_hook.py `_handle_dflash` after it, every release
-    read). The engine rows (code D006) say it.
+    read). SGLang's DSPARK drafts gamma = the drafter's block_size positions (else --speculative-dspark-block-size)
+    and refuses a `--speculative-num-draft-tokens` other than gamma + 1 (arg_groups/speculative_hook.py
+    `_handle_dspark`, every release from 0.5.16 read, run by tests/test_conformance_sglang_dspark_launch.py). The engine rows
+    (code D006) say it.
     """
     yield from _launch_rows(c, "D006")
 
