@@ -54,7 +54,7 @@ REFUSED = [  # (args, exit code): no answer; the error object under the error sc
     (["check", STORY, "--fail-on", "Z999"], 2),
     (["convert", STORY], 2),  # neither --to nor --engine
     (["launch", STORY, "-e", "vllm", "-t", "org/model", "--steps", "0"], 1),  # a launch line that cannot start
-    (["launch", STORY, "-e", "trtllm", "-t", "org/model"], 2),
+    (["launch", STORY, "-e", "trtllm", "-t", "org/model", "--topk", "2"], 2),  # trtllm-serve drafts a chain
     (["eval", STORY, "-t", "smollm2-135m", "--steps", "0"], 2),
     (["eval", STORY, "-t", "smollm2-135m", "-e", "all"], 2),
     (["bench", "--url", "ftp://127.0.0.1:1"], 2),

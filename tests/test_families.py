@@ -458,7 +458,7 @@ def test_dspark_classes_not_modelled_are_refused_not_guessed(tmp_path):
 
 
 def test_dspark_drafter_on_vllm(tmp_path):
-    """DeepSeek's layout: checked as DSpark from 0.30.0, refused on 0.25–0.29 (another loader), none before 0.25.0."""
+    """DeepSeek's layout: checked as DSpark from 0.25.0 (0.25–0.29 with their own loader rows), none before 0.25.0."""
     d = dfx.write(tmp_path / "dspark", dfx.config_dspark(), dfx.tensors_dspark())
     rc, codes = _codes(d, "vllm==0.32.0")
     assert rc == 0 and set(codes) <= {"L011", "D007"} and "D007" in codes, codes
@@ -466,8 +466,8 @@ def test_dspark_drafter_on_vllm(tmp_path):
     assert rc == 1 and any("dspark speculative decoding" in m for m in codes["D007"])
     rc, codes = _codes(d, "vllm==0.24.0")
     assert rc == 1 and any("first release with one is 0.25.0" in m for m in codes["L005"])
-    r = run_cli("check", d, "--engine", "vllm==0.29.0")
-    assert r.returncode == 2 and "specbridge models DSpark from 0.30.0" in r.stderr
+    rc, codes = _codes(d, "vllm==0.29.0")
+    assert rc == 0 and set(codes) <= {"L011", "D007"}, codes
     # a pruned draft vocabulary needs its own head and d2t (load_weights raises otherwise)
     p = dfx.write(
         tmp_path / "pruned",

@@ -5,7 +5,7 @@ drafter with method dspark, num_speculative_tokens = block_size - 1 and block_si
 block); both draft as trained only on Model Runner V2, so the printed line starts `env VLLM_USE_V2_MODEL_RUNNER=1`
 (the LAUNCH row's runner_env). The printed line, parsed back by check, gives no launch finding. SGLang has DSpark
 from 0.5.16 (its DSPARK line: tests/test_launch_dspark_sglang.py) and DFlash2 from 0.5.19: before those releases check
-says L005 (exit 1). TensorRT-LLM has no LAUNCH row: launch refuses it."""
+says L005 (exit 1). TensorRT-LLM has no DFlash2 line: launch says nothing was checked."""
 
 from __future__ import annotations
 
@@ -176,9 +176,9 @@ def test_serve_and_sweep_keep_the_runner_variable(drafters):
     assert base[:5] == ["env", V2, "vllm", "serve", str(TINY_TARGET)] and "--speculative-config" not in base
 
 
-def test_trtllm_has_no_launch_row(drafters):
-    """TensorRT-LLM takes its speculative settings from a YAML file (trtllm-serve --config), which a one-line LAUNCH
-    row cannot carry: launch refuses it rather than print half a command."""
-    assert "trtllm" not in LAUNCHERS
+def test_trtllm_has_no_dflash2_line(drafters):
+    """TensorRT-LLM's LAUNCH row has DFlash and DSpark lines (tests/test_trtllm_launch.py) but no DFlash2: no DFlash2
+    class is modelled there, so launch says nothing was checked rather than print a line."""
+    assert "dflash2" not in LAUNCHERS["trtllm"].families
     r = run_cli("launch", drafters["dflash2"], "-e", "trtllm==1.3.0", "--target", TINY_TARGET)
-    assert r.returncode == 2 and "launch prints SGLang and vLLM command lines; not trtllm" in r.stderr
+    assert r.returncode == 2 and "does not model DFlash2 drafters on trtllm" in r.stderr

@@ -253,17 +253,23 @@ def check_drafter(view, engine: str, label: str, tgt, lau, what: str = "launch")
     return results[0]
 
 
-def drafter_launch(view, engine: str, drafter: str, served: str, tgt, steps: int | None, topk: int | None, draft_tokens, extra=None):
+def drafter_launch(
+    view, engine: str, drafter: str, served: str, tgt, steps: int | None, topk: int | None, draft_tokens, extra=None, files=None
+):
     """(command line, check's result on it, family) for a drafter read as the family its files show: an EAGLE-3
     drafter gets the engine's LAUNCH line, a DFlash, DFlash2 or DSpark drafter its `families[family]` line, drafting
-    the block it was trained on unless `steps` is given, on the model runner its class needs (LAUNCH.runner_env). `launch` prints it; `serve` and `sweep` start it."""
-    from ..engines.launch import build_launch, family_steps, parse_launch
+    the block it was trained on unless `steps` is given, on the model runner its class needs (LAUNCH.runner_env). `launch` prints it; `serve` and `sweep` start it.
+    An engine whose line names its speculative config as a file (LAUNCH.spec_file, TensorRT-LLM) gets the file too:
+    `files` (a dict) receives its name and text, and check reads the line with it."""
+    from ..engines.launch import build_launch, family_steps, parse_launch, spec_file_text
     from ..engines.registry import LAUNCHERS, engine_name
     from ..families.dflash import block_size
     from .guards import refuse_non_drafter
 
     name = engine_name(engine)
     fam = refuse_non_drafter(view, read_here=LAUNCHED, what="launch").family
+    if LAUNCHERS[name].chain_only and topk not in (None, 1):
+        raise CliError(f"the {name} line drafts a chain (max_draft_len), not a tree: drop --topk {topk}")
     if fam.name == "eagle3":
         steps, topk = 3 if steps is None else steps, 1 if topk is None else topk
     elif topk not in (None, 1):
@@ -277,12 +283,16 @@ def drafter_launch(view, engine: str, drafter: str, served: str, tgt, steps: int
             if steps is None:
                 raise CliError(f"{view.ckpt.root}: no block_size in the drafter's config; pass --steps (tokens drafted per step)")
     validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
+    written = spec_file_text(name, drafter, steps, fam.name)
+    text = dict([written]) if written else None
     cmd = build_launch(name, served, drafter, steps, topk, draft_tokens, extra, family=fam.name)
-    res = check_drafter(view, engine, drafter, tgt, parse_launch(cmd))
+    res = check_drafter(view, engine, drafter, tgt, parse_launch(cmd, text))
     env = launch_env(name, res)  # a class that drafts as trained on one model runner only: the line selects it
     if env:
         cmd = build_launch(name, served, drafter, steps, topk, draft_tokens, extra, family=fam.name, env=env)
-        res = check_drafter(view, engine, drafter, tgt, parse_launch(cmd))
+        res = check_drafter(view, engine, drafter, tgt, parse_launch(cmd, text))
+    if files is not None and text:
+        files.update(text)
     return cmd, res, fam.name
 
 
@@ -290,7 +300,7 @@ def launch_cmd(
     path: Path, engine: str, target: str | None, steps: int | None, topk: int | None, draft_tokens: int | None, as_json: bool
 ) -> int:
     from ..checkpoint.reader import open_checkpoint
-    from ..engines.launch import LaunchError, build_launch, parse_launch
+    from ..engines.launch import LaunchError, build_launch, parse_launch, spec_file_text
     from ..engines.registry import LAUNCHERS, EngineSpecError, resolve
     from ..view import read_view
     from .targets import servable_target
@@ -301,10 +311,11 @@ def launch_cmd(
             return fail(f"--engine {engine} names {len(places)} engine versions; a launch command is for one")
         name = places[0].era.engine
         if name not in LAUNCHERS:  # the engines with a LAUNCH row
-            return fail(f"launch prints SGLang and vLLM command lines; not {name}")
+            return fail(f"launch prints {', '.join(LAUNCHERS)} command lines; not {name}")
         from ..checkpoint.hub import engine_model_arg
         from .mtp_check import HeadOnly, check_mtp, mtp_index
 
+        files: dict[str, str] = {}  # the speculative config file the line names (TensorRT-LLM's --config)
         idx = mtp_index(path, False)  # a target with an MTP head: the line serves the head inside it
         if idx is not None:
             if target is not None:
@@ -313,7 +324,9 @@ def launch_cmd(
             steps, topk = 3 if steps is None else steps, 1 if topk is None else topk
             validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
             cmd = build_launch(name, served, None, steps, topk, draft_tokens)
-            lau = parse_launch(cmd)
+            written = spec_file_text(name, None, steps)
+            files.update([written] if written else [])
+            lau = parse_launch(cmd, files)
             try:
                 results, _, _, _, view = check_mtp(idx, path, engine, None, lau)
                 ckpt = view.ckpt
@@ -329,7 +342,7 @@ def launch_cmd(
             drafter = engine_model_arg(path)  # a Hub id stays an id: the engine downloads it
             view = read_view(open_checkpoint(path))
             ckpt = view.ckpt
-            cmd, res, _ = drafter_launch(view, engine, drafter, served, tgt, steps, topk, draft_tokens)
+            cmd, res, _ = drafter_launch(view, engine, drafter, served, tgt, steps, topk, draft_tokens, files=files)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e), getattr(e, "exit_code", 2))
     errors = [f for f in res.findings if f.severity == "error"]
@@ -337,7 +350,10 @@ def launch_cmd(
         from ..checkpoint.hubref import hub_sources
 
         sources = hub_sources(ckpt.hub, tgt.hub if tgt is not None else None)
-        print_json("launch", {"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json(), **sources})
+        body = {"ok": res.ok, "command": cmd if res.ok else None, "check": res.to_json(), **sources}
+        if files:
+            body["files"] = files if res.ok else None  # name -> text of each file the command reads
+        print_json("launch", body)
         return 0 if res.ok else 1
     if not res.ok:
         sys.stderr.write(f"specbridge: refusing to print a launch command: {len(errors)} error finding(s)\n")
@@ -349,6 +365,8 @@ def launch_cmd(
     for f in res.findings:
         if f.severity == "warning":
             sys.stderr.write(f"{f.code} warning: {f.message}\n")
+    for fname, text in files.items():  # the file the command names, written by the shell before it runs
+        print(f"cat > {fname} <<'EOF'\n{text}EOF")
     print(cmd)
     return 0
 

@@ -73,14 +73,14 @@ def check(
 @app.command()
 def launch(
     path: str = typer.Argument(..., help="drafter checkpoint, or a target that carries an MTP head"),
-    engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm, optionally ==VERSION"),
+    engine: str = typer.Option(..., "--engine", "-e", help="sglang, vllm or trtllm, optionally ==VERSION"),
     target: Optional[str] = typer.Option(
         None, "--target", "-t", help="target model path (or hub id) as the engine will be given it (a drafter needs it)"
     ),
     steps: Optional[int] = typer.Option(
         None,
         "--steps",
-        help="draft steps (vLLM num_speculative_tokens); default 3, for a DFlash drafter its block_size - 1 (the whole trained block)",
+        help="draft steps (vLLM num_speculative_tokens, TensorRT-LLM max_draft_len); default 3, for a DFlash drafter its block_size - 1 (the whole trained block)",
     ),
     topk: Optional[int] = typer.Option(None, "--topk", help="SGLang --speculative-eagle-topk (default 1; EAGLE-3 only)"),
     draft_tokens: Optional[int] = typer.Option(
@@ -89,8 +89,10 @@ def launch(
     as_json: bool = FLAG("--json", help="print one JSON object"),
 ) -> None:
     """Print the exact, checked engine command line; refuse (exit 1, with the findings) what check flags. For a
-    DFlash drafter: vLLM method dflash, SGLang DFLASH, drafting its trained block. For a target with an MTP head:
-    the line that serves the head (vLLM method mtp, SGLang NEXTN)."""
+    DFlash drafter: vLLM method dflash, SGLang DFLASH, TensorRT-LLM decoding_type DFlash, drafting its trained block.
+    For a target with an MTP head: the line that serves the head (vLLM method mtp, SGLang NEXTN, TensorRT-LLM MTP).
+    TensorRT-LLM's speculative settings live in a YAML file its line names (--config): printed first, as a shell
+    here-document that writes it."""
     from .commands import launch_cmd
 
     raise typer.Exit(launch_cmd(path, engine, target, steps, topk, draft_tokens, as_json))

@@ -56,7 +56,11 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
             MANY,
         ),
         Opt("target", ("--target", "-t"), TARGET),
-        Opt("launch", ("--launch",), "the intended engine command line (SGLang or vLLM)"),
+        Opt(
+            "launch",
+            ("--launch",),
+            "the intended engine command line (SGLang, vLLM, or trtllm-serve with its --config YAML, read from disk)",
+        ),
         Opt("parent", ("--parent",), "the checkpoint this drafter was fine-tuned from (vocab map must match)"),
         Opt("mtp", ("--mtp",), "PATH is a target: check the MTP head it carries (found from its index without --mtp too)", False, FLAG),
         JSON,

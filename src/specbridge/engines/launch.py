@@ -19,7 +19,7 @@ class LaunchError(ValueError):
 
 @dataclass
 class Launch:
-    engine: str  # "sglang" | "vllm"
+    engine: str  # "sglang" | "vllm" | "trtllm"
     target: str | None = None
     algorithm: str | None = None  # SGLang --speculative-algorithm / vLLM method, upper-cased
     draft: str | None = None
@@ -59,15 +59,19 @@ def _set(launch: Launch, attr: str, value: str) -> None:
         setattr(launch, attr, value)
 
 
-def parse_launch(cmd: str) -> Launch:
-    """Parse `python -m sglang.launch_server …` or `vllm serve …` (or the vLLM api_server module)."""
+def parse_launch(cmd: str, files: dict[str, str] | None = None) -> Launch:
+    """Parse `python -m sglang.launch_server …`, `vllm serve …` (or the vLLM api_server module) or `trtllm-serve …`.
+    A speculative config the line names as a file (the LAUNCH row's `spec_file_flags`) is read from `files` (name ->
+    text, what `launch` is about to write) or else from disk."""
     try:
         argv = shlex.split(cmd)
     except ValueError as e:
         raise LaunchError(f"cannot parse the launch command: {e}") from None
     engine = _program(argv)
     if engine is None:
-        raise LaunchError("the launch command runs neither sglang (python -m sglang.launch_server) nor vllm (vllm serve)")
+        raise LaunchError(
+            "the launch command runs none of sglang (python -m sglang.launch_server), vllm (vllm serve), tensorrt-llm (trtllm-serve)"
+        )
     row = LAUNCHERS[engine]
     flags = row.flags
     head = env_prefix(argv)
@@ -78,7 +82,7 @@ def parse_launch(cmd: str) -> Launch:
     while i < len(argv):
         a = argv[i]
         key, eq, val = a.partition("=")
-        if key in flags or key in row.spec_config_flags:
+        if key in flags or key in row.spec_config_flags or key in row.spec_file_flags:
             if not eq:
                 if i + 1 >= len(argv):
                     raise LaunchError(f"{key} needs a value")
@@ -86,6 +90,8 @@ def parse_launch(cmd: str) -> Launch:
                 i += 1
             if key in row.spec_config_flags:
                 _vllm_spec(launch, val)
+            elif key in row.spec_file_flags:
+                _file_spec(launch, row, val, files)
             else:
                 _set(launch, flags[key], val)
         elif a.startswith("-"):
@@ -103,6 +109,7 @@ def parse_launch(cmd: str) -> Launch:
             launch.target = after[0]
     if launch.algorithm:
         launch.algorithm = launch.algorithm.upper()
+        launch.algorithm = row.method_aliases.get(launch.algorithm, launch.algorithm)
     return launch
 
 
@@ -159,6 +166,53 @@ def _vllm_spec(launch: Launch, val: str) -> None:
         launch.extra["draft_max_model_len"] = spec["max_model_len"]
 
 
+def _file_spec(launch: Launch, row, path: str, files: dict[str, str] | None) -> None:
+    """The speculative config of a YAML file the line names (TensorRT-LLM's `--config` / `--extra_llm_api_options`):
+    its `speculative_config` section's decoding type, draft steps and drafter, as the LAUNCH row's SpecFile says."""
+    import yaml
+
+    spec = row.spec_file
+    if files is not None and path in files:
+        text = files[path]
+    else:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as e:
+            raise LaunchError(f"cannot read the speculative config file {path} the launch command names: {e.strerror}") from None
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise LaunchError(f"{path} is not valid YAML: {e}") from None
+    section = doc.get(spec.section) if isinstance(doc, dict) else None
+    launch.extra["spec_file"] = path
+    if section is None:
+        return  # a config file without speculative decoding: the line starts no drafter
+    if not isinstance(section, dict):
+        raise LaunchError(f"{path}: {spec.section} must be a mapping")
+    launch.algorithm = str(section.get(spec.method_key, "")) or None
+    launch.draft = next((section[k] for k in spec.draft_keys if section.get(k) is not None), None)
+    steps = section.get(spec.steps_key)
+    if steps is not None and type(steps) is not int:
+        raise LaunchError(f"{path}: {spec.section}.{spec.steps_key} must be an integer, got {steps!r}")
+    launch.steps = steps
+
+
+def spec_file_text(engine: str, draft: str | None, steps: int, family: str = "eagle3") -> tuple[str, str] | None:
+    """(file name, YAML text) of the speculative config a line of this engine names as a file (its LAUNCH row's
+    SpecFile), for the drafter's family (`draft` None: the target's MTP head); None for an engine whose line carries
+    the config itself."""
+    import yaml
+
+    row = LAUNCHERS[engine]
+    spec = row.spec_file
+    if spec is None:
+        return None
+    method = row.mtp_method if draft is None else row.eagle3_method if family == "eagle3" else _family_row(engine, family).spec_method
+    body = {spec.method_key: method, spec.steps_key: steps} | ({} if draft is None else {spec.draft_keys[0]: draft})
+    return spec.name, yaml.safe_dump({spec.section: body}, sort_keys=False)
+
+
 def family_steps(engine: str, family: str, block: int | None) -> int | None:
     """The draft steps that fill a drafter's trained block on this engine (its LAUNCH row's `families[family].steps`,
     an expression of the block size), or None without a block size."""
@@ -201,6 +255,7 @@ def build_launch(
             draft_tokens = int(evaluate(fam.draft_tokens, {"steps": steps}))
         spec = json.dumps({"method": fam.spec_method, "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
         values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
+        values["config"] = row.spec_file.name if row.spec_file else ""
         return shlex.join(pre + [a.format(**values) for a in fam.argv] + list(extra or []))
     if draft_tokens is None and row.draft_tokens:
         draft_tokens = int(evaluate(row.draft_tokens, {"steps": steps, "topk": topk}))
@@ -208,9 +263,10 @@ def build_launch(
         spec = json.dumps({"method": row.mtp_method, "num_speculative_tokens": steps}, separators=(",", ":"))
         argv = row.mtp_argv
     else:
-        spec = json.dumps({"method": "eagle3", "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
+        spec = json.dumps({"method": row.eagle3_method, "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
         argv = row.argv
     values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
+    values["config"] = row.spec_file.name if row.spec_file else ""
     return shlex.join(pre + [a.format(**values) for a in argv] + list(extra or []))
 
 

@@ -14,7 +14,7 @@ from .spec import CaptureRule, DraftModelRange, Era, FamilyRange, Launcher, in_r
 
 ENGINES: dict[str, tuple[Era, ...]] = {"sglang": sglang.ERAS, "vllm": vllm.ERAS, "trtllm": trtllm.ERAS}
 CAPTURE: dict[str, tuple[CaptureRule, ...]] = {"sglang": sglang.CAPTURE, "vllm": vllm.CAPTURE, "trtllm": trtllm.CAPTURE}
-LAUNCHERS: dict[str, Launcher] = {"sglang": sglang.LAUNCH, "vllm": vllm.LAUNCH}  # TensorRT-LLM: no launch line modelled
+LAUNCHERS: dict[str, Launcher] = {"sglang": sglang.LAUNCH, "vllm": vllm.LAUNCH, "trtllm": trtllm.LAUNCH}
 # drafter families other than EAGLE-3, per engine: the release ranges that build them (an engine absent here, or
 # with no rows, has no modelled class for any of them)
 FAMILY_RANGES: dict[str, tuple[FamilyRange, ...]] = {

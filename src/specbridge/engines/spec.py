@@ -365,6 +365,28 @@ class Launcher:
     # the environment assignment that makes the engine pick a model runner (DraftClass.runner -> "NAME=value"): a
     # line for a class that drafts as trained only on that runner starts `env NAME=value` (rule D007)
     runner_env: dict[str, str] = field(default_factory=dict)
+    # the speculative config as a YAML file the command line names (TensorRT-LLM's `--config`): the flags that name it
+    # and how the file is laid out (SpecFile); `launch` writes the file beside the line, `check --launch` reads it
+    spec_file_flags: tuple[str, ...] = ()
+    spec_file: SpecFile | None = None
+    eagle3_method: str = "eagle3"  # the method an EAGLE-3 line names (vLLM's JSON "method"; TensorRT-LLM's decoding_type)
+    method_aliases: dict[str, str] = field(default_factory=dict)  # upper-cased method -> the one the engine runs
+    steps_flag: str = ""  # how a fix names the draft steps ("" = vLLM's "num_speculative_tokens" JSON key)
+    chain_only: bool = False  # the line drafts a chain only (`launch` refuses --topk above 1)
+
+
+@dataclass(frozen=True)
+class SpecFile:
+    """A speculative config read from a YAML file the command line names (TensorRT-LLM: `trtllm-serve MODEL --config
+    FILE`, whose `speculative_config` section is a *DecodingConfig): the section, the keys that carry the method, the
+    draft steps and the drafter, and the file name `launch` writes ({name} of the launch values)."""
+
+    section: str
+    method_key: str
+    steps_key: str
+    draft_keys: tuple[str, ...]  # the first is written; any is read
+    name: str
+    cite: str
 
 
 @dataclass(frozen=True)

@@ -301,7 +301,14 @@ def _fill_fix(c: Context, block: int | None) -> str | None:
         return None
     steps = evaluate(fam.steps, {"block": block})
     tokens = evaluate(fam.draft_tokens, {"steps": steps}) if fam.draft_tokens else None
-    what = f"--speculative-num-draft-tokens {tokens}" if tokens is not None else f'"num_speculative_tokens": {steps}'
+    steps_flag = LAUNCHERS[c.rep.engine].steps_flag
+    what = (
+        f"--speculative-num-draft-tokens {tokens}"
+        if tokens is not None
+        else f"{steps_flag} {steps}"
+        if steps_flag
+        else f'"num_speculative_tokens": {steps}'
+    )
     return f"draft the block the drafter was trained on ({what}, block_size {block}); `specbridge launch` prints that line"
 
 
