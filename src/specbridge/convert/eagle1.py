@@ -56,7 +56,7 @@ EAGLE1_LAYOUTS: dict[str, Layout] = {
             "LlamaForCausalLMEagle",
             INPUT_OF_LAYER,
             "none",
-            sources=(*SOURCES, "sglang 0.4.6.post5 … 0.5.23 srt/models/llama_eagle.py (the EAGLE-1 rows)"),
+            sources=(*SOURCES, "sglang srt/models/llama_eagle.py (the EAGLE-1 rows: engines/sglang.py EAGLE1_RANGES)"),
         ),
     )
 }
