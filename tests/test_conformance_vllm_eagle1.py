@@ -115,10 +115,10 @@ def test_converted_eagle1_drafters_load_on_real_vllm(release, eagle1_cases, tmp_
         obj = json.loads(r.stdout)
         assert [f["code"] for f in obj["check"]["findings"] if f["severity"] == "error"] == ["L013"], r.stdout
         assert any("fc.bias is carried" in w for w in obj["warnings"])
-        after[name] = tmp_path / name
-    before = real(release, eagle1_cases, tmp_path.parent)
-    got = run_loader(release, after, tmp_path, method="eagle", arch="llama")
-    for name, path in after.items():
-        assert before[name]["raised"] is not None and got[name]["raised"] is None, (name, got[name]["raised"])
-        assert not differences(path, got[name], predict(path, release)), name
-        assert "model.fc.bias" not in got[name]["params"] and "fc.bias" in got[name]["dropped"]
+        after[f"{name}-converted"] = tmp_path / name
+    got = run_loader(release, {n: eagle1_cases[n] for n in CONVERTED} | after, tmp_path, method="eagle", arch="llama")
+    for name in CONVERTED:
+        conv, path = got[f"{name}-converted"], after[f"{name}-converted"]
+        assert got[name]["raised"] is not None and conv["raised"] is None, (name, conv["raised"])
+        assert not differences(path, conv, predict(path, release)), name
+        assert "model.fc.bias" not in conv["params"] and "fc.bias" in conv["dropped"]

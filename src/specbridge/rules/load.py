@@ -397,8 +397,11 @@ def cut_or_padded(c: Context) -> Iterator[Hit]:
 def lost_bias(c: Context) -> Iterator[Hit]:
     """A `.bias` tensor whose layer the engine loads, but builds without a bias: the loader ignores or skips the
     bias (vLLM's AutoWeightsLoader ignores unexpected `.bias` names; SGLang skips names it has no parameter for),
-    so the drafter runs without a term it was trained with. EAGLE-1's research checkpoints train `fc` with a bias
-    that vLLM's `llama_eagle.py` (fc built with `bias=False`) and SGLang never load (sgl-project/sglang #5773).
+    so the drafter runs without a term it was trained with. An EAGLE-1 drafter trained with an `fc` bias loses it on
+    vLLM, whose `llama_eagle.py` builds fc with `bias=False`; no layout changes that, so `convert` carries the tensor
+    and says so. SGLang's `LlamaForCausalLMEagle` is the reverse case: fc always has a bias, and a checkpoint without
+    one (the published research weights, sgl-project/sglang #5773) leaves it at its random initialisation (L002's
+    warning; `convert --engine sglang==…` writes zeros, what the drafter computed in training).
     For EAGLE-3 drafters C010 says the same from the config.
     """
     loaded = {t.name for t in c.rep.tensors if t.status == LOADED}
@@ -410,7 +413,7 @@ def lost_bias(c: Context) -> Iterator[Hit]:
             + ", ".join(t.name for t in lost[:3])
             + (" …" if len(lost) > 3 else "")
             + " never reach the model (ignored or skipped without an error).",
-            "serve with an engine release whose class builds this bias, or retrain without it",
+            f"no checkpoint layout makes {c.eng} apply it: serve with an engine release whose class builds this bias, or retrain without it",
         )
 
 
