@@ -55,3 +55,33 @@ def test_check_matches_sglang_eagle1_loader(version, case, eagle1_cases, request
 
 def test_eagle1_run_rows_cover_the_matrix():
     base.family_runs_agree("eagle", SELF, len(CASES), KNOWN)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("version", [v for v in RELEASES if v == "0.5.23"])
+def test_converted_eagle1_drafters_load_on_sglangs_loader(version, tmp_path):
+    """`convert --engine sglang==0.5.23` through SGLang's own loader: the research layout (LlamaForCausalLM, which SGLang
+    builds as the plain target class), a model.-prefixed save, a tied config and a drafter trained without fc.bias each
+    load once converted, as check predicts; the bias-free one's fc.bias is filled from the zeros convert wrote (left
+    unfilled before: the matrix's eagle-arch-no-bias)."""
+    from conftest import run_cli
+
+    why = _env_ready(version)
+    if why:
+        pytest.skip(why)
+    sources = {
+        "research": e1.write(tmp_path / "research"),
+        "prefixed": e1.write(tmp_path / "prefixed", ts={"model." + k: v for k, v in e1.tensors().items()}),
+        "tied": e1.write(tmp_path / "tied", e1.config(tie_word_embeddings=True)),
+        "no-bias": e1.write(tmp_path / "no-bias", ts=e1.tensors(bias=False)),
+    }
+    after = {}
+    for name, src in sources.items():
+        r = run_cli("convert", src, "--engine", f"sglang=={version}", "-o", tmp_path / f"{name}-converted")
+        assert r.returncode == 0, r.stdout + r.stderr
+        after[name] = tmp_path / f"{name}-converted"
+    got = base.harness(version, after)
+    for name, path in after.items():
+        assert not base.family_case(version, path, got[name], "eagle", "LlamaForCausalLMEagle"), name
+    assert all(not r["errors"] for r in got.values()) and "model.fc.bias" in got["no-bias"]["filled"], got["no-bias"]["unfilled"]
+    assert [p for p, _ in got["no-bias"]["tensors"]["fc.bias"]["loaded_into"]] == ["model.fc.bias"]

@@ -5,6 +5,7 @@ its venv is absent; the counts are FamilyRange.runs rows in src/specbridge/engin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import eagle1_fixtures as e1
@@ -90,3 +91,34 @@ def test_eagle1_run_rows_cover_the_matrix():
     for row, run in runs:
         assert run.test == SELF and in_release_range(run.release, row.first, row.last)
         assert run.cases == len(CASES) and run.agreed == run.cases - sum(1 for (v, _c) in KNOWN if v == run.release)
+
+
+CONVERTED = ("model-prefixed", "arch-sglang-style", "lm-head-shipped", "layer0-input-norm-shipped")
+
+
+@pytest.mark.slow
+@pytest.mark.full_conformance  # CI (per-era) leaves it to SPECBRIDGE_CONFORMANCE=all
+@pytest.mark.parametrize("release", [r for r in RELEASES if r == "0.32.0"])
+def test_converted_eagle1_drafters_load_on_real_vllm(release, eagle1_cases, tmp_path):
+    """Before and after `convert --engine vllm==0.32.0`, through the real loader: each case vLLM refuses (a model.-prefixed
+    save, SGLang's architecture name, a shipped lm_head, layer 0's input norm) loads once converted, and `check`
+    agrees with what vLLM did with the converted file. fc.bias is carried and still ignored (no layout changes that):
+    convert and check say so (L013), and vLLM's fc indeed has no bias."""
+    from conftest import run_cli
+
+    why = _ready(release)
+    if why:
+        pytest.skip(why)
+    after = {}
+    for name in CONVERTED:
+        r = run_cli("convert", eagle1_cases[name], "--engine", f"vllm=={release}", "-o", tmp_path / name, "--json")
+        obj = json.loads(r.stdout)
+        assert [f["code"] for f in obj["check"]["findings"] if f["severity"] == "error"] == ["L013"], r.stdout
+        assert any("fc.bias is carried" in w for w in obj["warnings"])
+        after[f"{name}-converted"] = tmp_path / name
+    got = run_loader(release, {n: eagle1_cases[n] for n in CONVERTED} | after, tmp_path, method="eagle", arch="llama")
+    for name in CONVERTED:
+        conv, path = got[f"{name}-converted"], after[f"{name}-converted"]
+        assert got[name]["raised"] is not None and conv["raised"] is None, (name, conv["raised"])
+        assert not differences(path, conv, predict(path, release)), name
+        assert "model.fc.bias" not in conv["params"] and "fc.bias" in conv["dropped"]

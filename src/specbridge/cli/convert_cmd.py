@@ -106,7 +106,7 @@ def make_plan(src: Path, to: str | None, engine: str | None, target, embed: str)
 
     try:
         view = read_view(open_checkpoint(src))
-        refuse_non_drafter(view, read_here=("eagle3", "dflash"), what="convert")
+        refuse_non_drafter(view, read_here=("eagle3", "dflash", "eagle"), what="convert")
         tgt = open_target_arg(target) if target else None
         tck = open_checkpoint(tgt.weights_dir) if (tgt and tgt.weights_dir) else None
         return view.ckpt, tgt, plan_conversion(view, to, engine, tgt, tck, embed)
@@ -172,7 +172,7 @@ def print_convert(src: Path, ck, plan, res, checks, engine_used) -> None:
     if res.method == "unchanged":
         w("nothing to change: the checkpoint is already in this layout" + ("; nothing was written\n" if plan.noop else "\n"))
     else:
-        n = len(plan.tensors) + (plan.derive_t2d is not None) + (plan.gather_head is not None)
+        n = len(plan.tensors) + (plan.derive_t2d is not None) + (plan.gather_head is not None) + len(plan.zeros)
         w(f"wrote {res.dst} ({res.method}, {res.seconds:.2f} s)" + (f"; backup: {res.backup}" if res.backup else "") + "\n")
         if res.backup:
             whose = "the first in-place conversion's backup, kept" if res.kept else "the backup"

@@ -70,7 +70,7 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
     ),
     "convert": (
         Opt("src", (), "drafter checkpoint to convert (never modified without --in-place)", kind=ARGUMENT),
-        Opt("to", ("--to",), "speculators, sglang, vllm, eagle, trtllm, nemo"),
+        Opt("to", ("--to",), "speculators, sglang, vllm, eagle, trtllm, nemo; dflash; eagle1-vllm, eagle1-sglang"),
         Opt("out", ("-o", "--out"), "destination directory (must not exist unless --force)", None, PATH),
         Opt("in_place", ("--in-place",), "convert SRC itself (keeps a backup unless --no-backup)", False, FLAG),
         Opt("engine", ("--engine", "-e"), "produce exactly what NAME==VERSION needs"),

@@ -153,7 +153,7 @@ class Probe:
     @staticmethod
     def is_draft(model) -> bool:
         name = type(model).__name__
-        return "Eagle" in name or "eagle" in type(model).__module__ or "DFlash" in name or "MTP" in name
+        return "Eagle" in name or "eagle" in type(model).__module__ or "DFlash" in name or "MTP" in name or name == "Medusa"
 
     def wrap(self, model) -> None:
         import torch

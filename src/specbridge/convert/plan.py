@@ -19,6 +19,7 @@ from ..layouts.table import LAYOUTS, Layout, to_layout
 from ..view import CheckpointView
 from .configs import canon_config, write_config
 from .dflash import DFLASH_LAYOUTS, ConvertRefused
+from .eagle1 import EAGLE1_ENGINE, EAGLE1_LAYOUTS
 
 # which engine a layout is checked against after writing
 LAYOUT_ENGINE = {
@@ -29,6 +30,7 @@ LAYOUT_ENGINE = {
     "trtllm": "trtllm",
     "nemo": None,
     "dflash": "vllm",  # every modelled vLLM DFlash range, each at its newest release read
+    **EAGLE1_ENGINE,
 }
 
 
@@ -64,6 +66,7 @@ class Plan:
     gather_head: HeadRows | None = None  # build lm_head from the target head's rows i + d2t[i]
     family: str = "eagle3"
     extra_files: dict[str, bytes] = field(default_factory=dict)  # small files written beside the weights (mask_embedding.pt)
+    zeros: list = field(default_factory=list)  # tensors of zeros to write (convert/eagle1.py Zeros: SGLang's fc.bias)
     side_changed: bool = False  # an extra file differs from the source's (a header rename in place cannot do it)
     mask_expect: tuple | None = None  # (embedding bytes, dtype, mask id) the written mask_embedding.pt must hold
     noop: bool = False  # nothing to change: no file is written
@@ -133,6 +136,12 @@ def plan_conversion(
         from .dflash import plan_dflash
 
         return plan_dflash(view, to, engine, target, embed)
+    if view.verdict.family is not None and view.verdict.family.name == "eagle":
+        from .eagle1 import plan_eagle1
+
+        return plan_eagle1(view, to, engine, target, embed)
+    if to in EAGLE1_LAYOUTS:
+        raise ConvertRefused(None, f"an EAGLE-3 drafter is not converted into the EAGLE-1 layout {to!r}: another architecture")
     if to in DFLASH_LAYOUTS:
         raise ConvertRefused(None, f"an EAGLE-3 drafter is not converted into the DFlash layout {to!r}: another architecture")
     layout, engine_label, era_version = destination(d, to, engine)

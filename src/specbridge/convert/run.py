@@ -87,6 +87,11 @@ def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
             _gathered_rows(th, g.rows, row_bytes),
         )
         tensors.append(OutTensor(g.name, info))
+    for z in plan.zeros:
+        info = write_derived_tensor(
+            tmpdir / f"zeros-{len(tensors)}.safetensors", z.name, z.dtype, list(z.shape), z.nbytes, [bytes(z.nbytes)]
+        )
+        tensors.append(OutTensor(z.name, info))
     vocab = plan.derive_t2d
     if vocab is not None:
         name = to_layout("t2d", plan.layout)

@@ -440,6 +440,8 @@ def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
         "has_mask_hidden": any("mask_hidden" in n for n in names),
         # a side file beside the weights the engine reads by name (DFlash's mask embedding)
         "has_mask_file": ckpt.root.is_dir() and (ckpt.root / "mask_embedding.pt").is_file(),
+        # Medusa's reduced draft vocabulary: the ids its heads' rows stand for (vLLM medusa.py load_weights)
+        "has_token_map": any(n.removeprefix("medusa_heads.") == "token_map" for n in names),
         # the target's vocabulary size: None here; check of a family other than EAGLE-3 fills it from --target (rows
         # whose classes compare the draft vocabulary with the target's read it: DFlash's draft_id_to_target_id)
         "Vt": None,
@@ -447,7 +449,7 @@ def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
 
 
 # every name a row may read besides its class's fields and derives: the checkpoint facts, the layer / aux index
-ROW_NAMES = ("has_embed", "has_head", "has_d2t", "has_mask_hidden", "has_mask_file", "Vt", "i", "j")
+ROW_NAMES = ("has_embed", "has_head", "has_d2t", "has_mask_hidden", "has_mask_file", "has_token_map", "Vt", "i", "j")
 
 
 def namespace(dis: Dispatched, facts: dict[str, bool]) -> tuple[dict, list[str]]:

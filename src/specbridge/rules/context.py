@@ -14,6 +14,7 @@ from ..checkpoint.errors import CheckpointError
 from ..checkpoint.reader import Checkpoint
 from ..checkpoint.target import TargetInfo
 from ..checkpoint.values import int_array
+from ..convert.eagle1 import EAGLE1_LAYOUTS
 from ..engines.capture import Capture, default_boundaries, engine_capture
 from ..engines.launch import Launch
 from ..engines.registry import Placement
@@ -21,6 +22,9 @@ from ..engines.simulate import LoadReport
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import EmbedStats
 from ..view import CheckpointView
+
+# the EAGLE-1/2 classes whose layout convert writes (a layout's architecture is its class's name)
+EAGLE1_CLASSES = frozenset(lay.architecture for lay in EAGLE1_LAYOUTS.values())
 
 
 @dataclass
@@ -61,7 +65,15 @@ class Context:
                 f"original; the names: specbridge check {self.path} --engine {self.rep.engine}=={self.rep.version} --tables), "
                 "or serve without MTP"
             )
-        if self.family != "eagle3":  # convert writes EAGLE-3 layouts only: never point another family at it
+        if self.family == "eagle" and self.rep.cls.name in EAGLE1_CLASSES:  # convert writes this class's layout
+            return f"specbridge convert {self.path} --engine {self.rep.engine}=={self.rep.version} -o OUT"
+        if self.family == "medusa":  # heads trained per head: their names, biases and vocab are config and tensors
+            return (
+                f"give the checkpoint the tensor names and config.json keys {self.rep.cls.name} reads on {self.eng} "
+                f"(the tables: specbridge check {self.path} --engine {self.rep.engine}=={self.rep.version} --tables); "
+                "specbridge convert does not write Medusa heads"
+            )
+        if self.family != "eagle3":  # convert writes EAGLE-3, DFlash and Llama EAGLE-1 layouts: never another family's
             return (
                 f"rename the checkpoint's tensors / config to what {self.rep.cls.name} reads on {self.eng} "
                 f"(the tables: specbridge check {self.path} --engine {self.rep.engine}=={self.rep.version} --tables)"

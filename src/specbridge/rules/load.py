@@ -48,7 +48,8 @@ def _decoder_missing(c: Context) -> list:
     "checkpoint tensors the engine silently drops",
     severity=ERROR,
     failure_modes=(1, 8, 38),
-    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the names that engine version reads.",
+    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` writes the names that engine version reads (EAGLE-3, DFlash "
+    "and Llama EAGLE-1/2 drafters); biases a class builds only under a config flag (Medusa's `medusa_fc_bias`) need the flag.",
 )
 def dropped_tensors(c: Context) -> Iterator[Hit]:
     """The engine's loader, after its own renames, maps a checkpoint tensor to no parameter and skips it. A
@@ -66,7 +67,7 @@ def dropped_tensors(c: Context) -> Iterator[Hit]:
             f"{rep.engine} {rep.version} silently drops {len(floats)} float tensor(s) it has no parameter for: "
             f"{_list([t.name for t in floats])} (→ {_list([t.engine_name or '?' for t in floats], 2)}). "
             "Whatever they were trained to do is lost.",
-            c.convert_fix,
+            _bias_flag_fix(c, floats) or c.convert_fix,
         )
     for t in rep.tensors:
         if t.status == DROPPED and t not in floats:
@@ -75,12 +76,25 @@ def dropped_tensors(c: Context) -> Iterator[Hit]:
             )
 
 
+def _bias_flag_fix(c: Context, floats: list) -> str | None:
+    """Dropped tensors that are all biases of loaded weights, in a class that builds them only under a config flag
+    (its `fc_bias` field, false here: Medusa's ResidualBlock, nn.Linear(bias=medusa_fc_bias)): the fix is the flag."""
+    loaded = {t.name for t in c.rep.tensors if t.status == LOADED}
+    flag = next((f for f in c.rep.cls.fields if f.name == "fc_bias" and f.kind == "bool"), None)
+    if flag is None or c.rep.ns.get("fc_bias") or not all(t.name.endswith(".bias") and t.name[:-5] + ".weight" in loaded for t in floats):
+        return None
+    return f'set "{flag.sources[0]}": true in config.json: {c.rep.cls.name} builds these biases only then'
+
+
 @rule(
     "L002",
     "engine parameters nothing fills (left at random init)",
     severity=ERROR,
     failure_modes=(1, 2, 9),
-    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT`; for a missing head, add the tensor to the checkpoint, e.g. `lm_head` from the target with `specbridge convert PATH --engine NAME==VERSION --target T -o OUT`.",
+    fix="`specbridge convert PATH --engine NAME==VERSION -o OUT` for the layouts convert writes (EAGLE-3, DFlash, Llama "
+    "EAGLE-1/2); for a missing EAGLE-3 head, add the tensor to the checkpoint, e.g. `lm_head` from the target with "
+    "`specbridge convert PATH --engine NAME==VERSION --target T -o OUT`; a Medusa head is trained per head: ship its "
+    "`lm_heads.N` tensors and build no more heads than were trained (H001).",
 )
 def unfilled_parameters(c: Context) -> Iterator[Hit]:
     """Nothing in the checkpoint fills an engine parameter (or only some of its tensor-parallel shards), so it
@@ -123,11 +137,15 @@ def _unfilled(c: Context, p) -> Hit:
         "embed": "the embedding",
     }.get(p.role, p.role)
     shards = f" (shards {', '.join(p.missing_shards)})" if p.status == P_PARTIAL else ""
-    fix = (
-        "add the tensor to the checkpoint (e.g. lm_head from the target: specbridge convert … --target T)"
-        if p.role == "head"
-        else c.convert_fix
-    )
+    if p.role == "head" and c.family == "medusa":  # each head is trained on its own: the target's head is not one
+        fix = (
+            f"ship the trained {p.name} (a Medusa head has its own; the target's lm_head is not one), or build no more heads "
+            "than were trained (medusa_num_heads; vLLM builds one per num_speculative_tokens, H001)"
+        )
+    elif p.role == "head":
+        fix = "add the tensor to the checkpoint (e.g. lm_head from the target: specbridge convert … --target T)"
+    else:
+        fix = c.convert_fix
     return Hit(
         ERROR,
         f"{p.name}{shards} — {what} — is filled by nothing in the checkpoint on {c.eng}; "
@@ -381,8 +399,11 @@ def cut_or_padded(c: Context) -> Iterator[Hit]:
 def lost_bias(c: Context) -> Iterator[Hit]:
     """A `.bias` tensor whose layer the engine loads, but builds without a bias: the loader ignores or skips the
     bias (vLLM's AutoWeightsLoader ignores unexpected `.bias` names; SGLang skips names it has no parameter for),
-    so the drafter runs without a term it was trained with. EAGLE-1's research checkpoints train `fc` with a bias
-    that vLLM's `llama_eagle.py` (fc built with `bias=False`) and SGLang never load (sgl-project/sglang #5773).
+    so the drafter runs without a term it was trained with. An EAGLE-1 drafter trained with an `fc` bias loses it on
+    vLLM, whose `llama_eagle.py` builds fc with `bias=False`; no layout changes that, so `convert` carries the tensor
+    and says so. SGLang's `LlamaForCausalLMEagle` is the reverse case: fc always has a bias, and a checkpoint without
+    one (the published research weights, sgl-project/sglang #5773) leaves it at its random initialisation (L002's
+    warning; `convert --engine sglang==…` writes zeros, what the drafter computed in training).
     For EAGLE-3 drafters C010 says the same from the config.
     """
     loaded = {t.name for t in c.rep.tensors if t.status == LOADED}
@@ -394,7 +415,7 @@ def lost_bias(c: Context) -> Iterator[Hit]:
             + ", ".join(t.name for t in lost[:3])
             + (" …" if len(lost) > 3 else "")
             + " never reach the model (ignored or skipped without an error).",
-            "serve with an engine release whose class builds this bias, or retrain without it",
+            f"no checkpoint layout makes {c.eng} apply it: serve with an engine release whose class builds this bias, or retrain without it",
         )
 
 

@@ -80,6 +80,14 @@ the head the way its tensors are stored, and the launch line's draft steps again
 (`src/specbridge/rules/mtp.py`). The head is found from the index alone (`src/specbridge/families/mtp.py`);
 its load is the engine rows' (the L rules).""",
     ),
+    "H": (
+        "Medusa heads",
+        """
+A Medusa checkpoint (vLLM `method: medusa`): the launch line's `num_speculative_tokens`, which sets how many heads
+vLLM builds, against the heads the checkpoint was trained with (`src/specbridge/rules/medusa.py`). Its load (names,
+biases, `token_map` and `truncated_vocab_size`) is the engine rows' (`MEDUSA_CLASS` in
+`src/specbridge/engines/vllm.py`), reported by the L rules.""",
+    ),
     "T": (
         "Plain draft models",
         """
@@ -175,4 +183,4 @@ def _position(code: str) -> tuple[int, str]:
 
 
 # The rule modules register themselves on import.
-from . import aux, config, dflash, draft_model, embed_head, geometry, load, mtp, versions, vocab  # noqa: E402,F401
+from . import aux, config, dflash, draft_model, embed_head, geometry, load, medusa, mtp, versions, vocab  # noqa: E402,F401
