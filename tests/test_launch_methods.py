@@ -117,6 +117,9 @@ def test_eagle3_launched_as_eagle_gets_the_eagle3_line(tmp_path_factory):
     assert json.loads(shlex.split(a4["fix"].split(": ", 1)[1])[-1])["method"] == "eagle3"
     [l15] = by(fs, "L015")
     assert l15["severity"] == "info" and "infers DRAFT_MODEL" in l15["message"]
+    # named eagle: vLLM renames LlamaForCausalLMEagle3 to a name no registry has (run: the vLLM conformance test)
+    rc, fs = found(link, "vllm==0.32.0", vllm_line(link, method="eagle", num_speculative_tokens=3))
+    assert "EagleLlamaForCausalLMEagle3, which no registry has" in by(fs, "A004")[0]["message"] and not by(fs, "L015")
 
 
 # --- vLLM's inference of the method ------------------------------------------------------------------------------------

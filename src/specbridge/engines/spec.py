@@ -353,6 +353,7 @@ class Launcher:
     fa3_topk1_only: bool = False  # --attention-backend fa3 takes only topk 1 for EAGLE
     requires_steps: str = ""  # the error when a speculative config has no num_speculative_tokens
     eagle_skips_fc: bool = False  # algorithm EAGLE on an EAGLE-3 drafter: fc skipped when widths match
+    eagle_on_eagle3: str = ""  # what the engine does with method EAGLE on an EAGLE-3 drafter otherwise ("" = not read)
     # the command line for a head inside the target (MTP / NextN): no draft path; `mtp_method` is the method it names
     mtp_argv: tuple[str, ...] = ()
     mtp_method: str = ""

@@ -906,6 +906,12 @@ LAUNCH = Launcher(
     cite="vllm/engine/arg_utils.py (flags, --speculative-config JSON), vllm/config/speculative.py",
     spec_config_flags=("--speculative-config", "-sc", "--speculative_config"),
     target_after="serve",
+    # vllm/transformers_utils/configs/eagle.py @ 0.27.0, 0.29.0, 0.32.0 (EAGLEConfig method eagle); run on 0.32.0 by
+    # tests/test_conformance_vllm_launch_methods.py (SpecForge's LlamaForCausalLMEagle3: "Model architectures
+    # ['EagleLlamaForCausalLMEagle3'] are not supported for now")
+    eagle_on_eagle3="vLLM's EAGLEConfig(method='eagle') renames the architecture to Eagle{arch} unless it starts with "
+    "Eagle: LlamaForCausalLMEagle3 becomes EagleLlamaForCausalLMEagle3, which no registry has (refused at start-up); "
+    "Eagle3LlamaForCausalLM stays, run by the EAGLE-1/2 proposer, which captures no aux states",
     requires_steps="vLLM needs num_speculative_tokens in --speculative-config ('A speculative model was provided, but "
     "num_speculative_tokens was not provided').",
     # method mtp without a model: the draft is the target itself (config/speculative.py __post_init__, 0.11.0–0.32.0)

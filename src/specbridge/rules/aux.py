@@ -148,10 +148,12 @@ def launched_without_eagle3(c: Context) -> Iterator[Hit]:
             right_line(c, "EAGLE3"),
         )
     else:
+        said = LAUNCHERS[L.engine].eagle_on_eagle3 if algo == "EAGLE" else ""
         yield Hit(
             ERROR,
-            f"launched with method {algo!r}{how} but this is an EAGLE-3 drafter ({c.k} aux states): the engine runs another "
-            "proposer, which never captures the aux states fc reads.",
+            f"launched with method {algo!r}{how} but this is an EAGLE-3 drafter ({c.k} aux states): "
+            + (said or "the engine runs another proposer, which never captures the aux states fc reads")
+            + ".",
             right_line(c, "EAGLE3"),
         )
 
