@@ -141,10 +141,17 @@ def test_cli_eval_peagle(tmp_path):
 
     out = ev()
     assert out["family"] == "peagle" and out["parallel_drafting"] and out["pard_token"] == PARD, out
-    lib = evaluate(target, d, PROMPTS, BOUNDARIES, steps=3, max_new=16, parallel=(PARD, mask_hidden))
+    # no --steps: the speculators config's proposal_methods[0].speculative_tokens (4), what vLLM serves it with
+    assert cfg["speculators_config"]["proposal_methods"][0]["speculative_tokens"] == 4 and out["steps"] == 4
+    lib = evaluate(target, d, PROMPTS, BOUNDARIES, steps=4, max_new=16, parallel=(PARD, mask_hidden))
     assert (out["accepted"], out["drafts"]) == (lib.summary.accepted, lib.summary.drafts) and out["accepted"] > 0
     v = ev("--engine", "vllm==0.32.0")
     assert (v["accepted"], v["per_prompt"]) == (out["accepted"], out["per_prompt"]), v["notes"]
+    # a config that does not say: 3, as for EAGLE-3
+    plain_cfg = cfg | {"speculators_config": {**cfg["speculators_config"], "proposal_methods": [{"proposal_type": "greedy"}]}}
+    three = write_checkpoint(tmp_path / "no-tokens", plain_cfg, ts)
+    r = run_cli("eval", three, "--target", tdir, "--prompts", prompts, "--max-new-tokens", "16", "--json")
+    assert r.returncode == 0 and json.loads(r.stdout)["steps"] == 3, r.stdout[-500:] + r.stderr[-500:]
     # no mask_hidden: vLLM raises at load (answered before the target is loaded), and as trained there is nothing to draft with
     bare = write_checkpoint(tmp_path / "bare", cfg, {n: t for n, t in ts.items() if n != "mask_hidden"})
     r = run_cli("eval", bare, "--target", tdir, "--prompts", prompts, "--engine", "vllm==0.32.0", "--json")

@@ -373,7 +373,7 @@ def test_a_launch_line_with_another_method_builds_another_class(dflash, tmp_path
     plain = dfx.write(tmp_path / "drafter")  # no method word in the path
     no_method = f"""vllm serve /m --speculative-config '{{"model": "{plain}", "num_speculative_tokens": 3}}'"""
     rc, codes = _codes_launch(plain, "vllm==0.32.0", no_method)
-    assert rc == 1 and any("DRAFT_MODEL" in m and "infers it from the draft path" in m for m in codes["L014"])
+    assert rc == 1 and any("DRAFT_MODEL" in m and "infers it from the draft" in m for m in codes["L014"])
     named = tmp_path / "qwen3-dflash-b16"
     dfx.write(named)
     inferred = f"""vllm serve /m --speculative-config '{{"model": "{named}", "num_speculative_tokens": 3}}'"""

@@ -172,6 +172,9 @@ def test_launch_steps_against_layers(targets):
     sg = f"python -m sglang.launch_server --model-path {targets['ds']} --speculative-algorithm EAGLE3"
     rc, body = check(targets["ds"], "sglang==0.5.23", extra=("--launch", sg))
     assert "L014" in codes(body, "error")
+    [l14] = [f for f in body["findings"] if f["code"] == "L014"]  # the fix: the same line with NEXTN
+    assert l14["fix"] == "launch with NEXTN: " + sg.replace("EAGLE3", "NEXTN"), l14
+    assert "L014" not in codes(check(targets["ds"], "sglang==0.5.23", extra=("--launch", sg.replace("EAGLE3", "NEXTN")))[1], "error")
 
 
 def test_launch_prints_the_mtp_line_and_refuses_a_missing_head(targets):

@@ -205,7 +205,7 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
 
         if parent:
             raise CliError("--parent reads EAGLE-3 drafters; this is a plain causal LM (a draft model)")
-        raise PlainDraft(view, tgt, specs)
+        raise PlainDraft(view, tgt, specs, lau)
     fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa"), what="check")
     if fam.family.name == "eagle3":
         par = open_checkpoint(parent) if parent else None
@@ -217,7 +217,7 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
 
 
 # the drafter families `launch`, `serve` and `sweep` start (each engine's LAUNCH row says which it has a line for)
-LAUNCHED = ("eagle3", "dflash", "dflash2", "dspark")
+LAUNCHED = ("eagle3", "peagle", "eagle", "dflash", "dflash2", "dspark")
 
 
 def launch_env(engine: str, res) -> tuple[str, ...]:
@@ -261,25 +261,30 @@ def drafter_launch(
     the block it was trained on unless `steps` is given, on the model runner its class needs (LAUNCH.runner_env). `launch` prints it; `serve` and `sweep` start it.
     An engine whose line names its speculative config as a file (LAUNCH.spec_file, TensorRT-LLM) gets the file too:
     `files` (a dict) receives its name and text, and check reads the line with it."""
-    from ..engines.launch import build_launch, family_steps, parse_launch, spec_file_text
+    from ..engines.launch import LaunchError, build_launch, family_steps, parse_launch, spec_file_text
     from ..engines.registry import LAUNCHERS, engine_name
     from ..families.dflash import block_size
+    from ..families.eagle import speculators_tokens
     from .guards import refuse_non_drafter
 
     name = engine_name(engine)
     fam = refuse_non_drafter(view, read_here=LAUNCHED, what="launch").family
     if LAUNCHERS[name].chain_only and topk not in (None, 1):
         raise CliError(f"the {name} line drafts a chain (max_draft_len), not a tree: drop --topk {topk}")
+    row = LAUNCHERS[name].families.get(fam.name)
     if fam.name == "eagle3":
         steps, topk = 3 if steps is None else steps, 1 if topk is None else topk
-    elif topk not in (None, 1):
-        raise CliError(f"a {fam.title} drafter drafts one block, not a tree: drop --topk {topk}")
     else:
-        topk = 1
-        if fam.name not in LAUNCHERS[name].families:  # no line: what check knows of the engine's class comes first
+        if row is None:  # no line: what check knows of the engine's class comes first
             check_drafter(view, engine, drafter, tgt, None)
+            raise LaunchError(f"no launch command for a {fam.name} drafter on {name} (its LAUNCH row has none)")
+        if topk not in (None, 1) and not row.tree:
+            kind = "block" if "block" in row.steps else "chain"  # the steps come from the trained block, or not
+            raise CliError(f"a {fam.title} drafter drafts one {kind}, not a tree (on {name}): drop --topk {topk}")
+        topk = 1 if topk is None else topk
         if steps is None:
-            steps = family_steps(name, fam.name, block_size(view.ckpt.config or {}))
+            cfg = view.ckpt.config or {}
+            steps = family_steps(name, fam.name, block_size(cfg), speculators_tokens(cfg))
             if steps is None:
                 raise CliError(f"{view.ckpt.root}: no block_size in the drafter's config; pass --steps (tokens drafted per step)")
     validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
@@ -342,7 +347,12 @@ def launch_cmd(
             drafter = engine_model_arg(path)  # a Hub id stays an id: the engine downloads it
             view = read_view(open_checkpoint(path))
             ckpt = view.ckpt
-            cmd, res, _ = drafter_launch(view, engine, drafter, served, tgt, steps, topk, draft_tokens, files=files)
+            if view.verdict.family is not None and view.verdict.family.name == "causal_lm":  # a plain draft model
+                from .draft_check import draft_model_launch
+
+                cmd, res = draft_model_launch(view, engine, drafter, served, tgt, steps, topk, draft_tokens)
+            else:
+                cmd, res, _ = drafter_launch(view, engine, drafter, served, tgt, steps, topk, draft_tokens, files=files)
     except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
         return fail(str(e), getattr(e, "exit_code", 2))
     errors = [f for f in res.findings if f.severity == "error"]

@@ -14,9 +14,9 @@ from .contract import CliError, print_json
 class PlainDraft(Exception):  # noqa: N818 (a signal, like mtp_check.HeadOnly)
     """The checkpoint is a plain causal LM: check it as a draft model against --target."""
 
-    def __init__(self, view, target, specs):
+    def __init__(self, view, target, specs, launch=None):
         super().__init__("plain draft model")
-        self.view, self.target, self.specs = view, target, specs
+        self.view, self.target, self.specs, self.launch = view, target, specs, launch
 
 
 class DraftResult:
@@ -68,15 +68,16 @@ def tokens_for(view, target):
     )
 
 
-def draft_results(view, target, specs) -> tuple[list[DraftResult], list[str], object]:
-    """(one result per engine version, engines not checked, the tokenizer comparison)."""
+def draft_results(view, target, specs, launch=None) -> tuple[list[DraftResult], list[str], object]:
+    """(one result per engine version, engines not checked, the tokenizer comparison); `launch`: the launch line the
+    engine rules read (L014, L015)."""
     from ..engines.registry import draft_model_places
     from ..rules.context import Context
     from ..rules.registry import CHECKPOINT, ENGINE, in_catalogue_order, run
 
     places, skipped = draft_model_places(specs)
     tokens = tokens_for(view, target)
-    base = Context(view, target=target, path=str(view.ckpt.root), family="causal_lm", tokens=tokens)
+    base = Context(view, target=target, launch=launch, path=str(view.ckpt.root), family="causal_lm", tokens=tokens)
     shared = run(CHECKPOINT, base)
     out = [DraftResult(p, in_catalogue_order(shared + run(ENGINE, replace(base, draft_place=p)))) for p in places]
     return out, skipped, tokens
@@ -94,7 +95,7 @@ def check_draft(e: PlainDraft, as_json: bool, failing_codes: set[str], ignored_c
             f"{view.ckpt.root}: looks like {why}; pass a drafter here (and a target as --target), or, to check it as a plain "
             "draft model (vLLM method draft_model, SGLang STANDALONE), pass its target as --target"
         )
-    results, skipped, tokens = draft_results(view, e.target, e.specs)
+    results, skipped, tokens = draft_results(view, e.target, e.specs, launch=e.launch)
     for line in skipped:
         sys.stderr.write(f"note: {line}\n")
     failing = gate(results, failing_codes, ignored_codes)
@@ -152,3 +153,31 @@ def _versions(places) -> str:
     for p in places:
         by.setdefault(p.engine, []).append(p.version)
     return "; ".join(f"{e} {', '.join(v)}" for e, v in by.items())
+
+
+def draft_model_launch(view, engine: str, drafter: str, served: str, target, steps, topk, draft_tokens) -> tuple[str, DraftResult]:
+    """(command line, check's result on it) for a plain draft model: the engine's `families['draft_model']` line with
+    the method the release's DRAFT_MODEL row names (vLLM draft_model, SGLang STANDALONE); a release without one is
+    refused with what it says instead (exit 1)."""
+    from ..engines.launch import build_launch, family_steps, parse_launch
+    from ..engines.registry import LAUNCHERS, draft_model_places
+    from .commands import validate_draft_shape
+
+    if target is None:
+        raise CliError("a plain draft model's launch line is checked against its target's tokenizer: give the target's directory")
+    places, _ = draft_model_places(engine)
+    if len(places) != 1:
+        raise CliError(f"--engine {engine} names {len(places)} draft-model release ranges; a launch command is for one")
+    place = places[0]
+    if place.row is None or not place.row.method:
+        why = place.row.refusal if place.row is not None else "older than every release read"
+        raise CliError(f"{place.engine} {place.version} serves no plain draft model: {why}", 1)
+    fam = LAUNCHERS[place.engine].families["draft_model"]
+    if topk not in (None, 1) and not fam.tree:
+        raise CliError(f"a plain draft model drafts one chain on {place.engine}, not a tree: drop --topk {topk}")
+    steps = family_steps(place.engine, "draft_model", None) if steps is None else steps
+    topk = 1 if topk is None else topk
+    validate_draft_shape(steps, topk, draft_tokens, code=1)
+    cmd = build_launch(place.engine, served, drafter, steps, topk, draft_tokens, family="draft_model", method=place.row.method)
+    results, _, _ = draft_results(view, target, f"{place.engine}=={place.version}", launch=parse_launch(cmd))
+    return cmd, results[0]

@@ -87,7 +87,8 @@ def eval_cmd(
     from .targets import loadable_target
 
     device, dtype = device.strip().lower(), dtype.strip().lower()
-    # --steps unset: 3 for EAGLE-3, block_size - 1 for DFlash (known once the drafter is read); the gate's bound waits
+    # --steps unset: 3 for EAGLE-3, the speculators config's speculative_tokens for P-EAGLE, block_size - 1 for DFlash
+    # (known once the drafter is read); the gate's bound waits
     validate_eval(
         1 if steps is None else steps,
         topk,
@@ -127,7 +128,12 @@ def eval_cmd(
     if view.verdict.family.name in ("dflash", "dflash2", "dspark"):
         return eval_dflash(view, draft, load_as, engine, runner=runner, **opts)
     if steps is None:
-        steps = 3
+        # 3, or what a speculators-format P-EAGLE config says it drafts (proposal_methods[0].speculative_tokens: the
+        # num_speculative_tokens vLLM serves it with, and the line `launch` prints)
+        from ..families.eagle import speculators_tokens
+
+        trained = speculators_tokens(view.ckpt.config or {}) if view.verdict.family.name == "peagle" else None
+        steps = trained or 3
         from .commands import validate_draft_shape
 
         validate_draft_shape(steps, topk, draft_tokens)

@@ -35,6 +35,7 @@ class Launch:
     quantization: str | None = None
     draft_quantization: str | None = None
     attention_backend: str | None = None
+    parallel_drafting: bool | None = None  # vLLM's speculative config parallel_drafting (P-EAGLE); None: not given
     extra: dict = field(default_factory=dict)
     env: dict = field(default_factory=dict)  # NAME=value words before the engine's program (`env NAME=value vllm …`)
     raw: str = ""
@@ -162,6 +163,8 @@ def _vllm_spec(launch: Launch, val: str) -> None:
     launch.steps = spec.get("num_speculative_tokens")
     launch.draft_tp = spec.get("draft_tensor_parallel_size")
     launch.draft_quantization = spec.get("quantization")
+    if "parallel_drafting" in spec:
+        launch.parallel_drafting = spec["parallel_drafting"] is True
     if spec.get("max_model_len"):
         launch.extra["draft_max_model_len"] = spec["max_model_len"]
 
@@ -213,11 +216,70 @@ def spec_file_text(engine: str, draft: str | None, steps: int, family: str = "ea
     return spec.name, yaml.safe_dump({spec.section: body}, sort_keys=False)
 
 
-def family_steps(engine: str, family: str, block: int | None) -> int | None:
-    """The draft steps that fill a drafter's trained block on this engine (its LAUNCH row's `families[family].steps`,
-    an expression of the block size), or None without a block size."""
+def family_steps(engine: str, family: str, block: int | None, trained: int | None = None) -> int | None:
+    """The draft steps a drafter of `family` is launched with on this engine (its LAUNCH row's `families[family].steps`,
+    an expression of `block`, the trained block size, and `trained`, the tokens its speculators config says it drafts),
+    or None when the expression needs a value the drafter does not give."""
     fam = _family_row(engine, family)
-    return None if block is None else int(evaluate(fam.steps, {"block": block}))
+    steps = evaluate(fam.steps, {"block": block, "trained": trained})
+    return None if steps is None else int(steps)
+
+
+def infer_method(row, named: str | None, path: str, cfg: dict) -> str | None:
+    """The method an engine release runs a launch line with (its METHOD_INFERENCE row): the named one, unless the
+    row tests it again (vLLM's explicit draft_model); else the first of the row's tests that holds for the draft's
+    path, architectures and model_type, else the row's default. None: the line names none and the engine infers
+    nothing (no row)."""
+    if row is None or (named and named not in row.retests):
+        return named
+    hit = inference_test(row, path, cfg)
+    return hit[2] if hit is not None else named or row.default
+
+
+def inference_test(row, path: str, cfg: dict) -> tuple[str, str, str] | None:
+    """The first of a METHOD_INFERENCE row's tests that holds for the draft ((kind, value, METHOD)), or None."""
+    archs = [a for a in (cfg.get("architectures") or []) if isinstance(a, str)]
+    model_type = cfg.get("model_type")
+    for test in row.tests:
+        kind, value, _ = test
+        if kind == "path":
+            hit = value in path.lower()
+        elif kind == "arch":
+            hit = value in archs
+        elif kind == "arch+model_type":
+            arch, _, mt = value.partition("/")
+            hit = arch in archs and model_type == mt
+        elif kind == "model_type":
+            hit = model_type == value
+        else:
+            raise ValueError(f"{row.cite}: unknown inference test {kind!r}")
+        if hit:
+            return test
+    return None
+
+
+def corrected_line(launch: Launch, method: str, spec_extra: tuple = ()) -> str:
+    """The user's launch line with the speculative method replaced by `method` (upper-cased as rows write it): SGLang's
+    `--speculative-algorithm` value (added when absent), vLLM's `method` in the JSON speculative config, plus the
+    family's further config keys (`spec_extra`); every other word kept."""
+    row = LAUNCHERS[launch.engine]
+    argv = shlex.split(launch.raw)
+    algo_flags = [f for f, attr in row.flags.items() if attr == "algorithm"]
+    for i, a in enumerate(argv):
+        key, eq, val = a.partition("=")
+        value_at = i if eq else i + 1
+        if key in row.spec_config_flags and value_at < len(argv):
+            spec = json.loads(val if eq else argv[value_at])
+            spec = {"method": method.lower(), **{k: v for k, v in spec.items() if k != "method"}} | dict(spec_extra)
+            text = json.dumps(spec, separators=(",", ":"))
+            argv[value_at] = f"{key}={text}" if eq else text
+            return shlex.join(argv)
+        if key in algo_flags and value_at < len(argv):
+            argv[value_at] = f"{key}={method}" if eq else method
+            return shlex.join(argv)
+    if algo_flags:
+        return shlex.join(argv + [algo_flags[0], method])
+    return launch.raw
 
 
 def _family_row(engine: str, family: str):
@@ -240,22 +302,27 @@ def build_launch(
     extra: list[str] | None = None,
     family: str = "eagle3",
     env: tuple[str, ...] = (),
+    method: str = "",
 ) -> str:
     """The engine command line (checked by `check` before it is printed): the engine's `LAUNCH.argv` filled in for an
     EAGLE-3 drafter, `LAUNCH.families[family].argv` for a drafter of another family (DFlash), or `LAUNCH.mtp_argv`
     for the MTP head inside the target (`draft` None). `env` (runner_env's NAME=value words) starts the line with
-    `env NAME=value`, which a shell and a process spawn both run."""
+    `env NAME=value`, which a shell and a process spawn both run. `method`: the word that asks for the family when
+    the release says it, not the row (a plain draft model: the release's DRAFT_MODEL row, `{method}` in the argv)."""
     pre = ["env", *env] if env else []
     row = LAUNCHERS.get(engine)
     if row is None:
         raise LaunchError(f"no launch command for engine {engine!r} ({', '.join(LAUNCHERS)})")
     if family != "eagle3" and draft is not None:
         fam = _family_row(engine, family)
+        method = method or fam.spec_method
         if draft_tokens is None and fam.draft_tokens:
-            draft_tokens = int(evaluate(fam.draft_tokens, {"steps": steps}))
-        spec = json.dumps({"method": fam.spec_method, "model": draft, "num_speculative_tokens": steps}, separators=(",", ":"))
+            draft_tokens = int(evaluate(fam.draft_tokens, {"steps": steps, "topk": topk}))
+        body = {"method": method.lower(), "model": draft, "num_speculative_tokens": steps} | dict(fam.spec_extra)
+        spec = json.dumps(body, separators=(",", ":"))
         values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
         values["config"] = row.spec_file.name if row.spec_file else ""
+        values["method"] = method
         return shlex.join(pre + [a.format(**values) for a in fam.argv] + list(extra or []))
     if draft_tokens is None and row.draft_tokens:
         draft_tokens = int(evaluate(row.draft_tokens, {"steps": steps, "topk": topk}))
@@ -267,6 +334,7 @@ def build_launch(
         argv = row.argv
     values = {"target": target, "draft": draft, "steps": steps, "topk": topk, "draft_tokens": draft_tokens, "spec": spec}
     values["config"] = row.spec_file.name if row.spec_file else ""
+    values["method"] = "EAGLE3"
     return shlex.join(pre + [a.format(**values) for a in argv] + list(extra or []))
 
 

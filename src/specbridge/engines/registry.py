@@ -10,7 +10,17 @@ from typing import NamedTuple
 
 from . import sglang, trtllm, vllm
 from .serving import Serving
-from .spec import CaptureRule, DraftModelRange, Era, FamilyRange, Launcher, in_release_range, is_prerelease, parse_version
+from .spec import (
+    CaptureRule,
+    DraftModelRange,
+    Era,
+    FamilyRange,
+    Launcher,
+    MethodInference,
+    in_release_range,
+    is_prerelease,
+    parse_version,
+)
 
 ENGINES: dict[str, tuple[Era, ...]] = {"sglang": sglang.ERAS, "vllm": vllm.ERAS, "trtllm": trtllm.ERAS}
 CAPTURE: dict[str, tuple[CaptureRule, ...]] = {"sglang": sglang.CAPTURE, "vllm": vllm.CAPTURE, "trtllm": trtllm.CAPTURE}
@@ -24,6 +34,8 @@ FAMILY_RANGES: dict[str, tuple[FamilyRange, ...]] = {
 }
 # plain draft models (vLLM method draft_model, SGLang STANDALONE): what each release range accepts and checks
 DRAFT_MODEL: dict[str, tuple[DraftModelRange, ...]] = {"vllm": vllm.DRAFT_MODEL, "sglang": sglang.DRAFT_MODEL}
+# how an engine release picks the speculative method a launch line does not name (vLLM: from the draft's path)
+METHOD_INFERENCE: dict[str, tuple[MethodInference, ...]] = {"vllm": vllm.METHOD_INFERENCE}
 # how serve, sweep and bench run and read each live server; bench --engine auto probes them in this order
 SERVERS: dict[str, Serving] = {"vllm": vllm.SERVE, "sglang": sglang.SERVE}
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}
@@ -338,3 +350,11 @@ def draft_model_places(specs: str | list[str]) -> tuple[list[DraftModelPlace], l
             how = NEWER if newer else PRERELEASE if is_prerelease(version) else PINNED
             out.append(DraftModelPlace(name, version, row, how))
     return out, skipped
+
+
+def method_inference(engine: str, version: str) -> MethodInference | None:
+    """The row that says how this engine release picks a method the launch line does not name; None when the engine
+    needs it named or the release is older than every one read (a release past the newest read: the newest row)."""
+    rows = METHOD_INFERENCE.get(engine, ())
+    row = next((r for r in rows if in_release_range(version, r.first, r.last)), None)
+    return row

@@ -494,6 +494,26 @@ DFLASH_ARGV = (
 )
 
 DSPARK_ARGV = tuple("DSPARK" if a == "DFLASH" else a for a in DFLASH_ARGV)
+# the EAGLE worker's command (EAGLE3 for an EAGLE-3 drafter, EAGLE for EAGLE-1/2, STANDALONE for a plain draft model,
+# which StandaloneWorker runs with the same steps / topk / draft-token flags): {method} is the algorithm
+TREE_ARGV = (
+    "python",
+    "-m",
+    "sglang.launch_server",
+    "--model-path",
+    "{target}",
+    "--speculative-algorithm",
+    "{method}",
+    "--speculative-draft-model-path",
+    "{draft}",
+    "--speculative-num-steps",
+    "{steps}",
+    "--speculative-eagle-topk",
+    "{topk}",
+    "--speculative-num-draft-tokens",
+    "{draft_tokens}",
+)
+TREE_TOKENS = "steps + 1 if topk == 1 else steps * topk"
 
 LAUNCH = Launcher(
     engine="sglang",
@@ -518,25 +538,9 @@ LAUNCH = Launcher(
         "--speculative-draft-model-quantization": "draft_quantization",
         "--attention-backend": "attention_backend",
     },
-    argv=(
-        "python",
-        "-m",
-        "sglang.launch_server",
-        "--model-path",
-        "{target}",
-        "--speculative-algorithm",
-        "EAGLE3",
-        "--speculative-draft-model-path",
-        "{draft}",
-        "--speculative-num-steps",
-        "{steps}",
-        "--speculative-eagle-topk",
-        "{topk}",
-        "--speculative-num-draft-tokens",
-        "{draft_tokens}",
-    ),
+    argv=TREE_ARGV,
     cite="sglang/srt/server_args.py (flags; _handle_speculative_decoding: topk 1 sets num_draft_tokens = num_steps + 1)",
-    draft_tokens="steps + 1 if topk == 1 else steps * topk",
+    draft_tokens=TREE_TOKENS,
     copies_quantization=True,  # server_args.py: speculative_draft_model_quantization defaults to --quantization
     topk1_draft_tokens="steps + 1",
     tree_bound=True,
@@ -561,6 +565,28 @@ LAUNCH = Launcher(
     ),
     mtp_method="NEXTN",
     families={
+        # EAGLE-1/2: algorithm EAGLE (NEXTN is its alias), the EAGLE-3 line's steps, topk and draft tokens
+        "eagle": FamilyLaunch(
+            family="eagle",
+            argv=TREE_ARGV,
+            steps="3",
+            draft_tokens=TREE_TOKENS,
+            tree=True,
+            cite="sglang/srt/server_args.py @ 0.4.8.post1, 0.5.2, 0.5.11 (--speculative-algorithm EAGLE); "
+            "speculative/eagle_worker.py, eagle_worker_v2.py (the non-EAGLE3 branch: the target's embedding and head)",
+            spec_method="EAGLE",
+        ),
+        # a plain draft model: STANDALONE from the release's DRAFT_MODEL row ({method}), run by StandaloneWorker (an
+        # EAGLEWorker) with the same steps / topk / draft-token flags
+        "draft_model": FamilyLaunch(
+            family="draft_model",
+            argv=TREE_ARGV,
+            steps="3",
+            draft_tokens=TREE_TOKENS,
+            tree=True,
+            cite="sglang/srt/server_args.py @ 0.5.2+ (STANDALONE); sglang/srt/speculative/standalone_worker.py @ 0.5.2–0.5.14, "
+            "standalone_worker_v2.py @ 0.5.15–0.5.23",
+        ),
         # DFLASH takes no EAGLE steps/topk (forced to 1); its block is --speculative-num-draft-tokens, the verify window:
         # the anchor and the block_size - 1 mask slots (z-lab/dflash README: --speculative-num-draft-tokens 16 for a
         # block_size-16 drafter)
@@ -921,6 +947,19 @@ EAGLE1_PLAIN = (
     "every drafter name misses its parameters (logged as not found, fc.bias not even logged) and the draft runs at random "
     "initialisation; architectures must be LlamaForCausalLMEagle"
 )
+# --speculative-algorithm EAGLE3 on an EAGLE-1 drafter: the class is still LlamaForCausalLMEagle (the architecture
+# picks it), but the EAGLE3 branch of the worker's start asks the draft model for the hot-token ids that only the EAGLE-3
+# classes have (read in the 0.4.8.post1, 0.5.1.post3, 0.5.2, 0.5.11, 0.5.16, 0.5.19, 0.5.20, 0.5.23 wheels)
+EAGLE1_AS_EAGLE3 = LaunchCheck(
+    "method == 'EAGLE3'",
+    "error",
+    "SGLang's EAGLE3 worker start reads the draft model's hot-token ids (get_hot_token_id() on 0.4.8, hot_token_id from "
+    "0.5.1), which LlamaForCausalLMEagle does not have: AttributeError before the server serves (and the target would "
+    "capture three aux states for an fc that reads one)",
+    "sglang/srt/speculative/eagle_worker.py @ 0.4.8.post1 … 0.5.11 (init: is_eagle3 branch), eagle_worker_v2.py @ 0.5.11 … "
+    f"0.5.23 (init_lm_head); {LEA} (no hot_token_id)",
+    code="L014",
+)
 TIED_EAGLE1 = Raise(
     "tie",
     "AttributeError in set_embed_and_head at worker start: with tie_word_embeddings lm_head is the embedding module, "
@@ -982,7 +1021,9 @@ def _eagle1_class(versions: str, stacked_keyerror: bool) -> DraftClass:
         share_embed="'target'",
         share_head="'target'",
         share_cite="sglang/srt/speculative/eagle_worker.py (non-EAGLE3 branch: draft.set_embed_and_head(target's), after loading)",
-        methods=("EAGLE",),
+        # NEXTN is EAGLE's alias (server_args.py @ 0.4.8.post1 … 0.5.11, arg_groups/speculative_hook.py @ 0.5.23)
+        methods=("EAGLE", "NEXTN"),
+        launch_checks=(EAGLE1_AS_EAGLE3,),
     )
 
 

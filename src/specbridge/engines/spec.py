@@ -353,10 +353,7 @@ class Launcher:
     fa3_topk1_only: bool = False  # --attention-backend fa3 takes only topk 1 for EAGLE
     requires_steps: str = ""  # the error when a speculative config has no num_speculative_tokens
     eagle_skips_fc: bool = False  # algorithm EAGLE on an EAGLE-3 drafter: fc skipped when widths match
-    # a launch line without a method: the engine infers one from words in the draft's path, first match wins
-    # ((word, METHOD), …), else `infer_default`; () = the engine needs the method named
-    infers_method: tuple[tuple[str, str], ...] = ()
-    infer_default: str = ""
+    eagle_on_eagle3: str = ""  # what the engine does with method EAGLE on an EAGLE-3 drafter otherwise ("" = not read)
     # the command line for a head inside the target (MTP / NextN): no draft path; `mtp_method` is the method it names
     mtp_argv: tuple[str, ...] = ()
     mtp_method: str = ""
@@ -402,6 +399,30 @@ class FamilyLaunch:
     cite: str
     spec_method: str = ""
     draft_tokens: str = ""
+    # the line drafts a tree (`--topk` taken, EAGLE's steps × topk): `draft_tokens` reads `steps` and `topk`; False:
+    # one chain or block (topk refused)
+    tree: bool = False
+    # further keys of vLLM's JSON speculative config ((key, value), …): P-EAGLE's parallel_drafting
+    spec_extra: tuple[tuple[str, object], ...] = ()
+
+
+@dataclass(frozen=True)
+class MethodInference:
+    """How an engine release picks the speculative method when the launch line names none, or names one it does not
+    keep: `tests` in order, the first that holds wins ((kind, value, METHOD): kind "path" = `value` is in the
+    lower-cased draft path; "arch" = `value` is among the draft config's architectures; "arch+model_type" =
+    "Arch/model_type", both; "model_type" = the draft config's model_type), else `default`. A named method in
+    `retests` goes through the tests too (vLLM: an explicit `draft_model` whose path says `eagle3` runs as EAGLE-3);
+    any other named method is taken as named."""
+
+    engine: str
+    first: str
+    last: str | None
+    retests: tuple[str, ...]
+    tests: tuple[tuple[str, str, str], ...]
+    default: str
+    cite: str
+    versions_read: tuple[str, ...]
 
 
 @dataclass(frozen=True)

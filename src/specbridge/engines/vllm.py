@@ -29,6 +29,7 @@ from .spec import (
     KeepLayers,
     LaunchCheck,
     Launcher,
+    MethodInference,
     Param,
     Prefix,
     QuantSkip,
@@ -1055,16 +1056,49 @@ LAUNCH = Launcher(
     cite="vllm/engine/arg_utils.py (flags, --speculative-config JSON), vllm/config/speculative.py",
     spec_config_flags=("--speculative-config", "-sc", "--speculative_config"),
     target_after="serve",
+    # vllm/transformers_utils/configs/eagle.py @ 0.27.0, 0.29.0, 0.32.0 (EAGLEConfig method eagle); run on 0.32.0 by
+    # tests/test_conformance_vllm_launch_methods.py (SpecForge's LlamaForCausalLMEagle3: "Model architectures
+    # ['EagleLlamaForCausalLMEagle3'] are not supported for now")
+    eagle_on_eagle3="vLLM's EAGLEConfig(method='eagle') renames the architecture to Eagle{arch} unless it starts with "
+    "Eagle: LlamaForCausalLMEagle3 becomes EagleLlamaForCausalLMEagle3, which no registry has (refused at start-up); "
+    "Eagle3LlamaForCausalLM stays, run by the EAGLE-1/2 proposer, which captures no aux states",
     requires_steps="vLLM needs num_speculative_tokens in --speculative-config ('A speculative model was provided, but "
     "num_speculative_tokens was not provided').",
-    # vllm/config/speculative.py @ 0.32.0 SpeculativeConfig.__post_init__ ("Automatically detect the method"): words of
-    # the draft path, lower-cased; anything else runs as a plain draft model
-    infers_method=(("eagle-", "EAGLE"), ("eagle3", "EAGLE3"), ("dflash", "DFLASH"), ("dspark", "DSPARK")),
-    infer_default="DRAFT_MODEL",
     # method mtp without a model: the draft is the target itself (config/speculative.py __post_init__, 0.11.0–0.32.0)
     mtp_argv=SERVE_ARGV,
     mtp_method="mtp",
     families={
+        # method eagle: an EAGLE-1/2 drafter (EAGLEConfig renames architectures to Eagle{arch}, llama_eagle.py and its
+        # siblings); one chain of num_speculative_tokens, 3 as for EAGLE-3
+        "eagle": FamilyLaunch(
+            family="eagle",
+            argv=SERVE_ARGV,
+            steps="3",
+            cite="vllm/config/speculative.py @ 0.27.0, 0.29.0, 0.32.0 (method eagle: EAGLEConfig(method='eagle')); "
+            "vllm/transformers_utils/configs/eagle.py (Eagle{arch})",
+            spec_method="eagle",
+        ),
+        # P-EAGLE: method eagle3 with parallel_drafting true, the pair vLLM's speculators translation writes for
+        # speculators_model_type "peagle" (configs/speculators/base.py); given only through --speculative-config,
+        # parallel_drafting stays false and the drafter runs one token per forward. num_speculative_tokens: the
+        # speculators config's proposal_methods[0].speculative_tokens (what the translation reads), else 3
+        "peagle": FamilyLaunch(
+            family="peagle",
+            argv=SERVE_ARGV,
+            steps="trained if trained is not None else 3",
+            cite="vllm/transformers_utils/configs/speculators/base.py @ 0.27.0, 0.29.0, 0.32.0 (peagle → method eagle3, "
+            "parallel_drafting True, num_speculative_tokens = speculative_tokens); vllm/config/speculative.py "
+            "(parallel_drafting: False by default)",
+            spec_method="eagle3",
+            spec_extra=(("parallel_drafting", True),),
+        ),
+        # a plain draft model: the method is the release's DRAFT_MODEL row's ({method}); num_speculative_tokens 3
+        "draft_model": FamilyLaunch(
+            family="draft_model",
+            argv=SERVE_ARGV,
+            steps="3",
+            cite="vllm/config/speculative.py @ 0.25.0–0.32.0 (method draft_model; num_speculative_tokens required)",
+        ),
         # method dflash with the drafter as model; num_speculative_tokens = the block's mask slots (block_size - 1),
         # the setting z-lab's model cards serve with (num_speculative_tokens 15 for a block_size-16 drafter)
         "dflash": FamilyLaunch(
@@ -1105,6 +1139,54 @@ LAUNCH = Launcher(
     # where Triton or a V2 feature is missing (0.29.0+: refused at start-up) or, on 0.28.0, from an inherited =0
     # (DFlash2 degrades to DFlash without a word)
     runner_env={"V2": "VLLM_USE_V2_MODEL_RUNNER=1"},
+)
+
+# What a launch line without a method (or with one the release does not keep) runs as: SpeculativeConfig.__post_init__
+# sets method "draft_model" when none is given, then "Automatically detect the method" tests the draft's path,
+# architectures and model_type in this order (methods eagle, eagle3, dflash, dspark are kept as named; an explicit
+# draft_model is tested like none). Not tabled: the MTP model types (a draft whose model_type is one of MTPModelTypes
+# runs as mtp). Read at the releases named; the releases between two reads are placed with the earlier one.
+INFER_CITE = 'vllm/config/speculative.py SpeculativeConfig.__post_init__ ("Automatically detect the method")'
+_INFER_HEAD = (("path", "eagle-", "EAGLE"), ("path", "eagle3", "EAGLE3"))
+_INFER_TAIL = (("model_type", "medusa", "MEDUSA"), ("model_type", "mlp_speculator", "MLP_SPECULATOR"))
+METHOD_INFERENCE = (
+    MethodInference(
+        engine="vllm",
+        first="0.27.0",
+        last="0.28",
+        retests=("DRAFT_MODEL",),
+        tests=_INFER_HEAD
+        + (
+            ("path", "dflash", "DFLASH"),
+            ("path", "dspark", "DSPARK"),
+            ("arch", "Qwen3DSparkModel", "DSPARK"),
+            ("arch", "Gemma4DSparkModel", "DSPARK"),
+        )
+        + _INFER_TAIL,
+        default="DRAFT_MODEL",
+        cite=f"{INFER_CITE} @ 0.27.0",
+        versions_read=("0.27.0",),
+    ),
+    MethodInference(
+        engine="vllm",
+        first="0.29.0",
+        last=None,
+        retests=("DRAFT_MODEL",),
+        tests=_INFER_HEAD
+        + (
+            ("path", "dflash", "DFLASH"),
+            ("arch", "MuseGlimmerAssistantModel", "DFLASH"),
+            ("path", "dspark", "DSPARK"),
+            ("arch", "Qwen3DSparkModel", "DSPARK"),
+            ("arch", "Qwen3OmniDSparkModel", "DSPARK"),
+            ("arch", "Gemma4DSparkModel", "DSPARK"),
+            ("arch+model_type", "DSparkDraftModel/qwen3", "DSPARK"),
+        )
+        + _INFER_TAIL,
+        default="DRAFT_MODEL",
+        cite=f"{INFER_CITE} @ 0.29.0, 0.32.0 (the same tests)",
+        versions_read=("0.29.0", "0.32.0"),
+    ),
 )
 
 
@@ -2082,6 +2164,18 @@ FAMILY_RANGES += (
 
 # --- EAGLE-1/2 (method eagle): vllm/model_executor/models/llama_eagle.py -------------------------------------------
 LE = "vllm/model_executor/models/llama_eagle.py"
+# method eagle3 on an EAGLE-1/2 drafter: EAGLEConfig(method="eagle3") renames each architecture to Eagle3{arch} unless
+# it already starts or ends with Eagle3 (vllm/transformers_utils/configs/eagle.py @ 0.27.0, 0.29.0, 0.32.0)
+EAGLE1_AS_EAGLE3 = LaunchCheck(
+    "method == 'EAGLE3'",
+    "error",
+    "vLLM's EAGLEConfig(method='eagle3') renames the architecture to Eagle3{{arch}} (LlamaForCausalLM → "
+    "Eagle3LlamaForCausalLM, EagleLlamaForCausalLM → Eagle3EagleLlamaForCausalLM): an EAGLE-3 class whose fc reads the "
+    "target's aux states (3 × H) where this drafter's fc reads its embedding and one feature (2 × H), or a name vLLM's "
+    "registry does not have; and the proposer captures aux states this drafter never reads",
+    "vllm/transformers_utils/configs/eagle.py @ 0.27.0, 0.29.0, 0.32.0 (EAGLEConfig method eagle3); vllm/config/speculative.py",
+    code="L014",
+)
 EAGLE1_CLASS = DraftClass(
     name="EagleLlamaForCausalLM",
     file=f"{LE} @ 0.27.0 … 0.32.0",
@@ -2117,6 +2211,7 @@ EAGLE1_CLASS = DraftClass(
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_cite=f"{PROP}; {LE} load_weights (process_eagle_weight)",
     methods=("EAGLE",),
+    launch_checks=(EAGLE1_AS_EAGLE3,),
     wider_tp="truncate",
 )
 
@@ -2227,6 +2322,7 @@ EAGLE1_LLAMA4_CLASS = DraftClass(
     share_head="'target' if not has_head else 'own-unless-equal'",
     share_cite=f"{PROP}; {L4E} load_weights (process_eagle_weight)",
     methods=("EAGLE",),
+    launch_checks=(EAGLE1_AS_EAGLE3,),
     wider_tp="truncate",
     notes=(
         "q/k weights are permuted for rotary at load (permute_qk_weight_for_rotary): values change, names and shapes do not",
@@ -2318,6 +2414,7 @@ EAGLE1_MINICPM_CLASS = DraftClass(
     share_head="'target' if not has_head else 'own-unless-equal'",
     share_cite=f"{PROP}; {MCE} load_weights (process_eagle_weight)",
     methods=("EAGLE",),
+    launch_checks=(EAGLE1_AS_EAGLE3,),
     wider_tp="truncate",
     notes=(
         "names are read as written: EAGLE's research layout (fc.weight, layers.N.*) has no model. prefix and fails",
@@ -2411,6 +2508,33 @@ MASK_HIDDEN_BUFFER = Buffer(
 )
 
 
+# What a P-EAGLE launch line does (code L016): parallel_drafting is a SpeculativeConfig field, False unless the line
+# sets it (only `vllm serve DRAFT`, the speculators auto-detection, sets it from speculators_model_type "peagle"); Model
+# Runner V2 refuses it for EAGLE (VllmConfig._get_v2_model_runner_unsupported_features: "parallel drafting for EAGLE
+# speculative decoding"; chosen by VLLM_USE_V2_MODEL_RUNNER=1 it raises, left to the default V1 is kept)
+PEAGLE_LAUNCH = (
+    LaunchCheck(
+        "method == 'EAGLE3' and not parallel",
+        "warning",
+        'the speculative config has no "parallel_drafting": true, so vLLM runs the P-EAGLE drafter as a plain EAGLE-3 one: '
+        "one forward per drafted token instead of one parallel pass over the mask slots, mask_hidden never used "
+        "(vLLM sets parallel_drafting itself only when the drafter is served as the model, `vllm serve DRAFT`)",
+        f"{SPEC_BASE} @ 0.27.0, 0.29.0, 0.32.0 (peagle → parallel_drafting True, only through maybe_override_with_speculators); "
+        "vllm/config/speculative.py (parallel_drafting: bool = False)",
+        code="L016",
+    ),
+    LaunchCheck(
+        "parallel and runner == 'V2'",
+        "error",
+        "ValueError: Model Runner V2 does not yet support: parallel drafting for EAGLE speculative decoding "
+        "(VLLM_USE_V2_MODEL_RUNNER=1 with parallel_drafting)",
+        "vllm/config/vllm.py @ 0.27.0, 0.29.0, 0.32.0 (_get_v2_model_runner_unsupported_features; use_v2_model_runner raises "
+        "when V2 is asked for)",
+        code="L016",
+    ),
+)
+
+
 def _parallel(cls: DraftClass, file: str, at: str = AT_30) -> DraftClass:
     """The EAGLE-3 class as vLLM builds it with speculative_config.parallel_drafting: mask_hidden is a buffer its loader
     fills (not dropped), and a checkpoint without it, or a config without the masked slots' token, raises."""
@@ -2423,6 +2547,7 @@ def _parallel(cls: DraftClass, file: str, at: str = AT_30) -> DraftClass:
         loader=loader,
         raises=cls.raises + (NO_MASK_HIDDEN, NO_PD_TOKEN),
         methods=("EAGLE3",),
+        launch_checks=PEAGLE_LAUNCH,
         notes=cls.notes + ("P-EAGLE: num_speculative_tokens - 1 extra query slots per request (parallel drafting)",),
     )
 

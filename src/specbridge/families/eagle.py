@@ -26,3 +26,14 @@ def geometry(ckpt: Checkpoint) -> dict:
         "vocab_size": cfg.get("vocab_size"),
         "bias_flag": cfg.get("bias"),
     }
+
+
+def speculators_tokens(cfg: dict) -> int | None:
+    """The tokens a speculators-format drafter says it drafts per step: `speculators_config.proposal_methods[0]
+    .speculative_tokens`, what vLLM's speculators translation reads as num_speculative_tokens
+    (vllm/transformers_utils/configs/speculators/base.py @ 0.27.0–0.32.0); None when absent or not a positive integer."""
+    spec = (cfg or {}).get("speculators_config")
+    methods = spec.get("proposal_methods") if isinstance(spec, dict) else None
+    first = methods[0] if isinstance(methods, list) and methods and isinstance(methods[0], dict) else {}
+    v = first.get("speculative_tokens")
+    return v if type(v) is int and v > 0 else None

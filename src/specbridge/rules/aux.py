@@ -128,8 +128,10 @@ def launched_without_eagle3(c: Context) -> Iterator[Hit]:
     skipped silently: accept length 1.00. Otherwise SGLang fails with a shape error, and vLLM with another
     method builds the wrong proposer.
     """
+    from .load import _launch_method, right_line  # here, so the rule modules register in their own order
+
     L, d = c.launch, c.d
-    algo = L.algorithm if L else None
+    algo, how = _launch_method(c)
     if not algo or algo == "EAGLE3" or not (c.k and c.k >= 2):
         return
     if LAUNCHERS[L.engine].eagle_skips_fc and algo == "EAGLE":
@@ -143,13 +145,16 @@ def launched_without_eagle3(c: Context) -> Iterator[Hit]:
         yield Hit(
             ERROR,
             f"launched with --speculative-algorithm EAGLE but this is an EAGLE-3 drafter ({c.k} aux states): {what}.",
-            "launch with --speculative-algorithm EAGLE3",
+            right_line(c, "EAGLE3"),
         )
     else:
+        said = LAUNCHERS[L.engine].eagle_on_eagle3 if algo == "EAGLE" else ""
         yield Hit(
             ERROR,
-            f"launched with method {algo!r} but this is an EAGLE-3 drafter ({c.k} aux states).",
-            'use --speculative-algorithm EAGLE3 (SGLang) / "method": "eagle3" (vLLM)',
+            f"launched with method {algo!r}{how} but this is an EAGLE-3 drafter ({c.k} aux states): "
+            + (said or "the engine runs another proposer, which never captures the aux states fc reads")
+            + ".",
+            right_line(c, "EAGLE3"),
         )
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..checkpoint.safetensors import FLOAT_DTYPES
-from ..engines.registry import LAUNCHERS
+from ..engines.expr import ExprError, RowError, evaluate
+from ..engines.launch import corrected_line, infer_method, inference_test
+from ..engines.registry import LAUNCHERS, METHOD_INFERENCE, method_inference
 from ..engines.simulate import (
     DROPPED,
     LOADED,
@@ -423,35 +425,185 @@ def lost_bias(c: Context) -> Iterator[Hit]:
     "L014",
     "launched with another speculative method than the drafter's family",
     severity=ERROR,
-    families=("eagle", "dflash", "dflash2", "dspark", "mtp"),
-    fix="launch with the method the drafter's class is built by (SGLang `--speculative-algorithm`, vLLM `method`).",
+    families=("eagle", "peagle", "dflash", "dflash2", "dspark", "mtp", "causal_lm"),
+    fix="launch with the method the drafter's class is built by (SGLang `--speculative-algorithm`, vLLM `method`); "
+    "the finding's fix is the launch line with that method.",
 )
 def launch_method(c: Context) -> Iterator[Hit]:
     """With `--launch`: the engine builds the drafter class that the launch line's algorithm names (SGLang's
     `--speculative-algorithm`, vLLM's `--speculative-config` `method`), not the one the checkpoint's family needs.
     A DFlash drafter launched as EAGLE3, or an EAGLE-1 drafter launched as EAGLE3, is built as another network
-    (or refused at start-up). The method that builds each class is a row fact (`DraftClass.methods`).
+    (or refused at start-up); a plain draft model launched as EAGLE runs through an EAGLE proposer. The method that
+    builds each class is a row fact (`DraftClass.methods`; a plain draft model's: the release's DRAFT_MODEL row);
+    what the release does with the wrong one, where read, is the class's `launch_checks` rows of code L014: SGLang's
+    EAGLE3 worker asks an EAGLE-1 class for the hot-token ids only EAGLE-3 classes have (AttributeError at start-up,
+    every release read); vLLM's `method: eagle3` renames an EAGLE-1 drafter's architecture to
+    `Eagle3{arch}` (vllm/transformers_utils/configs/eagle.py), whose fc reads three target states. A line without a
+    method runs the one the release infers (L015). The fix is the line itself with the right method.
     """
-    methods = c.rep.cls.methods
+    methods = _class_methods(c)
     algo, how = _launch_method(c)
-    if methods and algo and algo not in methods:
-        yield Hit(
-            ERROR,
-            f"launched with {algo}{how} but {c.rep.cls.name} is built by {' / '.join(methods)} on {c.eng}: the engine builds "
-            "another drafter class from this checkpoint, or refuses it at start-up.",
-            f'launch with {methods[0]} (SGLang: --speculative-algorithm {methods[0]}; vLLM: "method": "{methods[0].lower()}")',
+    if not (methods and algo and algo not in methods):
+        return
+    name = c.rep.cls.name if c.rep is not None else "a plain draft model"
+    ns = {**c.rep.ns, "method": algo} if c.rep is not None else {"method": algo}
+    what = [chk.message.format(**ns) for chk in _rows(c, "L014") if _holds(c, chk, ns)]
+    yield Hit(
+        ERROR,
+        f"launched with {algo}{how} but {name} is built by {' / '.join(methods)} on {_eng(c)}: "
+        + ("; ".join(what) if what else "the engine builds another drafter class from this checkpoint, or refuses it at start-up")
+        + ".",
+        right_line(c, methods[0]),
+    )
+
+
+@rule(
+    "L015",
+    "speculative method the engine infers from the draft",
+    severity=INFO,
+    families=("eagle3", "eagle", "peagle", "dflash", "dflash2", "dspark", "causal_lm"),
+    fix="none needed when it is the drafter's method; name the method in the launch line all the same.",
+)
+def inferred_method(c: Context) -> Iterator[Hit]:
+    """With `--launch` on vLLM: a speculative config without `method` (or with `method: draft_model`, which vLLM
+    tests again) runs the method vLLM infers: `SpeculativeConfig.__post_init__` sets `draft_model`, then tests the
+    draft path (lower-cased: `eagle-` → eagle, `eagle3` → eagle3, `dflash`, `dspark`), the draft's architectures
+    (MuseGlimmerAssistantModel → dflash; Qwen3DSparkModel, Gemma4DSparkModel, … → dspark) and its model_type
+    (medusa, mlp_speculator), first match wins (vllm/config/speculative.py @ 0.27.0, 0.29.0, 0.32.0; the tests per
+    release are the engine's METHOD_INFERENCE rows). An EAGLE-3 drafter in a directory named `my-drafter` runs as a
+    plain draft model; an EAGLE-1 drafter named `…EAGLE3-distill…` as EAGLE-3, whose fc never gets its input. This
+    says which method the release will run; L014 (A004 for EAGLE-3) is the error when it is not the drafter's.
+    """
+    if c.launch is None or c.launch.draft is None:
+        return
+    eng = _place(c)
+    if eng is None or eng[0] != c.launch.engine:
+        return
+    row = method_inference(*eng)
+    named = c.launch.algorithm
+    if row is None:
+        if not named and eng[0] in METHOD_INFERENCE:
+            yield Hit(
+                INFO,
+                f"no method named: {_eng(c)} infers one from the draft, but its inference was not read for this "
+                f"release (read from {METHOD_INFERENCE[eng[0]][0].first}); name the method in the launch line",
+            )
+        return
+    if named and named not in row.retests:
+        return
+    algo = infer_method(row, named, c.launch.draft, c.ckpt.config or {})
+    said = f"method {named.lower()} is tested again" if named else "no method named"
+    yield Hit(INFO, f"{said}: {_eng(c)} infers {algo} from the draft {c.launch.draft!r} ({row.cite})")
+
+
+@rule(
+    "L016",
+    "P-EAGLE launched without parallel drafting, or on a runner that refuses it",
+    severity=WARNING,
+    families=("peagle",),
+    fix='add "parallel_drafting": true to the speculative config and leave Model Runner V1 (no VLLM_USE_V2_MODEL_RUNNER=1); '
+    "`specbridge launch` prints that line.",
+)
+def parallel_drafting(c: Context) -> Iterator[Hit]:
+    """With `--launch` on vLLM: a P-EAGLE drafter is an EAGLE-3 drafter trained to fill several mask slots in one
+    forward (speculators_model_type `peagle`, a `mask_hidden` tensor, a mask token). vLLM drafts that way only with
+    `parallel_drafting: true` in the speculative config; its speculators translation writes it (method eagle3 plus
+    parallel_drafting) only when the drafter itself is served as the model (`vllm serve DRAFT`,
+    vllm/transformers_utils/configs/speculators/base.py and transformers_utils/config.py maybe_override_with_speculators,
+    0.27.0, 0.29.0, 0.32.0). Given through `--speculative-config` without it, the drafter runs as plain EAGLE-3, one
+    token per forward, `mask_hidden` unused: it serves, slower than it was trained to. Model Runner V2 does not
+    support parallel drafting for EAGLE: VLLM_USE_V2_MODEL_RUNNER=1 with it is refused at start-up
+    (vllm/config/vllm.py). The rows are the P-EAGLE classes' `launch_checks` of code L016.
+    """
+    if c.launch is None or c.rep is None or c.launch.engine != c.rep.engine:
+        return
+    algo, _ = _launch_method(c)
+    if algo is None or algo not in c.rep.cls.methods:
+        return
+    row = LAUNCHERS[c.rep.engine]
+    runner = next((r for r, env in row.runner_env.items() if c.launch.env.get(env.split("=", 1)[0]) == env.split("=", 1)[1]), None)
+    ns = {**c.rep.ns, "method": algo, "parallel": bool(c.launch.parallel_drafting), "runner": runner, "steps": c.launch.steps}
+    for chk in _rows(c, "L016"):
+        if _holds(c, chk, ns):
+            yield Hit(
+                ERROR if chk.severity == "error" else WARNING,
+                f"{_eng(c)}: " + chk.message.format(**ns),
+                right_line(c, algo) + (f" (without {row.runner_env[runner]})" if runner else ""),
+            )
+
+
+def _class_methods(c: Context) -> tuple[str, ...]:
+    if c.rep is not None:
+        return c.rep.cls.methods
+    row = c.draft_place.row if c.draft_place is not None else None
+    return (row.method.upper(),) if row is not None and row.method else ()
+
+
+def _place(c: Context) -> tuple[str, str] | None:
+    if c.rep is not None:
+        return c.rep.engine, c.rep.version
+    if c.draft_place is not None:
+        return c.draft_place.engine, c.draft_place.version
+    return None
+
+
+def _eng(c: Context) -> str:
+    e = _place(c)
+    return f"{e[0]} {e[1]}" if e else "the engine"
+
+
+def _rows(c: Context, code: str):
+    return [chk for chk in c.rep.cls.launch_checks if chk.code == code] if c.rep is not None else []
+
+
+def _holds(c: Context, chk, ns: dict) -> bool:
+    try:
+        return bool(evaluate(chk.when, ns))
+    except RowError as e:
+        raise RowError(f"{c.rep.cls.file}: launch check {chk.when!r}: {e}") from None
+    except (ExprError, TypeError):  # the config's or the line's values, not the row
+        return False
+
+
+def right_line(c: Context, method: str) -> str:
+    """The fix: the launch line with the method that builds the drafter's class (and, on vLLM, the family's further
+    speculative-config keys: P-EAGLE's parallel_drafting)."""
+    fam = LAUNCHERS[c.launch.engine].families.get(c.family)
+    extra = fam.spec_extra if fam is not None and method.lower() == (fam.spec_method or "").lower() else ()
+    try:
+        line = corrected_line(c.launch, method, extra)
+    except (ValueError, KeyError):
+        return f'launch with {method} (SGLang: --speculative-algorithm {method}; vLLM: "method": "{method.lower()}")'
+    eng = _place(c)
+    row = method_inference(*eng) if eng is not None and eng[0] == c.launch.engine and c.launch.draft else None
+    hit = inference_test(row, c.launch.draft, c.ckpt.config or {}) if row is not None and method in row.retests else None
+    if hit is not None and hit[2] != method:  # the named method is tested again, and this draft fails the test
+        return (
+            f"{eng[0]} {eng[1]} tests {method.lower()} against the draft as well and the draft's {hit[0]} matches "
+            f"{hit[1]!r} ({hit[2]}): "
+            + (
+                "serve the draft from a path without it (a copy or a link), with: "
+                if hit[0] == "path"
+                else "change that in its config, then: "
+            )
+            + line
         )
+    return f"launch with {method}: {line}"
 
 
 def _launch_method(c: Context) -> tuple[str | None, str]:
-    """The method the launch line runs: named, or inferred the way the engine's LAUNCH row says (vLLM: from the path)."""
+    """The method the launch line runs: named, or inferred the way the engine release's METHOD_INFERENCE row says
+    (vLLM: from the draft's path, architectures and model_type; an explicit draft_model is tested again)."""
     if c.launch is None:
         return None, ""
-    if c.launch.algorithm:
-        return c.launch.algorithm, ""
-    row = LAUNCHERS.get(c.rep.engine)
-    if row is None or not row.infers_method:
-        return None, ""
-    path = (c.launch.draft or c.path).lower()
-    inferred = next((m for word, m in row.infers_method if word in path), row.infer_default)
-    return inferred, f" (no method given: {c.rep.engine} infers it from the draft path {c.launch.draft or c.path!r})"
+    named = c.launch.algorithm
+    eng = _place(c)
+    same = eng is not None and eng[0] == c.launch.engine and c.launch.draft is not None
+    row = method_inference(*eng) if same else None
+    if row is None or (named and named not in row.retests):
+        return named, ""
+    algo = infer_method(row, named, c.launch.draft, c.ckpt.config or {})
+    if algo == named:
+        return named, ""
+    said = f"method {named.lower()}, which" if named else "no method given:"
+    return algo, f" ({said} {eng[0]} {eng[1]} infers it from the draft {c.launch.draft!r})"
