@@ -23,7 +23,7 @@ Prints one JSON list, one object per DRAFT:
   sglang_version, parses, refusal (argparse's message when it does not parse), validator (whether the release has
   _validate_vocab_compatibility), draft_worker_tokenizer ("none" or "draft"), error (what the validator raised,
   "" = nothing), error_with_draft_tokenizer (the same call handed the draft's own tokenizer), target_vocab_size,
-  draft_vocab_size, load (class, errors, unfilled and skipped of the draft's load).
+  draft_vocab_size, load (class, errors, unfilled and skipped of the draft's load; absent when it does not parse).
 """
 
 from __future__ import annotations
@@ -134,12 +134,16 @@ def _validate(target: Path, draft: Path) -> dict:
 
 
 def run(target: Path, draft: Path) -> dict:
+    """One draft: parsed, validated and loaded (a release that refuses the algorithm stops at the parser)."""
     from . import sglang_loader
 
-    loaded = sglang_loader.run(draft)  # sets SGLang up once (stubs, ServerArgs, the gloo world) and loads the draft
-    out: dict = {"sglang_version": loaded["sglang_version"], "draft": str(draft)}
+    env = sglang_loader.setup(json.loads((draft / "config.json").read_text()))  # stubs, ServerArgs, the gloo world, once
+    out: dict = {"sglang_version": env["sglang_version"], "draft": str(draft)}
     out["parses"], out["refusal"] = _parses(target, draft)
-    out |= _validate(target, draft) if out["parses"] else {"validator": False}
+    if not out["parses"]:
+        return out | {"validator": False}
+    out |= _validate(target, draft)
+    loaded = sglang_loader.run(draft)
     out["load"] = {k: loaded.get(k) for k in ("class", "dispatched", "errors", "unfilled", "partial", "skipped")}
     return out
 
