@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from specbridge.engines.registry import CAPTURE, ENGINES, FAMILY_RANGES, newest_version  # noqa: E402
+from specbridge.engines.registry import CAPTURE, DRAFT_MODEL, ENGINES, FAMILY_RANGES, newest_version  # noqa: E402
 from specbridge.engines.spec import CaptureRule, Era, parse_version  # noqa: E402
 from specbridge.families.table import BY_NAME, FAMILIES  # noqa: E402
 from specbridge.rules.check import check  # noqa: E402
@@ -242,8 +242,15 @@ def render() -> str:
                 out.append(
                     f"| {row.engine} | {r.release} | {row.family} {era_range(row)} | `{r.test}` | {r.cases} | {r.agreed}/{r.cases} | {r.date} |"
                 )
+    for rows in DRAFT_MODEL.values():  # plain draft models (vLLM draft_model, SGLang STANDALONE)
+        for row in rows:
+            for r in sorted(row.runs, key=lambda r: (_rel(r.release), r.test)):
+                out.append(
+                    f"| {row.engine} | {r.release} | draft model {era_range(row)} | `{r.test}` | {r.cases} | {r.agreed}/{r.cases} | {r.date} |"
+                )
     totals = {}
     every = [era for eras in ENGINES.values() for era in eras] + [row for rows in FAMILY_RANGES.values() for row in rows]
+    every += [row for rows in DRAFT_MODEL.values() for row in rows]
     for era in every:
         for r in era.runs:
             t = totals.setdefault((era.engine, r.test), [0, 0, 0])

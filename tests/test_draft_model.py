@@ -140,7 +140,8 @@ def test_shifted_token_map_every_draft_rejected(tmp_path, target, capsys):
     msgs = {r["engine"]["version"]: next(f["message"] for f in r["findings"] if f["code"] == "T003") for r in body["results"]}
     assert "in 100 ids" in msgs["0.32.0"] and "id 1000: draft" in msgs["0.32.0"]
     assert "acceptance near 0" in msgs["0.5.10"]  # SGLang 0.5.2–0.5.14 starts silently
-    assert "refuses to start" in msgs["0.5.23"] and "token-to-id mappings" in msgs["0.5.23"]  # 0.5.15+ compares itself
+    # 0.5.15+'s validator compares tokenizers only when the draft worker has one, and it never has (tp_worker.py)
+    assert "acceptance near 0" in msgs["0.5.23"] and "refuses to start" not in msgs["0.5.23"]
 
 
 def test_chat_template_and_eos_warn(tmp_path, target, capsys):
@@ -218,10 +219,8 @@ def test_human_report(tmp_path, target, capsys):
     assert main(["check", str(draft), "--target", str(target), "--engine", "all"]) == 1
     out = capsys.readouterr().out
     assert "plain draft model" in out and "2 ids differ" in out and "T003 error" in out
-    # one finding per consequence, with the releases it holds for: SGLang 0.5.15+ refuses to start, the rest start
-    assert (
-        out.count("T003 error") == 2 and "T003 error [sglang 0.5.23]: " in out and "T003 error [sglang 0.5.14; vllm 0.24.0, 0.32.0]" in out
-    )
+    # one finding, the same for every release: each starts and rejects the drafts (none compares the maps at start-up)
+    assert out.count("T003 error") == 1 and "T003 error: " in out and "the engine starts" in out and "refuses to start" not in out
 
 
 def test_rows_cover_releases_in_order():

@@ -85,6 +85,10 @@ STACKED_KEYERROR = (
     "KeyError: '{name}' (sglang/srt/models/llama.py load_weights indexes params_dict with a fused q/k/v/gate/up "
     "name the drafter class does not have; SGLang 0.4.9+ skips it)"
 )
+# … except a .bias name: `if name.endswith(".bias") and name not in params_dict: continue` (the GPTQ guard) comes first,
+# so it is skipped silently (read at 0.4.6.post5 and 0.4.8.post1; 0.4.8.post1 run: LlamaForCausalLMEagle with Qwen2's q/k/v
+# biases loads without an error)
+STACKED_BIAS_SKIP = (".bias",)
 
 
 LINEAR = (
@@ -132,6 +136,7 @@ def _midlayer_class(
         unknown_message=SKIP_MSG,
         unknown_stacked="raise" if stacked_keyerror else "",
         unknown_stacked_message=STACKED_KEYERROR,
+        unknown_stacked_skips=STACKED_BIAS_SKIP if stacked_keyerror else (),
         raises=(
             Raise("L != 1", "ValueError: EAGLE3 currently only supports 1 layer", f"{F} LlamaForCausalLMEagle3.__init__ ({cite_versions})"),
             HT_NULL,
@@ -941,6 +946,13 @@ FAMILY_RANGES = (
 # --- EAGLE-1/2 (--speculative-algorithm EAGLE): sglang/srt/models/llama_eagle.py LlamaForCausalLMEagle, read in all 19
 # cached wheels (0.4.6.post5 … 0.5.23); loading goes through sglang/srt/models/llama.py LlamaForCausalLM.load_weights
 LEA = "sglang/srt/models/llama_eagle.py"
+# Qwen2ForCausalLMEagle: the same drafter over sglang/srt/models/qwen2.py's layers (QKVParallelLinear with bias=True,
+# o_proj without), loaded per name by Qwen2ForCausalLM.load_weights; read at 0.4.6.post5, 0.4.8.post1, 0.4.9.post6 and
+# the installed 0.5.x wheels (qwen2.py guards an unmatched fused name with `if name not in params_dict: continue` from
+# 0.4.9.post6 on; 0.4.6.post5 and 0.4.8.post1 index it unguarded, after the .bias guard)
+QEA = "sglang/srt/models/qwen2_eagle.py"
+QWEN2 = "sglang/srt/models/qwen2.py"
+QWEN2_EAGLE1_TEST = "tests/test_conformance_sglang_eagle1_qwen2.py"
 EAGLE1_FIELDS = LLAMA_FIELDS + (Field("bias", ("bias",), False, kind="bool"),)
 EAGLE1_PLAIN = (
     "SGLang builds the plain {arch} as the draft (a registered target class; no release renames it to LlamaForCausalLMEagle): "
@@ -968,12 +980,22 @@ TIED_EAGLE1 = Raise(
 )
 
 
-def _eagle1_class(versions: str, stacked_keyerror: bool) -> DraftClass:
+def _eagle1_class(
+    versions: str,
+    stacked_keyerror: bool,
+    name: str = "LlamaForCausalLMEagle",
+    file: str = LEA,
+    base: str = "sglang/srt/models/llama.py",
+    qkv_bias: str = O_BIAS,
+    o_bias: str = O_BIAS,
+) -> DraftClass:
     """LlamaForCausalLMEagle: fc = nn.Linear(2H, H) (bias always built), Llama layers of which layer 0 has no
-    input_layernorm, no final norm; the worker replaces embedding and head by the target's after loading."""
+    input_layernorm, no final norm; the worker replaces embedding and head by the target's after loading.
+    Qwen2ForCausalLMEagle (qwen2_eagle.py) is the same drafter over Qwen2's layers (`base`: the target class whose
+    load_weights it calls per name; `qkv_bias` / `o_bias`: when those biases are built)."""
     return DraftClass(
-        name="LlamaForCausalLMEagle",
-        file=f"{LEA} @ {versions}",
+        name=name,
+        file=f"{file} @ {versions}",
         fields=EAGLE1_FIELDS,
         derive=LLAMA_DERIVE,
         params=(
@@ -992,8 +1014,8 @@ def _eagle1_class(versions: str, stacked_keyerror: bool) -> DraftClass:
             "model.layers.{i}.",
             per_layer=True,
             hidden_norm_when="False",
-            o_bias_when=O_BIAS,
-            qkv_bias_when=O_BIAS,
+            o_bias_when=o_bias,
+            qkv_bias_when=qkv_bias,
             qkv_in="H",
             input_norm_when="i > 0",
         ),
@@ -1001,21 +1023,22 @@ def _eagle1_class(versions: str, stacked_keyerror: bool) -> DraftClass:
             Drop(
                 "lm_head",
                 why="names with lm_head are dropped: the worker uses the target's head",
-                cite="sglang/srt/models/llama.py load_weights",
+                cite=f"{base} load_weights",
             ),
             Drop(
                 "d2t",
                 why="hot tokens come only from --speculative-token-map (d2t ignored with a warning)",
-                cite="sglang/srt/models/llama.py load_weights",
+                cite=f"{base} load_weights",
             ),
-            Drop("t2d", why="hot tokens come only from --speculative-token-map", cite="sglang/srt/models/llama.py load_weights"),
-            Prefix("model.", unless="lm_head", cite=f"{LEA} load_weights (every name gets model.)"),
+            Drop("t2d", why="hot tokens come only from --speculative-token-map", cite=f"{base} load_weights"),
+            Prefix("model.", unless="lm_head", cite=f"{file} load_weights (every name gets model.)"),
             *STACK_LLAMA,
         ),
         unknown="warn",
-        unknown_message="{name}: not found in params_dict, skipped with a warning (sglang/srt/models/llama.py load_weights)",
+        unknown_message="{name}: not found in params_dict, skipped with a warning (" + base + " load_weights)",
         unknown_stacked="raise" if stacked_keyerror else "",
-        unknown_stacked_message=STACKED_KEYERROR,
+        unknown_stacked_message=STACKED_KEYERROR.replace("sglang/srt/models/llama.py", base),
+        unknown_stacked_skips=STACKED_BIAS_SKIP if stacked_keyerror else (),
         missing="silent",
         raises=(TIED_EAGLE1,),
         share_embed="'target'",
@@ -1030,9 +1053,9 @@ def _eagle1_class(versions: str, stacked_keyerror: bool) -> DraftClass:
 def _eagle1_dispatch() -> Dispatch:
     return Dispatch(
         "sglang",
-        {"LlamaForCausalLMEagle": "LlamaForCausalLMEagle"},
+        {"LlamaForCausalLMEagle": "LlamaForCausalLMEagle", "Qwen2ForCausalLMEagle": "Qwen2ForCausalLMEagle"},
         "LlamaForCausalLMEagle",
-        cite=f"{LEA} EntryClass; sglang/srt/model_loader/utils.py get_model_architecture (architectures[0], no rewrite)",
+        cite=f"{LEA} and {QEA} EntryClass; sglang/srt/model_loader/utils.py get_model_architecture (architectures[0], no rewrite)",
         unknown_message=UNKNOWN_MSG,
         plain_classes=PLAIN,
         plain_message=EAGLE1_PLAIN,
@@ -1067,11 +1090,17 @@ EAGLE1_RANGES = (
         first="0.4.6",
         last="0.4.8",
         dispatch=_eagle1_dispatch(),
-        classes={"LlamaForCausalLMEagle": _eagle1_class("0.4.6.post5 … 0.4.8.post1", stacked_keyerror=True)},
+        classes={
+            "LlamaForCausalLMEagle": _eagle1_class("0.4.6.post5 … 0.4.8.post1", stacked_keyerror=True),
+            "Qwen2ForCausalLMEagle": _eagle1_class(
+                "0.4.6.post5 … 0.4.8.post1", True, "Qwen2ForCausalLMEagle", QEA, QWEN2, qkv_bias="True", o_bias="False"
+            ),
+        },
         begins="llama_eagle.py as read in the 0.4.6.post5 wheel (the oldest cached); llama.py load_weights indexes params_dict "
         "with an unmatched q/k/v/gate/up name unguarded (KeyError)",
         versions_read=("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
-        runs=all_agreed("tests/test_conformance_sglang_eagle1.py", "2026-12-01", 9, "0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
+        runs=all_agreed("tests/test_conformance_sglang_eagle1.py", "2026-12-01", 9, "0.4.6.post5", "0.4.7.post1", "0.4.8.post1")
+        + all_agreed(QWEN2_EAGLE1_TEST, "2026-12-02", 10, "0.4.8.post1"),
     ),
     FamilyRange(
         engine="sglang",
@@ -1079,11 +1108,17 @@ EAGLE1_RANGES = (
         first="0.4.9",
         last=None,
         dispatch=_eagle1_dispatch(),
-        classes={"LlamaForCausalLMEagle": _eagle1_class("0.4.9.post6 … 0.5.23", stacked_keyerror=False)},
+        classes={
+            "LlamaForCausalLMEagle": _eagle1_class("0.4.9.post6 … 0.5.23", stacked_keyerror=False),
+            "Qwen2ForCausalLMEagle": _eagle1_class(
+                "0.4.9.post6 … 0.5.23", False, "Qwen2ForCausalLMEagle", QEA, QWEN2, qkv_bias="True", o_bias="False"
+            ),
+        },
         begins="sglang/srt/models/llama.py load_weights skips an unmatched q/k/v/gate/up name with a warning "
         "(if name not in params_dict: continue): first in the 0.4.9.post6 wheel; llama_eagle.py changes after only refactor",
         versions_read=EAGLE1_READ,
-        runs=all_agreed("tests/test_conformance_sglang_eagle1.py", "2026-12-01", 9, *EAGLE1_READ),
+        runs=all_agreed("tests/test_conformance_sglang_eagle1.py", "2026-12-01", 9, *EAGLE1_READ)
+        + all_agreed(QWEN2_EAGLE1_TEST, "2026-12-02", 10, "0.5.1.post3", "0.5.2", "0.5.11", "0.5.16", "0.5.19", "0.5.20", "0.5.23"),
     ),
 )
 FAMILY_RANGES += EAGLE1_RANGES
@@ -1701,6 +1736,8 @@ FAMILY_RANGES += (
 
 # --- plain draft models (--speculative-algorithm STANDALONE): sglang/srt/speculative/standalone_worker*.py -----------
 SA_WORKER = "sglang/srt/speculative/standalone_worker_v2.py (_validate_vocab_compatibility)"
+# run: SGLang's parser, its vocabulary check fed as the worker feeds it, and its load of the draft's own class
+SA_TEST = "tests/test_conformance_sglang_standalone.py"
 DRAFT_MODEL = (
     DraftModelRange(
         engine="sglang",
@@ -1711,6 +1748,7 @@ DRAFT_MODEL = (
         versions_read=("0.4.10.post2", "0.5.1", "0.5.1.post3"),
         begins="no STANDALONE algorithm before 0.5.2 (read at 0.4.10.post2, 0.5.1 and 0.5.1.post3; older modelled releases are placed here unread)",
         refusal="argument --speculative-algorithm: invalid choice: 'STANDALONE'",
+        runs=all_agreed(SA_TEST, "2026-12-02", 3, "0.4.8.post1", "0.5.1.post3"),
     ),
     DraftModelRange(
         engine="sglang",
@@ -1721,19 +1759,23 @@ DRAFT_MODEL = (
         "standalone_worker.py @ 0.5.2–0.5.14 (no vocabulary check)",
         versions_read=("0.5.2", "0.5.3", "0.5.11", "0.5.12", "0.5.13", "0.5.14"),
         begins="sglang/srt/speculative/standalone_worker.py and SpeculativeAlgorithm.STANDALONE appear in 0.5.2",
+        runs=all_agreed(SA_TEST, "2026-12-02", 3, "0.5.2", "0.5.11"),
     ),
     DraftModelRange(
         engine="sglang",
         first="0.5.15",
         last=None,
         method="STANDALONE",
-        cite=f"{SA_WORKER} @ 0.5.15–0.5.23",
+        cite=f"{SA_WORKER} @ 0.5.15–0.5.23; sglang/srt/managers/tp_worker.py @ 0.5.15–0.5.23 (TpModelWorker.__init__: "
+        "`if skip_tokenizer_init or self.is_draft_worker: self.tokenizer = None`)",
         versions_read=("0.5.15", "0.5.17", "0.5.19", "0.5.20", "0.5.23"),
         begins="StandaloneWorkerV2 validates the vocabulary at start-up (absent in 0.5.14)",
         vocab_size_raises="ValueError: STANDALONE speculative decoding requires the draft model to share the same vocabulary "
         "as the target model, but got target vocab_size={target} and draft vocab_size={draft}.",
-        token_map_raises="ValueError: STANDALONE speculative decoding requires the draft model to share the same vocabulary "
-        "as the target model, but the two tokenizers have different token-to-id mappings even though their vocab sizes match.",
+        # no token_map_raises: the validator compares the tokenizers' get_vocab() only when both workers have one, and
+        # a draft worker never has (tp_worker.py above); the run hands it what the worker does and nothing is raised
+        # for a shifted map of the same size (handed the draft's own tokenizer, it would raise the token-to-id error)
+        runs=all_agreed(SA_TEST, "2026-12-02", 3, "0.5.16", "0.5.19", "0.5.20", "0.5.23"),
     ),
 )
 

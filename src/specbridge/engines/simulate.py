@@ -508,7 +508,7 @@ def _unknown_name(cls: DraftClass, n: str, final: str, shard: str | None, params
         msg = cls.unknown_under_message.format(name=n)
         errors.append(msg)
         return TensorFate(n, RAISES, final, shard, msg)
-    if shard is not None and cls.unknown_stacked == "raise":
+    if shard is not None and cls.unknown_stacked == "raise" and not final.endswith(cls.unknown_stacked_skips):
         msg = cls.unknown_stacked_message.format(name=final)
         errors.append(msg)
         return TensorFate(n, RAISES, final, shard, msg)

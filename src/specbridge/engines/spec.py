@@ -480,6 +480,9 @@ class DraftClass:
     # "" = like any unknown name; "raise" = the loader indexes its parameter dict and raises (SGLang 0.4.6-0.4.8)
     unknown_stacked: str = ""
     unknown_stacked_message: str = ""
+    # suffixes of such a fused name skipped silently instead of raising (SGLang 0.4.6-0.4.8 llama.py / qwen2.py:
+    # `if name.endswith(".bias") and name not in params_dict: continue`, the GPTQ guard)
+    unknown_stacked_skips: tuple[str, ...] = ()
     # checkpoint names under this prefix bypass `loader`: each fills the parameter of its name as written, else raises
     # `unknown_under_message` ({name}) whatever `unknown` says (SGLang's DSpark: markov_head.*); "" = none
     unknown_under: str = ""
@@ -710,3 +713,4 @@ class DraftModelRange:
     token_map_raises: str = ""
     vocab_opt_out: str = ""
     max_len: str = ""
+    runs: tuple[Run, ...] = ()  # conformance runs of the engine's own code on this range's releases

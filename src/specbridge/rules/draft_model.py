@@ -145,8 +145,10 @@ def token_map_differs(c: Context) -> Iterator[Hit]:
     target's. The engine tokenizes with the target's tokenizer only and hands the draft the target's ids; the draft
     reads them as its own tokens and proposes ids that mean other text to the target, so the target rejects
     (nearly) every drafted token and decoding runs at one token per step plus the draft's cost. The most common
-    question asked about vLLM's `draft_model` (issue #22). SGLang ≥ 0.5.15 compares the maps itself and refuses to
-    start; vLLM and older SGLang start silently. The first differing ids are named, with both tokens.
+    question asked about vLLM's `draft_model` (issue #22). Every engine release starts silently: SGLang ≥ 0.5.15's
+    `_validate_vocab_compatibility` compares the maps only when the draft worker has a tokenizer, and
+    `TpModelWorker` never gives a draft worker one (tp_worker.py in every release read from 0.5.15 on; run on the installed releases).
+    The first differing ids are named, with both tokens.
     """
     t, p = c.tokens, c.draft_place
     if t is None or p is None or p.row is None or not p.row.method:
