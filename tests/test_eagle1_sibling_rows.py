@@ -1,0 +1,158 @@
+"""vLLM's other EAGLE-1/2 classes as rows (src/specbridge/engines/vllm.py): Cohere (cohere_eagle.py), DeepSeek
+(deepseek_eagle.py) and Mistral (mistral_eagle.py), each a tiny checkpoint of tests/eagle1_siblings.py that gets no
+error where its class is registered and modelled, L005 naming the first release with the class before it, and the
+failures its source implies for a mutation. Header-only reads and row simulation: no engine runs here (the real loaders:
+tests/test_conformance_vllm_eagle1_siblings.py)."""
+
+from __future__ import annotations
+
+import eagle1_siblings as s
+import numpy as np
+import pytest
+
+from specbridge.engines import vllm as table
+from specbridge.engines.registry import NotModelled, family_rows
+from specbridge.engines.simulate import LOADED, UNUSED
+from specbridge.families.table import BY_NAME
+from specbridge.rules.check import check
+from specbridge.view import open_view
+
+CLASSES = {
+    "cohere": ("EagleCohereForCausalLM", s.cohere_config, s.cohere_tensors, "0.21.0"),
+    "deepseek": ("EagleDeepseekV3ForCausalLM", s.deepseek_config, s.deepseek_tensors, "0.10.2"),
+    "mistral": ("EagleMistralForCausalLM", s.mistral_config, s.mistral_tensors, "0.21.0"),
+}
+BEFORE = {"0.21.0": "0.20.0", "0.10.2": "0.10.1"}
+
+
+def _check(path, engine: str):
+    view = open_view(path)
+    assert view.verdict.name == "eagle", view.verdict
+    (res,) = check(view, engine, family=BY_NAME["eagle"])
+    return res
+
+
+def _errors(res) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for f in res.findings:
+        if f.severity == "error":
+            out.setdefault(f.code, []).append(f.message)
+    return out
+
+
+def _fill(res, name: str) -> str:
+    return next(p.status.value for p in res.report.params if p.name == name)
+
+
+def _clean(res) -> None:
+    rep = res.report
+    assert rep.dispatched and not rep.errors and not rep.missing and not rep.dropped, (rep.errors, rep.missing, rep.dropped)
+    assert not _errors(res), _errors(res)
+
+
+@pytest.mark.parametrize("release", ["0.27.0", "0.28.0", "0.29.0", "0.32.0"])
+@pytest.mark.parametrize("kind", list(CLASSES))
+def test_sibling_loads_clean_where_modelled(tmp_path, kind, release):
+    name, cfg, ts, _first = CLASSES[kind]
+    res = _check(s.write(tmp_path / kind, cfg(), ts()), f"vllm=={release}")
+    assert res.report.cls.name == name
+    _clean(res)
+
+
+@pytest.mark.parametrize("kind", list(CLASSES))
+def test_sibling_gets_l005_before_its_first_release(tmp_path, kind):
+    _name, cfg, ts, first = CLASSES[kind]
+    path = s.write(tmp_path / kind, cfg(), ts())
+    res = _check(path, f"vllm=={BEFORE[first]}")
+    assert not res.report.dispatched and f"the first release with one is {first}" in " ".join(_errors(res)["L005"])
+    # its first release is registered but its loader was not read there: refused, not guessed
+    with pytest.raises(NotModelled):
+        check(open_view(path), f"vllm=={first}", family=BY_NAME["eagle"])
+
+
+def test_first_releases_follow_the_registry_rows():
+    rows = family_rows("vllm", "eagle")
+    first = {}
+    for row in rows:
+        for arch in row.dispatch.registry:
+            first.setdefault(arch, row.first)
+    assert first["EagleDeepSeekMTPModel"] == "0.10.2" and first["EagleLlama4ForCausalLM"] == "0.10.0"
+    assert first["EagleCohereForCausalLM"] == first["EagleMistralForCausalLM"] == "0.21.0"
+    assert first["EagleMiniCPMForCausalLM"] == "0.9.2" and first["EagleMistralLarge3ForCausalLM"] == "0.12.0"
+    assert all(r.dispatch.rewrite_prefix == "Eagle" for r in rows)  # every row's registry reads names alike
+
+
+# --- Cohere ----------------------------------------------------------------------------------------------------------
+def test_cohere_shares_the_target_embedding_whatever_it_ships(tmp_path):
+    res = _check(s.write(tmp_path / "tied", s.cohere_config(), s.cohere_tensors(embed=True)), "vllm==0.32.0")
+    assert {t.name: t.status for t in res.report.tensors}["model.embed_tokens.weight"] == UNUSED and not _errors(res)
+    untied = s.cohere_config(tie_word_embeddings=False)
+    res = _check(s.write(tmp_path / "untied", untied, s.cohere_tensors(embed=True)), "vllm==0.32.0")
+    # loaded into the draft's own embedding, then replaced by the target's
+    assert {t.name: t.status.value for t in res.report.tensors}["model.embed_tokens.weight"] == "overwritten"
+    assert _fill(res, "model.embed_tokens.weight") == "shared-from-target" and not _errors(res)
+
+
+def test_cohere_lm_head_is_dropped_from_0_29_and_refused_before(tmp_path):
+    cfg = s.cohere_config(tie_word_embeddings=False)
+    path = s.write(tmp_path / "head", cfg, s.cohere_tensors() | {"lm_head.weight": np.zeros((s.V, s.H), np.float32)})
+    assert not _errors(_check(path, "vllm==0.29.0"))
+    assert "L004" in _errors(_check(path, "vllm==0.28.0"))
+    tied = s.write(tmp_path / "tied", s.cohere_config(), s.cohere_tensors() | {"lm_head.weight": np.zeros((s.V, s.H), np.float32)})
+    assert not _errors(_check(tied, "vllm==0.28.0"))
+
+
+def test_cohere_mutations_fail_where_the_source_raises(tmp_path):
+    res = _check(s.write(tmp_path / "research", s.cohere_config(), s.cohere_tensors(prefix="")), "vllm==0.32.0")
+    assert "L004" in _errors(res)  # names are read as written: fc.weight is no parameter
+    v1 = {k: v for k, v in s.cohere_config(model_type="cohere").items() if k != "layer_types"}
+    res = _check(s.write(tmp_path / "v1", v1, s.cohere_tensors()), "vllm==0.32.0")
+    assert any("layer_types" in e for e in res.report.errors)
+    res = _check(
+        s.write(tmp_path / "nobias", s.cohere_config(), {k: v for k, v in s.cohere_tensors().items() if k != "model.fc.bias"}),
+        "vllm==0.32.0",
+    )
+    assert res.report.missing == ["model.fc.bias"]
+    _clean(_check(s.write(tmp_path / "qk", s.cohere_config(use_qk_norm=True), s.cohere_tensors(qk_norm=True)), "vllm==0.32.0"))
+    res = _check(s.write(tmp_path / "qk-missing", s.cohere_config(use_qk_norm=True), s.cohere_tensors()), "vllm==0.32.0")
+    assert set(res.report.missing) == {"model.layers.0.self_attn.q_norm.weight", "model.layers.0.self_attn.k_norm.weight"}
+
+
+# --- DeepSeek --------------------------------------------------------------------------------------------------------
+def test_deepseek_eagle1_reads_mla_and_shares_a_missing_head(tmp_path):
+    res = _check(s.write(tmp_path / "ds", s.deepseek_config(), s.deepseek_tensors(head=False)), "vllm==0.32.0")
+    _clean(res)
+    assert _fill(res, "lm_head.weight") == "shared-from-target"
+    res = _check(s.write(tmp_path / "q", s.deepseek_config(q_lora_rank=None), s.deepseek_tensors(q_lora=False)), "vllm==0.32.0")
+    _clean(res)
+    loaded = {t.engine_name for t in res.report.tensors if t.status == LOADED}
+    assert "model.layers.0.self_attn.q_proj.weight" in loaded and "model.enorm.weight" in loaded
+
+
+def test_deepseek_eagle1_needs_model_type_deepseek_v3(tmp_path):
+    res = _check(s.write(tmp_path / "v2", s.deepseek_config(model_type="deepseek_v2"), s.deepseek_tensors()), "vllm==0.32.0")
+    assert any("model_type deepseek_v3" in e for e in res.report.errors)
+    mtp = s.deepseek_config(model_type="deepseek_v2", architectures=["EagleDeepSeekMTPModel"])
+    _clean(_check(s.write(tmp_path / "mtp", mtp, s.deepseek_tensors()), "vllm==0.32.0"))
+    res = _check(
+        s.write(
+            tmp_path / "arch", s.deepseek_config(architectures=["DeepseekV2ForCausalLM"], model_type="deepseek_v2"), s.deepseek_tensors()
+        ),
+        "vllm==0.32.0",
+    )
+    assert "L005" in _errors(res)
+
+
+# --- Mistral ---------------------------------------------------------------------------------------------------------
+def test_mistral_eagle1_reads_mistral_names_and_has_no_head(tmp_path):
+    _clean(_check(s.write(tmp_path / "native", s.mistral_config(), s.mistral_native_tensors()), "vllm==0.32.0"))
+    head = s.mistral_tensors() | {"lm_head.weight": np.zeros((s.V, s.H), np.float32)}
+    assert "L004" in _errors(_check(s.write(tmp_path / "head", s.mistral_config(), head), "vllm==0.32.0"))
+    assert "L004" in _errors(_check(s.write(tmp_path / "research", s.mistral_config(), s.mistral_tensors(prefix="")), "vllm==0.32.0"))
+    res = _check(s.write(tmp_path / "bias", s.mistral_config(), s.mistral_tensors(fc_bias=True)), "vllm==0.32.0")
+    # the trained bias is ignored without an error by vLLM: a real problem, said as one
+    assert {t.name: t.status for t in res.report.tensors}["model.fc.bias"] == UNUSED and set(_errors(res)) == {"L013"}
+
+
+def test_mistral_large_3_stays_refused():
+    assert "EagleMistralLarge3ForCausalLM" in table.EAGLE1_UNMODELLED
