@@ -524,12 +524,15 @@ TRT_DSPARK_FIELDS = (
     Field("mht", _HEAD_KEYS("markov_head_type"), "vanilla", kind="any"),
     Field("causal", _HEAD_KEYS("causal"), False, kind="bool"),
 )
+# _init_dspark_heads: str(resolve_dspark_head_config(cfg, "markov_head_type") or "vanilla").lower(), at 008b54fe and in
+# the earlier copy (GQADSparkForCausalLM.__init__): any case of vanilla passes, an empty value is vanilla
+TRT_DSPARK_DERIVE = (Derive("mht_l", "lower(mht) if mht else 'vanilla'"),)
 TRT_DSPARK_RAISES = (
     Raise(
-        "rank > 0 and mht not in ('vanilla', 'Vanilla', 'VANILLA')",
+        "rank > 0 and mht_l != 'vanilla'",
         "ValueError: DSpark drafter declares a markov_head_type other than 'vanilla'; only 'vanilla' is supported "
-        "(gated/rnn heads need per-step hidden features).",
-        f"{TDS_CITE}",
+        "(gated/rnn heads need per-step hidden features). (TensorRT-LLM lower-cases the value first: 'Vanilla' passes)",
+        f"{TDS_CITE} (str(… or 'vanilla').lower())",
     ),
     Raise(
         "causal",
@@ -572,6 +575,7 @@ def _trt_dspark_class() -> DraftClass:
         name="GQADSparkForCausalLM",
         file=TDS_READ,
         fields=tuple(f for f in base.fields if f.name != "n_ids") + TRT_DSPARK_FIELDS,
+        derive=base.derive + TRT_DSPARK_DERIVE,
         params=base.params
         + (
             # shape checked against (config.vocab_size, markov_rank): a draft vocabulary head of another width raises
