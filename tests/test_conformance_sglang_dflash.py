@@ -72,8 +72,14 @@ def _gate(rows: int = dfx.MARKOV_RANK) -> dict:
     }
 
 
-def _no_head_type() -> dict:
-    cfg = dfx.config_dspark()
+def _no_head_type(**over) -> dict:
+    cfg = dfx.config_dspark(**over)
+    del cfg["markov_head_type"]
+    return cfg
+
+
+def _nested_gated() -> dict:
+    cfg = dfx.config_dspark(num_target_layers=4, dflash_config={"markov_head_type": "gated"})
     del cfg["markov_head_type"]
     return cfg
 
@@ -89,7 +95,20 @@ CASES3 = {
     "dspark-markov-rank-0": (_dspark_core, dfx.config_dspark(markov_rank=0), "Qwen3DSparkModel"),
     "dspark-gated": (lambda: _dspark_core() | _gate(), dfx.config_dspark(markov_head_type="gated"), "Qwen3DSparkModel"),
     "dspark-num-target-layers": (_dspark_core, dfx.config_dspark(num_target_layers=4), "Qwen3DSparkModel"),
-    # parse_dspark_draft_config: a positive rank needs a head type
+    # markov_head_type in another case: parse_dspark_draft_config and build_markov_head lower-case it before comparing
+    "dspark-head-type-capitalised": (_dspark_core, dfx.config_dspark(num_target_layers=4, markov_head_type="Vanilla"), "Qwen3DSparkModel"),
+    "dspark-gated-upper-case": (
+        lambda: _dspark_core() | _gate(),
+        dfx.config_dspark(num_target_layers=4, markov_head_type="GATED"),
+        "Qwen3DSparkModel",
+    ),
+    "dspark-head-type-unsupported": (_dspark_core, dfx.config_dspark(num_target_layers=4, markov_head_type="Linear"), "Qwen3DSparkModel"),
+    # the head type only in dflash_config: parse_dspark_draft_config reads it there, build_markov_head only at the top
+    # level (default vanilla), so a gated head's gate_proj reaches no parameter
+    "dspark-gated-nested": (lambda: _dspark_core() | _gate(), _nested_gated(), "Qwen3DSparkModel"),
+    # parse_dspark_draft_config: a positive rank needs a head type, unless a dspark_* prefixed key is set (uses_prefixed);
+    # build_markov_head then defaults to vanilla
+    "dspark-no-head-type-prefixed": (_dspark_core, _no_head_type(num_target_layers=4, dspark_block_size=4), "Qwen3DSparkModel"),
     "dspark-no-head-type": (_dspark_core, _no_head_type(), "Qwen3DSparkModel"),
     # DSparkDraftModel: in dspark.py's EntryClass from 0.5.17 (0.5.16 cannot dispatch it)
     "dspark-draft-model-arch": (

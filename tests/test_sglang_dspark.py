@@ -78,6 +78,37 @@ def test_unknown_markov_tensor_raises_and_a_gated_head_takes_it(tmp_path):
     assert {p["name"]: p["status"] for p in out["parameters"]}["markov_head.gate_proj.weight"] == "loaded"
 
 
+def test_markov_head_type_is_compared_lower_cased(tmp_path):
+    """parse_dspark_draft_config and build_markov_head lower-case markov_head_type before comparing it (0.5.16-0.5.23):
+    'Vanilla' loads the vanilla head, 'GATED' builds (and loads) the gated one, an unknown type raises in any case.
+    SGLang's own loader agrees (tests/test_conformance_sglang_dflash.py, dspark-head-type-* cases)."""
+    for version in ("0.5.16", "0.5.23"):
+        d = dfx.write(tmp_path / f"cap-{version}", dfx.config_dspark(num_target_layers=4, markov_head_type="Vanilla"), _core())
+        rc, codes, _ = _check(d, version)
+        assert rc == 0 and set(codes) == {"L008"}, (version, codes)
+    gated = dfx.write(tmp_path / "gated-upper", dfx.config_dspark(markov_head_type="GATED"), _core() | GATE)
+    rc, codes, out = _check(gated, "0.5.23")
+    assert rc == 0 and set(codes) == {"L008"}, codes
+    assert {p["name"]: p["status"] for p in out["parameters"]}["markov_head.gate_proj.weight"] == "loaded"
+    rc, codes, _ = _check(dfx.write(tmp_path / "linear", dfx.config_dspark(markov_head_type="Linear"), _core()), "0.5.23")
+    assert rc == 1 and any("Unsupported DSpark markov_head_type" in m for m in codes["L006"]), codes
+
+
+def test_the_head_is_built_from_the_top_level_type_only(tmp_path):
+    """parse_dspark_draft_config finds a head type in dflash_config, but build_markov_head reads the top level (default
+    vanilla): a gated head's gate_proj then names no parameter and raises. A dspark_* prefixed key lets a positive rank
+    go without a head type (parse's uses_prefixed): the vanilla head is built."""
+    cfg = dfx.config_dspark(dflash_config={"markov_head_type": "gated"})
+    del cfg["markov_head_type"]
+    rc, codes, _ = _check(dfx.write(tmp_path / "nested", cfg, _core() | GATE), "0.5.23")
+    assert rc == 1 and any("unexpected markov weight 'markov_head.gate_proj." in m for m in codes["L004"]), codes
+    assert "L006" not in codes, codes
+    cfg = dfx.config_dspark(dspark_block_size=4)
+    del cfg["markov_head_type"]
+    rc, codes, _ = _check(dfx.write(tmp_path / "prefixed", cfg, _core()), "0.5.23")
+    assert rc == 0 and set(codes) == {"L008"}, codes
+
+
 def test_markov_rank_zero_raises(tmp_path):
     rc, codes, _ = _check(dfx.write(tmp_path / "r0", dfx.config_dspark(markov_rank=0), _core()), "0.5.23")
     assert rc == 1 and any("requires markov_rank > 0" in m for m in codes["L006"]), codes

@@ -75,6 +75,17 @@ def test_what_the_head_loader_raises(tmp_path):
     assert rc == 0, codes
 
 
+def test_markov_head_type_is_lower_cased_and_an_empty_one_is_vanilla(tmp_path):
+    """_init_dspark_heads compares str(markov_head_type or 'vanilla').lower() with 'vanilla': any case of vanilla and an
+    empty value pass, a gated head in capitals is still refused."""
+    for name, mht in (("capitalised", "Vanilla"), ("mixed", "vAnIlLa"), ("empty", ""), ("nested-upper", None)):
+        cfg = df.config_dspark(markov_head_type=mht) if mht is not None else df.config_dspark(dspark_config={"markov_head_type": "VANILLA"})
+        rc, codes = _check(_write(tmp_path, name, cfg=cfg))
+        assert rc == 0 and not codes.get("L006"), (name, codes)
+    rc, codes = _check(_write(tmp_path, "gated-upper", cfg=df.config_dspark(markov_head_type="GATED")))
+    assert rc == 1 and any("only 'vanilla'" in m for m in codes.get("L006", [])), codes
+
+
 def test_the_confidence_head_is_loaded_unused_and_embed_head_come_from_the_target(tmp_path):
     d = _write(tmp_path, "plain2")
     r = run_cli("check", d, "--engine", E, "--target", TINY_TARGET, "--json", "--tables")

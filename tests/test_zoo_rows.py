@@ -260,6 +260,47 @@ def test_peagle_check_on_every_engine_names_each_range(tmp_path):
     assert "peagle 0.27.0–0.29" in r.stdout and "peagle 0.30.0+" in r.stdout and "[vllm 0.29.0]" in r.stdout
 
 
+def test_peagle_on_sglang_and_trtllm_says_they_have_no_class(tmp_path):
+    """Neither SGLang (no P-EAGLE, parallel drafting or speculators reader in any wheel read, 0.4.8.post1 … 0.5.23) nor
+    TensorRT-LLM (PARD drafts in parallel but without target hidden states) has a P-EAGLE class: each says so, with
+    what the engine itself would do, exit 2 and no findings; `all` answers vLLM and names the two."""
+    d = z.write(tmp_path / "pe", z.peagle_config(), z.peagle_tensors())
+    for engine, says in (
+        ("sglang==0.5.23", ("sglang has no P-EAGLE drafter class", "Unrecognized model", "Cannot find model module", "#23171")),
+        ("sglang==0.4.8.post1", ("sglang has no P-EAGLE drafter class",)),
+        ("trtllm", ("trtllm has no P-EAGLE drafter class", "PARD", "target-independent")),
+    ):
+        r = run_cli("check", d, "--engine", engine)
+        assert r.returncode == 2 and all(w in r.stderr for w in says) and "nothing was checked" in r.stderr, (engine, r.stderr)
+        assert "L00" not in r.stdout and "specbridge convert" not in r.stderr, (engine, r.stdout)
+        assert "does not model" not in r.stderr
+    r = run_cli("check", d, "--engine", "all")
+    assert r.returncode == 0 and "peagle 0.30.0+" in r.stdout, r.stderr
+    assert "sglang has no P-EAGLE drafter class" in r.stderr and "trtllm has no P-EAGLE drafter class" in r.stderr
+
+
+def test_sglang_wheels_have_no_peagle(tmp_path):
+    """The SGLang row's evidence, rechecked on the wheels of the conformance environment (skipped without it): no
+    file names P-EAGLE, parallel drafting, mask_hidden or a speculators config, and SpeculativeAlgorithm has no
+    parallel EAGLE."""
+    import os
+    import re
+    from pathlib import Path
+
+    from specbridge.engines.sglang import SGL_PEAGLE_READ
+
+    env = Path(os.environ.get("SPECBRIDGE_SGLANG_CONFORMANCE", Path.home() / ".cache" / "specbridge" / "sglang-conformance"))
+    wheels = [env / "wheels" / v / "sglang" for v in SGL_PEAGLE_READ if (env / "wheels" / v / "sglang").is_dir()]
+    if not wheels:
+        pytest.skip(f"no SGLang wheels under {env}")
+    words = (b"peagle", b"p_eagle", b"parallel_drafting", b"mask_hidden", b"speculators_model_type")
+    for root in wheels:
+        hits = [str(f) for f in root.rglob("*.py") if any(w in f.read_bytes().lower() for w in words)]
+        assert not hits, hits
+        algos = re.findall(r"^    ([A-Z0-9_]+) = auto\(\)", (root / "srt/speculative/spec_info.py").read_text(), re.M)
+        assert "EAGLE3" in algos and not any("PEAGLE" in a or "PARALLEL" in a for a in algos), (root, algos)
+
+
 def test_peagle_without_mask_hidden_or_its_token_raises(tmp_path):
     _, res = _check(z.write(tmp_path / "no-mask", z.peagle_config(), z.peagle_tensors(mask_hidden=False)))
     assert any("mask_hidden not found in weights" in m for m in _errors(res)["L006"])

@@ -23,7 +23,9 @@ _CMP = {
     ast.In: lambda a, b: a in b,
     ast.NotIn: lambda a, b: a not in b,
 }
-_FUNCS = {"len": len, "min": min, "max": max, "bool": bool}
+# lower: a config string as an engine compares it after `str(value).lower()` (SGLang's and TensorRT-LLM's DSpark
+# markov_head_type)
+_FUNCS = {"len": len, "min": min, "max": max, "bool": bool, "lower": lambda v: str(v).lower()}
 
 
 class ExprError(ValueError):

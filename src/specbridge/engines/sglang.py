@@ -1220,36 +1220,57 @@ FAMILY_RANGES += (
 DSM = "sglang/srt/models/dspark.py"
 DSC = "sglang/srt/speculative/dspark_components/dspark_config.py"
 DSW = "sglang/srt/speculative/dspark_components/dspark_worker_v2.py"
+# Two readers of the head settings, both lower-casing markov_head_type before comparing it (str(value).lower()):
+# parse_dspark_draft_config (the constructor's first call) takes dspark_markov_head_type, else dspark_config's /
+# dflash_config's markov_head_type, else the top level's, and refuses a positive rank without one unless a dspark_*
+# prefixed key is set; build_markov_head builds the head from the top-level markov_head_type (getattr, default 'vanilla')
+# and markov_rank (default 0). 'Vanilla' or 'GATED' pass both (dspark_config.py and dspark.py @ 0.5.16, 0.5.19, 0.5.20,
+# 0.5.23, read).
 DSPARK_SG_FIELDS = (
-    # build_markov_head reads config.markov_rank (getattr, default 0) and markov_head_type; parse_dspark_draft_config
-    # refuses a positive rank without a head type (no default before the head is built)
-    Field("rank", ("markov_rank",), 0),
-    Field("mht", ("markov_head_type",), None, kind="any"),
+    Field("rank", ("markov_rank",), 0),  # build_markov_head's
+    Field(
+        "rank_cfg", ("dspark_markov_rank", "dspark_config.markov_rank", "dflash_config.markov_rank", "markov_rank"), 0
+    ),  # parse_dspark_draft_config's
+    Field(
+        "mht",
+        ("dspark_markov_head_type", "dspark_config.markov_head_type", "dflash_config.markov_head_type", "markov_head_type"),
+        None,
+        kind="any",
+    ),  # parse_dspark_draft_config's
+    Field("mht_built", ("markov_head_type",), "vanilla", kind="any"),  # build_markov_head's
+    # uses_prefixed: any of these set lets parse_dspark_draft_config accept a positive rank without a head type
+    Field("prefixed", ("dspark_block_size", "dspark_markov_rank", "dspark_noise_token_id", "dspark_target_layer_ids"), None, kind="any"),
+)
+DSPARK_SG_DERIVE = (
+    Derive("mht_l", "None if mht is None else lower(mht)"),
+    Derive("head", "lower(mht_built)"),
 )
 _NO_RANK = "markov_rank <= 0: the class is never built (ValueError), nothing is loaded"
+_SG_HEADS = "('vanilla', 'gated', 'rnn')"
 DSPARK_SG_PARAMS = (
     Param("markov_head.markov_w1.weight", ("V", "rank"), role="markov head", missing_ok="rank <= 0", missing_note=_NO_RANK),
     Param("markov_head.markov_w2.weight", ("V", "rank"), role="markov head", missing_ok="rank <= 0", missing_note=_NO_RANK),
-    Param("markov_head.gate_proj.weight", ("rank", "H + rank"), when="mht == 'gated'", role="markov head"),
-    Param("markov_head.gate_proj.bias", ("rank",), when="mht == 'gated'", role="markov head"),
-    Param("markov_head.joint_proj.weight", ("3*rank", "2*rank + H"), when="mht == 'rnn'", role="markov head"),
-    Param("markov_head.joint_proj.bias", ("3*rank",), when="mht == 'rnn'", role="markov head"),
+    Param("markov_head.gate_proj.weight", ("rank", "H + rank"), when="head == 'gated'", role="markov head"),
+    Param("markov_head.gate_proj.bias", ("rank",), when="head == 'gated'", role="markov head"),
+    Param("markov_head.joint_proj.weight", ("3*rank", "2*rank + H"), when="head == 'rnn'", role="markov head"),
+    Param("markov_head.joint_proj.bias", ("3*rank",), when="head == 'rnn'", role="markov head"),
 )
 DSPARK_SG_RAISES = (
     Raise(
-        "rank > 0 and mht is None",
+        "rank_cfg > 0 and mht is None and prefixed is None",
         "ValueError: DSpark requires markov_head_type when markov_rank > 0, got None.",
         f"{DSC} parse_dspark_draft_config @ 0.5.16, 0.5.19, 0.5.23 (called by DSparkDraftMixin.__init__)",
     ),
     Raise(
-        "rank <= 0",
+        "rank_cfg <= 0 or rank <= 0",
         "ValueError: DSpark draft requires markov_rank > 0 (the Markov head is the core of the semi-AR draft)",
         f"{DSM} DSparkDraftMixin.__init__ / build_markov_head @ 0.5.16 … 0.5.23",
     ),
     Raise(
-        "rank > 0 and mht is not None and mht not in ('vanilla', 'gated', 'rnn')",
-        "ValueError: Unsupported DSpark markov_head_type",
-        f"{DSC} parse_dspark_draft_config, {DSM} build_markov_head @ 0.5.16 … 0.5.23",
+        f"(mht_l is not None and mht_l not in {_SG_HEADS}) or (rank > 0 and head not in {_SG_HEADS})",
+        "ValueError: Unsupported DSpark markov_head_type (SGLang lower-cases the value first: vanilla, gated and rnn are "
+        "accepted in any case)",
+        f"{DSC} parse_dspark_draft_config, {DSM} build_markov_head @ 0.5.16 … 0.5.23 (str(markov_head_type).lower())",
     ),
 )
 
@@ -1353,6 +1374,7 @@ def _sglang_dspark_class(name: str, versions: str, dflash_versions: str, ids_che
         (),
         name=name,
         fields=DSPARK_SG_FIELDS,
+        derive=DSPARK_SG_DERIVE,
         params=DSPARK_SG_PARAMS,
         raises=DSPARK_SG_RAISES,
         **dflash,
@@ -1393,7 +1415,7 @@ _SG_DSPARK_OTHER = {"DeepseekV4ForCausalLMDSpark": "sglang/srt/models/deepseek_v
 _SG_DSPARK_LFM2 = {"Lfm2DSparkDraftModel": "sglang/srt/models/lfm2_dspark.py, from 0.5.19"}
 _SG_DSPARK_MINIMAX = {"DSparkMiniMaxDraftModel": "sglang/srt/models/dspark_minimax.py, from 0.5.23"}
 DSPARK_CONF = "tests/test_conformance_sglang_dflash.py"
-DSPARK_CASES = 9  # CASES3 of DSPARK_CONF
+DSPARK_CASES = 14  # CASES3 of DSPARK_CONF
 
 
 def _sglang_dspark_dispatch(registry: dict[str, str], versions: str) -> Dispatch:
@@ -1796,5 +1818,38 @@ FAMILY_RANGES += (
         versions_read=SGL_MEDUSA_READ,
         absent="no MEDUSA in sglang/srt/speculative/spec_info.py SpeculativeAlgorithm and no file naming Medusa in the "
         f"{', '.join(SGL_MEDUSA_READ)} wheels",
+    ),
+)
+
+
+# --- P-EAGLE: SGLang has none -------------------------------------------------------------------------------------------
+# No file of the 0.4.8.post1 … 0.5.23 wheels names peagle, parallel_drafting, mask_hidden or speculators_model_type (the
+# only "Speculators" is a docstring of dflash.py's Laguna class); SpeculativeAlgorithm (spec_info.py) has no parallel
+# EAGLE; the feature request is open (sgl-project/sglang#23171). What SGLang does with such a drafter: get_config reads it
+# with transformers' AutoConfig (sglang/srt/utils/hf_transformers/config.py @ 0.5.23), which refuses a speculators config
+# (no model_type: run with the conformance env's transformers 5.19); and architectures[0] is no SGLang class (the
+# conformance harness, 0.4.8.post1 and 0.5.23: no module of sglang/srt/models exports PEagleDraftModel), so
+# resolve_transformers_arch raises. Renamed LlamaForCausalLMEagle3 over a flattened config, 0.5.23's llama_eagle3 loads
+# it as an EAGLE-3 drafter and skips mask_hidden (and a Qwen3 drafter's q_norm/k_norm) without a word (same run).
+SGL_PEAGLE_READ = ("0.4.8.post1", "0.5.1.post3", "0.5.2", "0.5.11", "0.5.16", "0.5.19", "0.5.20", "0.5.23")
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="sglang",
+        family="peagle",
+        first="0.4.8",
+        last=None,
+        dispatch=Dispatch("sglang", {}, "", cite="sglang/srt/speculative/spec_info.py SpeculativeAlgorithm; sglang/srt/models EntryClass"),
+        classes={},
+        begins="no P-EAGLE class, no parallel drafting and no speculators-config reader in any wheel read",
+        versions_read=SGL_PEAGLE_READ,
+        absent="no file of the "
+        f"{', '.join(SGL_PEAGLE_READ)} wheels names peagle, parallel_drafting, mask_hidden or speculators_model_type, and "
+        "SpeculativeAlgorithm has no parallel EAGLE (sgl-project/sglang#23171, open); SGLang itself refuses the drafter: "
+        "its config has no model_type ('ValueError: Unrecognized model in DRAFT. Should have a `model_type` key in its "
+        "config.json', transformers' AutoConfig in sglang/srt/utils/hf_transformers/config.py get_config) and no SGLang "
+        "model exports PEagleDraftModel, PEagleSpeculator or Peagle*ForCausalLM ('Cannot find model module. … is not a "
+        "registered model in the Transformers library', sglang/srt/model_loader/utils.py resolve_transformers_arch); "
+        "renamed LlamaForCausalLMEagle3 it loads as an EAGLE-3 drafter, mask_hidden skipped silently, drafting one "
+        "token per forward instead of the block it was trained for",
     ),
 )

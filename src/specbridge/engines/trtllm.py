@@ -524,12 +524,15 @@ TRT_DSPARK_FIELDS = (
     Field("mht", _HEAD_KEYS("markov_head_type"), "vanilla", kind="any"),
     Field("causal", _HEAD_KEYS("causal"), False, kind="bool"),
 )
+# _init_dspark_heads: str(resolve_dspark_head_config(cfg, "markov_head_type") or "vanilla").lower(), at 008b54fe and in
+# the earlier copy (GQADSparkForCausalLM.__init__): any case of vanilla passes, an empty value is vanilla
+TRT_DSPARK_DERIVE = (Derive("mht_l", "lower(mht) if mht else 'vanilla'"),)
 TRT_DSPARK_RAISES = (
     Raise(
-        "rank > 0 and mht not in ('vanilla', 'Vanilla', 'VANILLA')",
+        "rank > 0 and mht_l != 'vanilla'",
         "ValueError: DSpark drafter declares a markov_head_type other than 'vanilla'; only 'vanilla' is supported "
-        "(gated/rnn heads need per-step hidden features).",
-        f"{TDS_CITE}",
+        "(gated/rnn heads need per-step hidden features). (TensorRT-LLM lower-cases the value first: 'Vanilla' passes)",
+        f"{TDS_CITE} (str(… or 'vanilla').lower())",
     ),
     Raise(
         "causal",
@@ -572,6 +575,7 @@ def _trt_dspark_class() -> DraftClass:
         name="GQADSparkForCausalLM",
         file=TDS_READ,
         fields=tuple(f for f in base.fields if f.name != "n_ids") + TRT_DSPARK_FIELDS,
+        derive=base.derive + TRT_DSPARK_DERIVE,
         params=base.params
         + (
             # shape checked against (config.vocab_size, markov_rank): a draft vocabulary head of another width raises
@@ -746,5 +750,33 @@ FAMILY_RANGES += (
         "weight.py load_medusa_hf, after examples/medusa/convert_checkpoint.py); its PyTorch backend, the one specbridge "
         "models, has no Medusa (tensorrt_llm/_torch/speculative/ has no medusa module)",
         reads=(),
+    ),
+)
+
+
+# --- P-EAGLE: TensorRT-LLM has none --------------------------------------------------------------------------------------
+# Read from the repository's stored copies (no release installed): tensorrt_llm/_torch/speculative/ holds eagle3, mtp,
+# ngram, draft_target, dflash, dspark, pard, pearl, sa_worker, suffix, … and no P-EAGLE module; no stored TensorRT-LLM
+# file found by a search names PEagle, peagle, parallel_drafting or speculators_model_type. Its parallel drafting is PARD
+# (decoding_type PARD: llmapi/llm_args.py PARDDecodingConfig, _torch/speculative/pard.py PARDWorker; NVIDIA/TensorRT-LLM
+# #11438; listed in the 1.3.0rc13 documentation build): "target-independent: doesn't use target model hidden states",
+# a draft LM fed [accepted tokens, mask tokens], with no fc over captured target states and no mask_hidden, so a P-EAGLE
+# head (EAGLE-3's fc over target states plus mask_hidden) is no PARD drafter.
+FAMILY_RANGES += (
+    FamilyRange(
+        engine="trtllm",
+        family="peagle",
+        first="1.0.0",
+        last=None,
+        dispatch=Dispatch("trtllm", {}, "", cite="tensorrt_llm/_torch/speculative/ (no P-EAGLE module)"),
+        classes={},
+        begins="no P-EAGLE class in the PyTorch backend's speculative modules (read from the repository, no release run)",
+        absent="tensorrt_llm/_torch/speculative/ (eagle3, mtp, ngram, draft_target, dflash, dspark, pard, pearl, sa, "
+        "suffix, …) has no P-EAGLE module and no TensorRT-LLM file found names peagle, parallel_drafting, mask_hidden or "
+        "speculators_model_type; its parallel drafting, PARD (decoding_type PARD, PARDDecodingConfig in "
+        "tensorrt_llm/llmapi/llm_args.py, _torch/speculative/pard.py; NVIDIA/TensorRT-LLM#11438, listed from 1.3.0rc13), "
+        "is target-independent: a draft LM fed mask tokens, with no fc over target hidden states and no mask_hidden, so "
+        "a P-EAGLE head is no PARD drafter; as decoding_type Eagle3 it would be an EAGLE-3 drafter drafting one token per "
+        "forward, mask_hidden unused",
     ),
 )

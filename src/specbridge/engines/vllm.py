@@ -2052,13 +2052,20 @@ def _dspark_class(
         launch_checks=launch,
         wider_tp="truncate",
         runner="V2",
+        # read in the 0.27.0, 0.29.0 and 0.32.0 wheels: only the speculators translation (algos.py, copied as written)
+        # and the Qwen3-Omni check name markov_head_type
+        notes=(
+            "markov_head_type is never read: Qwen3DSparkModel always builds the vanilla Markov head (markov_w1, markov_w2), "
+            "so its case does not matter; a gated or rnn head's gate_proj / joint_proj tensors name no parameter of it",
+        ),
         **runner,
     )
 
 
 DSPARK_UNMODELLED = {
     "Gemma4DSparkModel": "gemma4_dspark.py Gemma4DSparkForCausalLM",
-    "Qwen3OmniDSparkModel": "qwen3_dspark.py Qwen3DSparkForCausalLM behind _validate_qwen3_omni_dspark (config/speculative.py)",
+    "Qwen3OmniDSparkModel": "qwen3_dspark.py Qwen3DSparkForCausalLM behind _validate_qwen3_omni_dspark (config/speculative.py; "
+    "its markov_head_type must be 'vanilla' as written, compared without lower-casing: 'Vanilla' raises ValueError)",
     "DSparkDraftModel": "vllm/models/deepseek_v4 DSparkDeepseekV4ForCausalLM (stages inside the target checkpoint)",
     "DSparkV41DraftModel": "vllm/models/deepseek_v4 DSparkDeepseekV4ForCausalLM (V4.1)",
     "K3DSparkModel": "vllm/models/kimi_k3/nvidia/dspark_mla.py K3DSparkForCausalLM",
