@@ -502,7 +502,9 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
         hf_config = _load_config(view, tempfile.mkdtemp(dir=env["tmp"]))
     torch.manual_seed(0)
     try:
-        model = cls(hf_config, quant_config=None)
+        # by keyword, as sglang/srt/model_loader/loader.py _initialize_model does (model_class(config=…, quant_config=…)):
+        # some classes take them keyword-only (mistral_large_3_eagle.py MistralLarge3ForCausalLMEagle)
+        model = cls(config=hf_config, quant_config=None)
     except Exception as e:  # noqa: BLE001  SGLang refusing the config is a result, not a harness failure
         out["errors"].append(f"{type(e).__name__}: {e}")
         out["construct_traceback"] = traceback.format_exc(limit=-3)
