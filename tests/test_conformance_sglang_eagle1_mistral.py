@@ -151,17 +151,11 @@ CASES: dict[str, tuple] = {
     "large3-hf-model-prefixed": (lambda: {"model." + k: v for k, v in large3_tensors().items()}, LARGE3, L3),
     "large3-q-lora": (lambda: large3_tensors(q_lora=True), {**LARGE3, "q_lora_rank": Q_LORA}, L3),
 }
-# 0.5.11 and 0.5.16 build DeepseekV2DecoderLayer's LayerCommunicator, which asks for the DP-attention size that a
-# server sets (initialize_dp_attention) before building models and this harness does not: "AssertionError: dp
-# attention not initialized!" at construction, before load_weights (0.5.19 on build the layer without it)
-_NO_DP = "harness: DeepseekV2DecoderLayer needs initialize_dp_attention, which the harness does not run (construction only)"
 # with q_lora_rank, deepseek_v2.py load_weights caches q_a_proj and kv_a_proj_with_mqa and loads their concatenation
 # into fused_qkv_a_proj_with_mqa in one call (no shard id); check's Stack rows name the shard each tensor fills. The
 # fused parameter is filled in both; only the recorded shard differs
 _CONCAT = "check names shards q_a / kv_a; SGLang loads the concatenated tensor without a shard id (same parameter filled)"
-KNOWN: dict[tuple[str, str], str] = {(v, c): _NO_DP for v in ("0.5.11", "0.5.16") for c in CASES if CASES[c][2] == L3} | {
-    (v, "large3-q-lora"): _CONCAT for v in ("0.5.19", "0.5.20", "0.5.23")
-}
+KNOWN: dict[tuple[str, str], str] = {(v, "large3-q-lora"): _CONCAT for v in ("0.5.11", "0.5.16", "0.5.19", "0.5.20", "0.5.23")}
 
 
 def _releases() -> list[str]:
