@@ -1197,9 +1197,9 @@ def _mistral_eagle_class(versions: str) -> DraftClass:
         missing="silent",
         share_embed="'target'",
         share_head="'target'",
-        share_cite="sglang/srt/speculative/eagle_worker.py (non-EAGLE3 branch: draft.set_embed_and_head(target's), after loading); "
-        "lm_head and model.embed_tokens are distinct modules here even when tied, so the tied AttributeError of "
-        "LlamaForCausalLMEagle does not arise",
+        # lm_head and model.embed_tokens are distinct modules here even when tied, so LlamaForCausalLMEagle's tied
+        # AttributeError in set_embed_and_head (TIED_EAGLE1) does not arise
+        share_cite="sglang/srt/speculative/eagle_worker.py (non-EAGLE3 branch: draft.set_embed_and_head(target's), after loading)",
         notes=(
             "Mistral's native names (eagle_linear, layers.N.attention.wq, feed_forward.w1, attention_norm) are renamed; "
             "HF names pass only with the model. prefix; tok_embeddings and output are not read (shared from the target)",
@@ -1282,7 +1282,14 @@ def _mistral_large3_eagle_class(versions: str) -> DraftClass:
             "MLA attention (DeepSeek-V3 layout); Mistral's native names only, tok_embeddings/output renamed and loaded, then replaced by the target's",
         ),
         methods=("EAGLE", "NEXTN"),
-        launch_checks=(EAGLE1_AS_EAGLE3,),
+        # deepseek_v2.py / mistral_large_3*.py have no hot_token_id either (0.5.11, 0.5.23 wheels)
+        launch_checks=(
+            replace(
+                EAGLE1_AS_EAGLE3,
+                message=EAGLE1_AS_EAGLE3.message.replace("LlamaForCausalLMEagle", "MistralLarge3ForCausalLMEagle"),
+                cite=EAGLE1_AS_EAGLE3.cite.replace(f"{LEA} (no hot_token_id)", f"{ML3EA}, {DSV2} (no hot_token_id)"),
+            ),
+        ),
     )
 
 
