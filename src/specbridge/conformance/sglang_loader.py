@@ -502,7 +502,19 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
         hf_config = _load_config(view, tempfile.mkdtemp(dir=env["tmp"]))
     torch.manual_seed(0)
     try:
-        model = cls(hf_config, quant_config=None)
+        # by keyword, as sglang/srt/model_loader/loader.py _initialize_model does (model_class(config=…, quant_config=…)):
+        # some classes take them keyword-only (mistral_large_3_eagle.py MistralLarge3ForCausalLMEagle)
+        try:
+            model = cls(config=hf_config, quant_config=None)
+        except AssertionError as e:
+            # a draft whose layers read the DP-attention state at construction (DeepseekV2DecoderLayer's
+            # LayerCommunicator, 0.5.11-0.5.16): a server's ModelRunner sets it before building any model, so set it
+            # up as it does (once per process) and build again
+            if "dp attention not initialized" not in str(e) or "runner_state" in env:
+                raise
+            env["runner_state"] = _draft_runner_state(env["server_args_obj"], _draft_model_config(view, env["tmp"]))
+            out["assumptions"] += env["runner_state"]
+            model = cls(config=hf_config, quant_config=None)
     except Exception as e:  # noqa: BLE001  SGLang refusing the config is a result, not a harness failure
         out["errors"].append(f"{type(e).__name__}: {e}")
         out["construct_traceback"] = traceback.format_exc(limit=-3)

@@ -36,8 +36,10 @@ from .spec import (
     Rename,
     RenameRegex,
     Run,
+    SkipUnless,
     Stack,
     all_agreed,
+    in_release_range,
 )
 
 F = "sglang/srt/models/llama_eagle3.py"
@@ -1050,16 +1052,254 @@ def _eagle1_class(
     )
 
 
-def _eagle1_dispatch() -> Dispatch:
+def _eagle1_dispatch(mistral: bool = False) -> Dispatch:
+    """`mistral`: the release has mistral_eagle.py and mistral_large_3_eagle.py (0.5.11 on)."""
+    more = {"MistralForCausalLMEagle": "MistralForCausalLMEagle", "MistralLarge3ForCausalLMEagle": "MistralLarge3ForCausalLMEagle"}
     return Dispatch(
         "sglang",
-        {"LlamaForCausalLMEagle": "LlamaForCausalLMEagle", "Qwen2ForCausalLMEagle": "Qwen2ForCausalLMEagle"},
+        {"LlamaForCausalLMEagle": "LlamaForCausalLMEagle", "Qwen2ForCausalLMEagle": "Qwen2ForCausalLMEagle"} | (more if mistral else {}),
         "LlamaForCausalLMEagle",
-        cite=f"{LEA} and {QEA} EntryClass; sglang/srt/model_loader/utils.py get_model_architecture (architectures[0], no rewrite)",
+        cite=f"{LEA} and {QEA} EntryClass"
+        + (" (and, from 0.5.11, sglang/srt/models/mistral_eagle.py, mistral_large_3_eagle.py)" if mistral else "")
+        + "; sglang/srt/model_loader/utils.py get_model_architecture (architectures[0], no rewrite)",
         unknown_message=UNKNOWN_MSG,
         plain_classes=PLAIN,
         plain_message=EAGLE1_PLAIN,
     )
+
+
+# --- Mistral EAGLE drafters (--speculative-algorithm EAGLE): mistral_eagle.py first in the 0.5.11 wheel (absent from
+# 0.5.10, whose wheel already has mistral_large_3_eagle.py, identical to 0.5.11's); read in the 0.5.10, 0.5.11, 0.5.16,
+# 0.5.19, 0.5.20 and 0.5.23 wheels. Both are EAGLE-1 shaped: fc = RowParallelLinear(2H, H, bias=False)
+# over cat(embedding, the target's last hidden state), no aux states, no hot-token map; both load Mistral's native names
+# through a `remapping` table of regexes (re.fullmatch; a name no regex matches is logged "Unrecognized weight: {name}.
+# Skipping.").
+# MistralForCausalLMEagle (mistral_eagle.py, "EAGLE draft model for GQA Mistral targets"): LlamaForCausalLMEagle with its
+# model replaced by MistralEagleModel (ordinary llama.py LlamaDecoderLayer, so layer 0 has input_layernorm; a final norm
+# it builds and loads but never applies). load_weights passes names starting with model. or lm_head. through unchanged
+# and hands everything to llama.py LlamaForCausalLM.load_weights (no model. prefix, no lm_head drop). Same loader in
+# every wheel read (0.5.20 and 0.5.23 change only the pipeline-group and residual plumbing).
+MEA = "sglang/srt/models/mistral_eagle.py"
+# MistralLarge3ForCausalLMEagle (mistral_large_3_eagle.py): MistralLarge3ForCausalLM (a DeepseekV3ForCausalLM: MLA
+# attention, DeepseekV2DecoderLayer) with its model replaced by MistralLarge3EagleModel (fc before DeepseekV2Model's
+# layers and final norm). Its remapping has no pass-through: tok_embeddings -> model.embed_tokens, output -> lm_head,
+# and an HF-named (model.*) tensor is unrecognized. __init__ takes config keyword-only. Same loader in every wheel read
+# (0.5.16 adds prefill context-parallel flags; 0.5.19 builds the body through DeepseekV2Model.__init__).
+ML3EA = "sglang/srt/models/mistral_large_3_eagle.py"
+ML3 = "sglang/srt/models/mistral_large_3.py"
+DSV2 = "sglang/srt/models/deepseek_v2.py"
+UNRECOGNIZED = "Unrecognized weight: {name}. Skipping. (logged as a warning and skipped: no regex of the class's remapping matches)"
+# (pattern, replacement): MistralForCausalLMEagle.remapping, in its order
+MISTRAL_EAGLE_REMAP = (
+    (r"layers\.(\d+)\.attention_norm\.weight", r"model.layers.\1.input_layernorm.weight"),
+    (r"layers\.(\d+)\.attention\.wq\.(\w+)", r"model.layers.\1.self_attn.q_proj.\2"),
+    (r"layers\.(\d+)\.attention\.wk\.(\w+)", r"model.layers.\1.self_attn.k_proj.\2"),
+    (r"layers\.(\d+)\.attention\.wv\.(\w+)", r"model.layers.\1.self_attn.v_proj.\2"),
+    (r"layers\.(\d+)\.attention\.wo\.(\w+)", r"model.layers.\1.self_attn.o_proj.\2"),
+    (r"layers\.(\d+)\.ffn_norm\.weight", r"model.layers.\1.post_attention_layernorm.weight"),
+    (r"layers\.(\d+)\.feed_forward\.w1\.(\w+)", r"model.layers.\1.mlp.gate_proj.\2"),
+    (r"layers\.(\d+)\.feed_forward\.w2\.(\w+)", r"model.layers.\1.mlp.down_proj.\2"),
+    (r"layers\.(\d+)\.feed_forward\.w3\.(\w+)", r"model.layers.\1.mlp.up_proj.\2"),
+    (r"norm\.weight", "model.norm.weight"),
+    (r"eagle_linear\.weight", "model.fc.weight"),
+    (r"eagle_linear\.qscale_act", "model.fc.input_scale"),
+    (r"eagle_linear\.qscale_weight", "model.fc.weight_scale"),
+)
+# MistralLarge3ForCausalLM.remapping (attention and dense/MoE MLP names of the DeepSeek layout) | the eagle_linear rows
+MISTRAL_LARGE3_REMAP = (
+    (r"layers\.(\d+)\.attention_norm\.weight", r"model.layers.\1.input_layernorm.weight"),
+    (r"layers\.(\d+)\.attention\.wq\.(\w+)", r"model.layers.\1.self_attn.q_proj.\2"),
+    (r"layers\.(\d+)\.attention\.wq_a\.(\w+)", r"model.layers.\1.self_attn.q_a_proj.\2"),
+    (r"layers\.(\d+)\.attention\.q_a_norm\.weight", r"model.layers.\1.self_attn.q_a_layernorm.weight"),
+    (r"layers\.(\d+)\.attention\.wq_b\.(\w+)", r"model.layers.\1.self_attn.q_b_proj.\2"),
+    (r"layers\.(\d+)\.attention\.wkv_a_with_mqa\.(\w+)", r"model.layers.\1.self_attn.kv_a_proj_with_mqa.\2"),
+    (r"layers\.(\d+)\.attention\.kv_a_norm\.weight", r"model.layers.\1.self_attn.kv_a_layernorm.weight"),
+    (r"layers\.(\d+)\.attention\.wkv_b\.(\w+)", r"model.layers.\1.self_attn.kv_b_proj.\2"),
+    (r"layers\.(\d+)\.attention\.wo\.(\w+)", r"model.layers.\1.self_attn.o_proj.\2"),
+    (r"layers\.(\d+)\.attention\.k_fake_quantizer\.qscale_act", r"model.layers.\1.self_attn.mla_attn.mla_attn.k_scale"),
+    (r"layers\.(\d+)\.attention\.q_fake_quantizer\.qscale_act", r"model.layers.\1.self_attn.mla_attn.mla_attn.q_scale"),
+    (r"layers\.(\d+)\.attention\.v_fake_quantizer\.qscale_act", r"model.layers.\1.self_attn.mla_attn.mla_attn.v_scale"),
+    (r"layers\.(\d+)\.ffn_norm\.weight", r"model.layers.\1.post_attention_layernorm.weight"),
+    (r"layers\.(\d+)\.feed_forward\.w1\.(\w+)", r"model.layers.\1.mlp.gate_proj.\2"),
+    (r"layers\.(\d+)\.feed_forward\.w2\.(\w+)", r"model.layers.\1.mlp.down_proj.\2"),
+    (r"layers\.(\d+)\.feed_forward\.w3\.(\w+)", r"model.layers.\1.mlp.up_proj.\2"),
+    (r"layers\.(\d+)\.gate\.weight", r"model.layers.\1.mlp.gate.weight"),
+    (r"layers\.(\d+)\.shared_experts\.w1\.(\w+)", r"model.layers.\1.mlp.shared_experts.gate_proj.\2"),
+    (r"layers\.(\d+)\.shared_experts\.w2\.(\w+)", r"model.layers.\1.mlp.shared_experts.down_proj.\2"),
+    (r"layers\.(\d+)\.shared_experts\.w3\.(\w+)", r"model.layers.\1.mlp.shared_experts.up_proj.\2"),
+    (r"layers\.(\d+)\.experts\.(\d+)\.w1\.(\w+)", r"model.layers.\1.mlp.experts.\2.gate_proj.\3"),
+    (r"layers\.(\d+)\.experts\.(\d+)\.w2\.(\w+)", r"model.layers.\1.mlp.experts.\2.down_proj.\3"),
+    (r"layers\.(\d+)\.experts\.(\d+)\.w3\.(\w+)", r"model.layers.\1.mlp.experts.\2.up_proj.\3"),
+    (r"layers\.(\d+)\.router_biases", r"model.layers.\1.mlp.gate.e_score_correction_bias"),
+    (r"norm\.weight", "model.norm.weight"),
+    (r"tok_embeddings\.weight", "model.embed_tokens.weight"),
+    (r"output\.weight", "lm_head.weight"),
+    (r"eagle_linear\.weight", "model.fc.weight"),
+    (r"eagle_linear\.qscale_act", "model.fc.input_scale"),
+    (r"eagle_linear\.qscale_weight", "model.fc.weight_scale"),
+)
+
+
+def _remap_rows(table: tuple[tuple[str, str], ...], cite: str) -> tuple:
+    """A remapping table as loader rows: each regex anchored (re.fullmatch), the native .qscale_* suffixes renamed."""
+    return tuple(RenameRegex(pattern=f"^{k}$", new=v, cite=cite) for k, v in table) + (
+        RenameRegex(pattern=r"^(layers\..*|model\.layers\..*)\.qscale_act$", new=r"\1.input_scale", cite=cite),
+        RenameRegex(pattern=r"^(layers\..*|model\.layers\..*)\.qscale_weight$", new=r"\1.weight_scale", cite=cite),
+    )
+
+
+def _mistral_eagle_class(versions: str) -> DraftClass:
+    return DraftClass(
+        name="MistralForCausalLMEagle",
+        file=f"{MEA} @ {versions}",
+        fields=EAGLE1_FIELDS,
+        derive=LLAMA_DERIVE,
+        params=(
+            Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+            Param("model.fc.weight", ("H", "2*H"), role="fc"),
+            Param(
+                "model.norm.weight",
+                ("H",),
+                role="norm",
+                missing_ok="True",
+                missing_note="MistralEagleModel builds and loads a final norm its forward never applies",
+            ),
+            # LlamaForCausalLMEagle.__init__ builds lm_head before self.model is replaced: tied, it is the discarded
+            # model's embedding, a parameter of its own
+            Param("lm_head.weight", ("V", "H"), share="head", role="head"),
+        )
+        + llama_decoder(
+            "model.layers.{i}.",
+            per_layer=True,
+            hidden_norm_when="False",
+            o_bias_when=O_BIAS,
+            qkv_bias_when=O_BIAS,
+            qkv_in="H",
+            input_norm_when="True",
+        ),
+        loader=_remap_rows(MISTRAL_EAGLE_REMAP, f"{MEA} remapping / _remap_mistral_to_llama")
+        + (
+            SkipUnless(
+                r"^(model|lm_head)\.",
+                why="a name neither model.*/lm_head.* nor matched by the remapping: " + UNRECOGNIZED,
+                cite=f"{MEA} _remap_mistral_to_llama",
+            ),
+            Drop(
+                "lm_head.weight",
+                why="tied: llama.py load_weights skips lm_head.weight",
+                cite="sglang/srt/models/llama.py load_weights",
+                when="tie",
+            ),
+            *STACK_LLAMA,
+        ),
+        unknown="warn",
+        unknown_message="{name}: not found in params_dict, skipped with a warning (sglang/srt/models/llama.py load_weights)",
+        missing="silent",
+        share_embed="'target'",
+        share_head="'target'",
+        # lm_head and model.embed_tokens are distinct modules here even when tied, so LlamaForCausalLMEagle's tied
+        # AttributeError in set_embed_and_head (TIED_EAGLE1) does not arise
+        share_cite="sglang/srt/speculative/eagle_worker.py (non-EAGLE3 branch: draft.set_embed_and_head(target's), after loading)",
+        notes=(
+            "Mistral's native names (eagle_linear, layers.N.attention.wq, feed_forward.w1, attention_norm) are renamed; "
+            "HF names pass only with the model. prefix; tok_embeddings and output are not read (shared from the target)",
+        ),
+        methods=("EAGLE", "NEXTN"),
+        launch_checks=(EAGLE1_AS_EAGLE3,),
+    )
+
+
+MLA_EAGLE1_FIELDS = EAGLE1_FIELDS + (
+    Field("q_lora", ("q_lora_rank",), None),
+    Field("kv_lora", ("kv_lora_rank",), 512),
+    Field("nope", ("qk_nope_head_dim",), 128),
+    Field("rope", ("qk_rope_head_dim",), 64),
+    Field("vhd", ("v_head_dim",), 128),
+)
+
+
+def _mistral_large3_eagle_class(versions: str) -> DraftClass:
+    """Dense DeepseekV2 decoder layers (a layer SGLang makes sparse, layer_id >= first_k_dense_replace with routed
+    experts, is not modelled: its MoE parameters are absent from these rows)."""
+    L = "model.layers.{i}."
+    return DraftClass(
+        name="MistralLarge3ForCausalLMEagle",
+        file=f"{ML3EA} @ {versions}",
+        fields=MLA_EAGLE1_FIELDS,
+        derive=LLAMA_DERIVE,
+        params=(
+            Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+            Param("model.fc.weight", ("H", "2*H"), role="fc"),
+            Param(L + "self_attn.q_proj.weight", ("nh*(nope+rope)", "H"), when="not q_lora", per_layer=True, role="decoder"),
+            Param(
+                L + "self_attn.fused_qkv_a_proj_with_mqa.weight",
+                shards=(("q_a", ("q_lora", "H")), ("kv_a", ("kv_lora+rope", "H"))),
+                when="q_lora",
+                per_layer=True,
+                role="decoder",
+            ),
+            Param(L + "self_attn.q_a_layernorm.weight", ("q_lora",), when="q_lora", per_layer=True, role="decoder"),
+            Param(L + "self_attn.q_b_proj.weight", ("nh*(nope+rope)", "q_lora"), when="q_lora", per_layer=True, role="decoder"),
+            Param(L + "self_attn.kv_a_proj_with_mqa.weight", ("kv_lora+rope", "H"), when="not q_lora", per_layer=True, role="decoder"),
+            Param(L + "self_attn.kv_a_layernorm.weight", ("kv_lora",), per_layer=True, role="decoder"),
+            Param(L + "self_attn.kv_b_proj.weight", ("nh*(nope+vhd)", "kv_lora"), per_layer=True, role="decoder"),
+            Param(L + "self_attn.o_proj.weight", ("H", "nh*vhd"), per_layer=True, role="decoder"),
+            Param(L + "mlp.gate_up_proj.weight", shards=(("0", ("I", "H")), ("1", ("I", "H"))), per_layer=True, role="decoder"),
+            Param(L + "mlp.down_proj.weight", ("H", "I"), per_layer=True, role="decoder"),
+            Param(L + "input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+            Param(L + "post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
+            Param("model.norm.weight", ("H",), role="norm"),
+            # built by DeepseekV2ForCausalLM.__init__ before self.model is replaced (tied: the discarded embedding)
+            Param("lm_head.weight", ("V", "H"), share="head", role="head"),
+        ),
+        loader=(
+            SkipUnless(
+                "^(?:" + "|".join(k for k, _v in MISTRAL_LARGE3_REMAP) + ")$",
+                why="no regex of the remapping matches (HF model.* names included): " + UNRECOGNIZED,
+                cite=f"{ML3} _iterable_remap_mistral_to_ds",
+            ),
+        )
+        + _remap_rows(MISTRAL_LARGE3_REMAP, f"{ML3EA} remapping ({ML3} MistralLarge3ForCausalLM.remapping | eagle_linear)")
+        + (
+            Stack(".gate_proj", fused=".gate_up_proj", shard="0", cite=f"{DSV2} load_weights"),
+            Stack(".up_proj", fused=".gate_up_proj", shard="1", cite=f"{DSV2} load_weights"),
+            Stack(
+                ".q_a_proj",
+                fused=".fused_qkv_a_proj_with_mqa",
+                shard="q_a",
+                when="q_lora",
+                cite=f"{DSV2} load_weights (cached, then concatenated)",
+            ),
+            Stack(".kv_a_proj_with_mqa", fused=".fused_qkv_a_proj_with_mqa", shard="kv_a", when="q_lora"),
+        ),
+        unknown="warn",
+        unknown_message="{name}: no such parameter, skipped (" + DSV2 + " load_weights)",
+        missing="silent",
+        share_embed="'target'",
+        share_head="'target'",
+        share_cite="sglang/srt/speculative/eagle_worker.py (non-EAGLE3 branch: draft.set_embed_and_head(target's), after loading)",
+        notes=(
+            "MLA attention (DeepSeek-V3 layout); Mistral's native names only, tok_embeddings/output renamed and loaded, then replaced by the target's",
+        ),
+        methods=("EAGLE", "NEXTN"),
+        # deepseek_v2.py / mistral_large_3*.py have no hot_token_id either (0.5.11, 0.5.23 wheels)
+        launch_checks=(
+            replace(
+                EAGLE1_AS_EAGLE3,
+                message=EAGLE1_AS_EAGLE3.message.replace("LlamaForCausalLMEagle", "MistralLarge3ForCausalLMEagle"),
+                cite=EAGLE1_AS_EAGLE3.cite.replace(f"{LEA} (no hot_token_id)", f"{ML3EA}, {DSV2} (no hot_token_id)"),
+            ),
+        ),
+    )
+
+
+MISTRAL_EAGLE1_TEST = "tests/test_conformance_sglang_eagle1_mistral.py"
+# 13 cases (9 MistralForCausalLMEagle, 4 MistralLarge3ForCausalLMEagle), 12 agreed on each release: the q-LoRA case
+# differs only in the shard id recorded for the concatenated q_a/kv_a load (a strict xfail in the test)
+MISTRAL_EAGLE1_RUNS = tuple(
+    Run(release=v, date="2026-12-02", test=MISTRAL_EAGLE1_TEST, cases=13, agreed=12)
+    for v in ("0.5.11", "0.5.16", "0.5.19", "0.5.20", "0.5.23")
+)
 
 
 # every cached wheel from 0.4.9.post6 on: read, and run by tests/test_conformance_sglang_eagle1.py
@@ -1106,7 +1346,7 @@ EAGLE1_RANGES = (
         engine="sglang",
         family="eagle",
         first="0.4.9",
-        last=None,
+        last="0.5.10",
         dispatch=_eagle1_dispatch(),
         classes={
             "LlamaForCausalLMEagle": _eagle1_class("0.4.9.post6 … 0.5.23", stacked_keyerror=False),
@@ -1116,9 +1356,37 @@ EAGLE1_RANGES = (
         },
         begins="sglang/srt/models/llama.py load_weights skips an unmatched q/k/v/gate/up name with a warning "
         "(if name not in params_dict: continue): first in the 0.4.9.post6 wheel; llama_eagle.py changes after only refactor",
-        versions_read=EAGLE1_READ,
-        runs=all_agreed("tests/test_conformance_sglang_eagle1.py", "2026-12-01", 9, *EAGLE1_READ)
-        + all_agreed(QWEN2_EAGLE1_TEST, "2026-12-02", 10, "0.5.1.post3", "0.5.2", "0.5.11", "0.5.16", "0.5.19", "0.5.20", "0.5.23"),
+        versions_read=tuple(v for v in EAGLE1_READ if in_release_range(v, "0.4.9", "0.5.10")),
+        # the 0.5.10 wheel already has mistral_large_3_eagle.py (identical to 0.5.11's, with mistral_large_3.py); the
+        # releases before it were not read for the class: check refuses the architecture here instead of guessing
+        unmodelled_archs={"MistralLarge3ForCausalLMEagle": f"{ML3EA} @ 0.5.10 (same file as 0.5.11's; earlier wheels not read for it)"},
+        runs=all_agreed(
+            "tests/test_conformance_sglang_eagle1.py", "2026-12-01", 9, *(v for v in EAGLE1_READ if in_release_range(v, "0.4.9", "0.5.10"))
+        )
+        + all_agreed(QWEN2_EAGLE1_TEST, "2026-12-02", 10, "0.5.1.post3", "0.5.2"),
+    ),
+    FamilyRange(
+        engine="sglang",
+        family="eagle",
+        first="0.5.11",
+        last=None,
+        dispatch=_eagle1_dispatch(mistral=True),
+        classes={
+            "LlamaForCausalLMEagle": _eagle1_class("0.4.9.post6 … 0.5.23", stacked_keyerror=False),
+            "Qwen2ForCausalLMEagle": _eagle1_class(
+                "0.4.9.post6 … 0.5.23", False, "Qwen2ForCausalLMEagle", QEA, QWEN2, qkv_bias="True", o_bias="False"
+            ),
+            "MistralForCausalLMEagle": _mistral_eagle_class("0.5.11 … 0.5.23"),
+            "MistralLarge3ForCausalLMEagle": _mistral_large3_eagle_class("0.5.11 … 0.5.23"),
+        },
+        begins=f"{MEA} (MistralForCausalLMEagle): first in the 0.5.11 wheel, absent from 0.5.10 (whose {ML3EA} is "
+        "0.5.11's); the Llama and Qwen2 EAGLE-1 classes are unchanged across the boundary",
+        versions_read=tuple(v for v in EAGLE1_READ if in_release_range(v, "0.5.11", None)),
+        runs=all_agreed(
+            "tests/test_conformance_sglang_eagle1.py", "2026-12-01", 9, *(v for v in EAGLE1_READ if in_release_range(v, "0.5.11", None))
+        )
+        + all_agreed(QWEN2_EAGLE1_TEST, "2026-12-02", 10, "0.5.11", "0.5.16", "0.5.19", "0.5.20", "0.5.23")
+        + MISTRAL_EAGLE1_RUNS,
     ),
 )
 FAMILY_RANGES += EAGLE1_RANGES

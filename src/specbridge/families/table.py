@@ -130,6 +130,9 @@ FAMILIES: tuple[Family, ...] = (
             "EagleLlama4ForCausalLM",
             "EagleCohereForCausalLM",
             "Eagle2_5_VLForCausalLM",
+            # SGLang's names (sglang/srt/models/mistral_eagle.py, mistral_large_3_eagle.py @ 0.5.11)
+            "MistralForCausalLMEagle",
+            "MistralLarge3ForCausalLMEagle",
         ),
         speculators_types=("eagle",),
         path_words=("eagle-",),
