@@ -70,6 +70,14 @@ KNOWN = re.compile(
 )
 
 
+def convertible(cfg: dict, names) -> bool:
+    """Whether convert reads this EAGLE-1/2 drafter: a Llama architecture name it knows and only Llama EAGLE-1 tensor
+    names (bare or `model.`-prefixed). check offers `convert` as a fix only then, never a command that refuses."""
+    archs = cfg.get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs else None
+    return arch in READ_ARCHS and all(KNOWN.match(n) or KNOWN.match(n.removeprefix("model.")) for n in names)
+
+
 @dataclass(frozen=True)
 class Zeros:
     """A tensor of zeros the destination needs (SGLang's fc.bias for a drafter trained without one)."""

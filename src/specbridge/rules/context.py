@@ -14,7 +14,7 @@ from ..checkpoint.errors import CheckpointError
 from ..checkpoint.reader import Checkpoint
 from ..checkpoint.target import TargetInfo
 from ..checkpoint.values import int_array
-from ..convert.eagle1 import EAGLE1_LAYOUTS
+from ..convert.eagle1 import EAGLE1_LAYOUTS, convertible
 from ..engines.capture import Capture, default_boundaries, engine_capture
 from ..engines.launch import Launch
 from ..engines.registry import Placement
@@ -65,7 +65,9 @@ class Context:
                 f"original; the names: specbridge check {self.path} --engine {self.rep.engine}=={self.rep.version} --tables), "
                 "or serve without MTP"
             )
-        if self.family == "eagle" and self.rep.cls.name in EAGLE1_CLASSES:  # convert writes this class's layout
+        if (  # convert writes this class's layout, from a drafter it reads
+            self.family == "eagle" and self.rep.cls.name in EAGLE1_CLASSES and convertible(self.ckpt.config or {}, self.ckpt.tensors)
+        ):
             return f"specbridge convert {self.path} --engine {self.rep.engine}=={self.rep.version} -o OUT"
         if self.family == "medusa":  # heads trained per head: their names, biases and vocab are config and tensors
             return (
