@@ -118,6 +118,46 @@ def deepseek_tensors(seed: int = 0, q_lora: bool = True, head: bool = True) -> d
     return out
 
 
+# a DeepSeek-V3 draft config as released: n_routed_experts set and first_k_dense_replace 3, so the draft layer (index =
+# the target's layers + 0) is a DeepseekV2MoE layer over any target of 3 layers or more (the tiny target has 4)
+E, MI = 4, 32  # routed experts, their (and the one shared expert's) intermediate size
+
+
+def deepseek_moe_config(**over) -> dict:
+    moe = {
+        "first_k_dense_replace": 3,
+        "n_routed_experts": E,
+        "n_shared_experts": 1,
+        "moe_intermediate_size": MI,
+        "num_experts_per_tok": 2,
+        "n_group": 1,
+        "topk_group": 1,
+        "topk_method": "noaux_tc",
+        "scoring_func": "sigmoid",
+        "norm_topk_prob": True,
+        "routed_scaling_factor": 2.5,
+    }
+    return deepseek_config(**moe) | over
+
+
+def deepseek_moe_tensors(seed: int = 0, bias: bool = True, shared: bool = True) -> dict[str, np.ndarray]:
+    """The MoE-shaped draft layer in DeepSeek-V3's own names: router gate (+ its score-correction bias), per-expert
+    gate/up/down and the shared expert, in place of the dense mlp.gate_proj/up_proj/down_proj."""
+    rng = np.random.default_rng(seed + 1)
+    m = "layers.0.mlp."
+    out = {k: v for k, v in deepseek_tensors(seed).items() if not k.startswith(m)}
+    out[m + "gate.weight"] = _w(rng, E, H)
+    if bias:
+        out[m + "gate.e_score_correction_bias"] = np.zeros(E, np.float32)
+    for e in range(E):
+        x = f"{m}experts.{e}."
+        out |= {x + "gate_proj.weight": _w(rng, MI, H), x + "up_proj.weight": _w(rng, MI, H), x + "down_proj.weight": _w(rng, H, MI)}
+    if shared:
+        x = m + "shared_experts."
+        out |= {x + "gate_proj.weight": _w(rng, MI, H), x + "up_proj.weight": _w(rng, MI, H), x + "down_proj.weight": _w(rng, H, MI)}
+    return out
+
+
 # --- Mistral (mistral_eagle.py): Mistral (Llama) decoder layers, fc [H, 2H] without a bias, a final norm, no head -------
 def mistral_config(**over) -> dict:
     return _base("MistralForCausalLM", "mistral", head_dim=HD, rms_norm_eps=1e-6, tie_word_embeddings=False) | over

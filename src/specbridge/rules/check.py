@@ -76,6 +76,10 @@ def check(
     return out
 
 
+# where a target config names its routed experts (vLLM's ModelConfig.is_moe: get_num_experts() > 0)
+TARGET_EXPERT_KEYS = ("n_routed_experts", "num_experts", "num_local_experts", "moe_num_experts")
+
+
 def check_family(
     view: CheckpointView, engine: str, family, path_label: str | None = None, target=None, launch=None, mtp=None
 ) -> tuple[list[CheckResult], list[str]]:
@@ -90,6 +94,9 @@ def check_family(
     view = replace(view, drafter=drafter)
     if target is not None and target.vocab_size:  # the rows that compare vocabularies with the target's read it
         view = replace(view, facts={**view.facts, "Vt": target.vocab_size})
+    if target is not None:  # the rows whose draft layers follow the target's (DeepSeek's EAGLE class) read these
+        experts = next((target.text.get(k) for k in TARGET_EXPERT_KEYS if type(target.text.get(k)) is int), 0)
+        view = replace(view, facts={**view.facts, "Nt": target.num_layers, "Et": experts})
     arch = drafter.architecture
     base = Context(view, target=target, launch=launch, path=path_label or str(view.ckpt.root), family=family.name, mtp=mtp)
     shared = run(CHECKPOINT, base)
