@@ -8,6 +8,7 @@ before their registry entry). Header-only reads and row simulation: no engine ru
 from __future__ import annotations
 
 import eagle1_fixtures as e1
+import eagle1_siblings as sib
 import numpy as np
 import pytest
 import zoo_fixtures as z
@@ -113,10 +114,10 @@ def test_old_rows_are_read_not_run_and_cite_their_release():
     assert [r.first for r in old] == ["0.8.5", "0.9.0", "0.9.2", "0.10.0", "0.10.2", "0.12.0", "0.21.0", "0.25.0"]
     for r in old:
         cls = r.classes["EagleLlamaForCausalLM"]
-        assert r.versions_read and not r.runs and r.not_run == ("EagleLlamaForCausalLM",) and "read, not run" in r.begins
+        assert r.versions_read and not r.runs and r.not_run == tuple(r.classes) and "read, not run" in r.begins
         assert cls.file.startswith("vllm/model_executor/models/llama_eagle.py @ ")
         # the other classes of the release are refused, not guessed from the 0.27.0 rows
-        assert set(r.dispatch.registry) - {"EagleLlamaForCausalLM"} <= set(r.unmodelled_archs)
+        assert {a for a, c in r.dispatch.registry.items() if c not in r.classes} <= set(r.unmodelled_archs)
 
 
 def test_siblings_stay_refused_before_027_and_get_l005_before_their_entry(tmp_path):
@@ -136,3 +137,19 @@ def test_convert_for_a_release_before_025_drops_the_bias_its_loader_raises_on(tm
     assert run_cli("check", tmp_path / "out", "--engine", "vllm==0.20.0").returncode == 0
     r = run_cli("convert", src, "--engine", "vllm==0.26.0", "-o", tmp_path / "out26")  # ignored there: carried
     assert "fc.bias is carried" in r.stdout + r.stderr
+
+
+@pytest.mark.parametrize("kind", ["cohere", "mistral"])
+def test_cohere_and_mistral_check_clean_on_025_and_026_and_stay_refused_before(tmp_path, kind):
+    """cohere_eagle.py / mistral_eagle.py and their bases are byte-identical in the 0.25.0, 0.26.0 and 0.27.0 wheels."""
+    cfg, ts, name = {
+        "cohere": (sib.cohere_config, sib.cohere_tensors, "EagleCohereForCausalLM"),
+        "mistral": (sib.mistral_config, sib.mistral_tensors, "EagleMistralForCausalLM"),
+    }[kind]
+    path = sib.write(tmp_path / kind, cfg(), ts())
+    for release in ("0.25.0", "0.26.0"):
+        (res,) = check(open_view(path), f"vllm=={release}", family=BY_NAME["eagle"])
+        rep = res.report
+        assert rep.cls.name == name and rep.dispatched and not rep.errors and not rep.missing and not _errors(res), release
+    with pytest.raises(NotModelled, match="loader before 0.27.0 was not read"):
+        check(open_view(path), "vllm==0.24.0", family=BY_NAME["eagle"])

