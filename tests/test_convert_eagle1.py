@@ -121,7 +121,7 @@ def test_to_layout_checks_every_modelled_release_and_in_place_keeps_the_original
         (("--to", "vllm"), "not converted into the 'vllm' layout"),
         (("--to", "dflash"), "not converted into the 'dflash' layout"),
         (("--embed", "drop", "--engine", V32), "--embed applies to EAGLE-3"),
-        (("--engine", "vllm==0.26.0"), "0.27.0"),
+        (("--engine", "vllm==0.8.4"), "0.8.5"),
     ],
 )
 def test_refusals(tmp_path, args, words):

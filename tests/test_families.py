@@ -354,12 +354,12 @@ def test_eagle1_research_layout_on_vllm(tmp_path):
 
 def test_eagle1_releases_and_engines_not_modelled_are_refused(tmp_path):
     d = e1.write(tmp_path / "eagle1")
-    r = run_cli("check", d, "--engine", "vllm==0.20.0")
-    assert r.returncode == 2 and "from 0.27.0" in r.stderr
+    r = run_cli("check", d, "--engine", "vllm==0.8.4")  # no vLLM release before 0.8.5 is placed
+    assert r.returncode == 2 and "0.8.5" in r.stderr
     r = run_cli("check", d, "--engine", "trtllm")
     assert r.returncode == 2 and "EAGLE-1/2" in r.stderr
-    r = run_cli("convert", d, "--engine", "vllm==0.20.0", "-o", tmp_path / "out")  # convert reads EAGLE-1 (its own tests)
-    assert r.returncode == 2 and "from 0.27.0" in r.stderr and not (tmp_path / "out").exists()
+    r = run_cli("convert", d, "--engine", "vllm==0.8.4", "-o", tmp_path / "out")  # convert reads EAGLE-1 (its own tests)
+    assert r.returncode == 2 and "0.8.5" in r.stderr and not (tmp_path / "out").exists()
 
 
 def test_a_launch_line_with_another_method_builds_another_class(dflash, tmp_path):

@@ -14,7 +14,8 @@ not restated here:
   target class for LlamaForCausalLM). An architecture the dispatch already builds the class from is kept;
 - fc.bias: SGLang's fc is nn.Linear(2H, H) with a bias always; a drafter trained without one gets that bias at its
   random default initialisation, so zeros are written (what the drafter computed in training). vLLM builds fc without
-  a bias and ignores the name: no layout makes a trained bias load there; it is carried, and the check says it is lost;
+  a bias: from 0.25.0 it ignores the name (carried, and the check says it is lost); before 0.25.0 its params_dict loop
+  raises on it (KeyError), so it is dropped, with a warning: no layout makes a trained bias load there;
 - layer 0's input_layernorm: neither class builds one (an Identity, EAGLE's cnets.py); vLLM raises on the name,
   SGLang skips it. Dropped, with a warning: no layout makes the engine apply it;
 - lm_head: vLLM's class has no head of its own (a shipped lm_head raises); SGLang drops the name. Dropped where the
@@ -165,7 +166,8 @@ def plan_eagle1(view, to: str | None, engine: str | None, target=None, embed: st
     params = {p.name for p in cls.params}
     keeps_head = "lm_head.weight" in params or any(st.op == "drop" and st.a == "lm_head" for st in cls.loader)
     _plan_tensors(plan, cls.name, where, keeps_head)
-    _plan_bias(plan, cls.name, where, "model.fc.bias" in params)
+    ignores_bias = any(st.op == "ignore_suffix" and st.a == ".bias" for st in cls.loader)
+    _plan_bias(plan, cls.name, where, "model.fc.bias" in params, ignores_bias)
     plan.config = copy.deepcopy(cfg0)
     if family_builds(row, arch) != cls.name:
         plan.config["architectures"] = [lay.architecture]
@@ -213,10 +215,19 @@ def _plan_tensors(plan, cls_name: str, where: str, keeps_head: bool) -> None:
         (plan.renamed.append((name, new)) if new != name else plan.unchanged.append(new))
 
 
-def _plan_bias(plan, cls_name: str, where: str, built: bool) -> None:
+def _plan_bias(plan, cls_name: str, where: str, built: bool, ignored: bool = True) -> None:
     names = {t.name: t for t in plan.tensors}
     fc = names.get("fc.weight")
-    if "fc.bias" in names and not built:
+    if "fc.bias" in names and not built and not ignored:
+        plan.tensors = [t for t in plan.tensors if t.name != "fc.bias"]
+        plan.unchanged = [n for n in plan.unchanged if n != "fc.bias"]
+        plan.dropped.append(("fc.bias", f"{cls_name} on {where} builds fc without a bias and raises on the name"))
+        plan.warnings.append(
+            f"fc.bias dropped: {cls_name} on {where} builds fc without a bias and its loader raises on the name, so the "
+            "converted drafter runs without the trained bias; serve it where fc has a bias (SGLang's LlamaForCausalLMEagle), "
+            "or retrain without one"
+        )
+    elif "fc.bias" in names and not built:
         plan.warnings.append(
             f"fc.bias is carried, but {cls_name} on {where} builds fc without a bias and ignores the name: no layout makes "
             "the trained bias load there, so the drafter runs without it (check's L013); serve it where fc has a bias "

@@ -201,6 +201,16 @@ def family_rows(engine: str, family: str) -> list[FamilyRange]:
     return [r for r in FAMILY_RANGES.get(engine, ()) if r.family == family]
 
 
+def family_name(row: FamilyRange, arch: str) -> str:
+    """Architecture `arch` as `row`'s registry is asked for it (after the engine's own renaming: vLLM's Eagle / DFlash
+    prefixes)."""
+    d = row.dispatch
+    p = d.rewrite_prefix
+    if p and not (arch.startswith(p) or (d.rewrite_keeps_suffix and arch.endswith(p))):
+        return p + arch
+    return arch
+
+
 def family_builds(row: FamilyRange, arch: str | None) -> str | None:
     """The class `row`'s registry builds for architecture `arch` (after the engine's own renaming, vLLM's DFlash
     prefix), or None: the releases of the row have no class for that name."""
@@ -209,10 +219,7 @@ def family_builds(row: FamilyRange, arch: str | None) -> str | None:
         return None
     if "*" in d.registry:
         return d.registry["*"]
-    p = d.rewrite_prefix
-    if p and not (arch.startswith(p) or (d.rewrite_keeps_suffix and arch.endswith(p))):
-        arch = p + arch
-    return d.registry.get(arch)
+    return d.registry.get(family_name(row, arch))
 
 
 def arch_first(rows: list[FamilyRange], arch: str | None) -> FamilyRange | None:
@@ -292,12 +299,14 @@ def family_places(specs: str | list[str], family: str, title: str, arch: str | N
                     row = rows[-1]
                 if (
                     row is not None
-                    and row.unmodelled
                     and by_arch is not None
+                    # a range not modelled, or a modelled one whose releases lack the class itself (not only this name
+                    # for it: a new alias of a class the range has is simulated as that class)
+                    and (row.unmodelled or (family_builds(row, arch) is None and family_builds(by_arch, arch) not in row.classes))
                     and parse_version(p.version) < parse_version(by_arch.first)
                     and row.dispatch.rewrite_prefix == by_arch.dispatch.rewrite_prefix  # its registry reads names alike
                 ):
-                    row = None  # a range not modelled, whose releases have no class for this architecture anyway
+                    row = None  # releases with no class for this architecture anyway (L005)
                 if row is not None and row.unmodelled:
                     raise NotModelled(f"{name} {p.version}: {row.unmodelled}; nothing was checked")
                 out.append(FamilyPlace(p, row, first))

