@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from ..engines.registry import NotModelled, Placement, family_builds, family_places, family_rows, resolve
 from ..engines.simulate import LoadReport, simulate
+from ..engines.spec import parse_version
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import embed_stats
 from ..view import CheckpointView
@@ -109,6 +110,13 @@ def check_family(
         span = f"{row.first}–{row.last}" if row.last else f"{row.first}+"
         era = replace(fp.place.era, name=f"{family.name} {span}" + ("" if fp.row else " (not in it)"))
         rep = simulate(view, era, fp.place.version, row)
+        # the release has the family but no class for this architecture, which a later release of it has (SGLang 0.5.10
+        # and MistralForCausalLMEagle, first in 0.5.11): the engine's own refusal and this release's simulation stand,
+        # and L005's fix names that first release
+        if fp.row is not None and fp.first and not rep.dispatched and family_builds(fp.row, arch) not in fp.row.classes:
+            if parse_version(fp.place.version) < parse_version(fp.first):
+                rep.first_release_arch = arch
+                rep.first_release = fp.first
         if fp.row is None:
             what = f"{family.title} drafter class"
             if rows and fp.first != rows[0].first:  # the family is older than this architecture's class

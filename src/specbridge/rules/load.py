@@ -222,7 +222,7 @@ def no_dispatch(c: Context) -> Iterator[Hit]:
     what the first modelled release does with the checkpoint.
     """
     rep = c.rep
-    if not rep.dispatched and rep.first_release:  # no class for the family at all: nothing to convert, upgrade
+    if not rep.dispatched and rep.first_release and not rep.first_release_arch:  # no class for the family at all
         yield Hit(
             ERROR,
             f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. The rest of this report is what "
@@ -231,12 +231,19 @@ def no_dispatch(c: Context) -> Iterator[Hit]:
             f"{rep.engine}=={rep.first_release}); no layout loads on {c.eng}",
         )
     elif not rep.dispatched:
+        fix = rep.dispatch_fix or c.convert_fix
+        if rep.first_release_arch:  # the family is here, this architecture's class comes later
+            fix = (
+                f"serve it on {rep.engine} {rep.first_release} or later, the first with a class for "
+                f"{rep.first_release_arch!r} (specbridge check {c.path} --engine {rep.engine}=={rep.first_release}); "
+                f"on {c.eng} only another class of the family loads: {fix}"
+            )
         yield Hit(
             ERROR,
             f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. "
             f"The rest of this report simulates its {'EAGLE-3' if c.family == 'eagle3' else c.family} class ({rep.cls.name}) "
             "as if the config were converted.",
-            c.convert_fix,
+            fix,
         )
 
 
