@@ -215,8 +215,10 @@ def no_dispatch(c: Context) -> Iterator[Hit]:
     speculators config with the fields its translation requires (`Invalid speculators config structure`);
     vLLM 0.8.5 reads no speculators configs at all. The server fails at startup. The report still simulates
     the engine's EAGLE-3 class as if the config were converted, so the next problem shows in the same run: the
-    class the engine maps the config's model_type to when it has one (vLLM: qwen3 → Eagle3Qwen3ForCausalLM), else
-    its Llama-style class.
+    class the engine maps the config's model_type to when it has one (vLLM: qwen3 → Eagle3Qwen3ForCausalLM; for
+    EAGLE-1, mistral → EagleMistralForCausalLM, and the fix names the architecture to write, `MistralForCausalLM`,
+    which vLLM prefixes with Eagle), else its Llama-style class. A release that has the family but not the
+    drafter's architecture (SGLang 0.5.10 and `MistralForCausalLMEagle`) gets the fix of the first release with it.
     A release with no class at all for the drafter's family (a DFlash drafter before the engine's first DFlash
     class) has nothing to convert to: the fix names the first release that has one, and the rest of the report is
     what the first modelled release does with the checkpoint.
