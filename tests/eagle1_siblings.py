@@ -197,5 +197,47 @@ def mistral_native_tensors(seed: int = 0) -> dict[str, np.ndarray]:
     return out
 
 
+# --- Mistral Large 3 (mistral_large_3_eagle.py): fc straight over cat(embeds, hidden), a DeepseekV2DecoderLayer (MLA),
+# Mistral-format names; embedding and head always the target's ----------------------------------------------------------
+def mistral_large3_config(**over) -> dict:
+    """What vLLM's Mistral-format reader makes of an MLA params.json (model_type deepseek_v3, architectures
+    [MistralLarge3ForCausalLM]); first_k_dense_replace is the draft's own (the class adds the target's layers to both it
+    and the layer index), so 1 keeps the one draft layer dense"""
+    mla = {"q_lora_rank": Q_RANK, "kv_lora_rank": KV_RANK, "qk_nope_head_dim": NOPE, "qk_rope_head_dim": ROPE, "v_head_dim": VHD}
+    cfg = _base("MistralLarge3ForCausalLM", "deepseek_v3", rms_norm_eps=1e-6, first_k_dense_replace=1, **mla)
+    cfg.pop("num_key_value_heads")
+    return cfg | over
+
+
+def mistral_large3_tensors(seed: int = 0, q_lora: bool = True, head: bool = False) -> dict[str, np.ndarray]:
+    """The drafter in Mistral's own names (consolidated.safetensors): eagle_linear, layers.N.attention.wq_a, …"""
+    rng = np.random.default_rng(seed)
+    p, a = "layers.0.", "layers.0.attention."
+    out = {
+        "eagle_linear.weight": _w(rng, H, 2 * H),
+        "norm.weight": _ones(H),
+        p + "attention_norm.weight": _ones(H),
+        p + "ffn_norm.weight": _ones(H),
+        p + "feed_forward.w1.weight": _w(rng, I, H),
+        p + "feed_forward.w3.weight": _w(rng, I, H),
+        p + "feed_forward.w2.weight": _w(rng, H, I),
+        a + "wkv_a_with_mqa.weight": _w(rng, KV_RANK + ROPE, H),
+        a + "kv_a_norm.weight": _ones(KV_RANK),
+        a + "wkv_b.weight": _w(rng, NH * (NOPE + VHD), KV_RANK),
+        a + "wo.weight": _w(rng, H, NH * VHD),
+    }
+    if q_lora:
+        out |= {
+            a + "wq_a.weight": _w(rng, Q_RANK, H),
+            a + "q_a_norm.weight": _ones(Q_RANK),
+            a + "wq_b.weight": _w(rng, NH * (NOPE + ROPE), Q_RANK),
+        }
+    else:  # no Mistral name maps to q_proj: HF's name, read as written
+        out["model.layers.0.self_attn.q_proj.weight"] = _w(rng, NH * (NOPE + ROPE), H)
+    if head:
+        out["output.weight"] = _w(rng, V, H)
+    return out
+
+
 def write(dir: Path, cfg: dict, ts: dict) -> Path:
     return write_checkpoint(dir, cfg, ts)

@@ -154,10 +154,6 @@ def test_mistral_eagle1_reads_mistral_names_and_has_no_head(tmp_path):
     assert {t.name: t.status for t in res.report.tensors}["model.fc.bias"] == UNUSED and set(_errors(res)) == {"L013"}
 
 
-def test_mistral_large_3_stays_refused():
-    assert "EagleMistralLarge3ForCausalLM" in table.EAGLE1_UNMODELLED
-
-
 # --- DeepSeek: the draft layer is MoE once its index, counted after the target's layers, reaches first_k_dense_replace --
 def _target(tmp_path, name: str, **cfg) -> object:
     import json
@@ -251,4 +247,107 @@ def test_deepseek_eagle1_moe_layer_counts_the_targets_layers(tmp_path):
     )
     assert any("gate_up_proj" in e for e in dense_on_moe.report.errors) and not any(
         "AssertionError" in e for e in dense_on_moe.report.errors
+    )
+
+
+# --- Mistral Large 3 ---------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("release", ["0.27.0", "0.28.0"])
+def test_mistral_large3_reads_mistral_mla_names_and_shares_embed_and_head(tmp_path, release):
+    res = _check(s.write(tmp_path / "ml3", s.mistral_large3_config(), s.mistral_large3_tensors()), f"vllm=={release}")
+    assert res.report.cls.name == "EagleMistralLarge3ForCausalLM"
+    _clean(res)
+    # the Mistral names land on the fused MLA projection and the stacked MLP
+    fates = {t.name: t for t in res.report.tensors}
+    assert (
+        fates["layers.0.attention.wq_a.weight"].status == LOADED
+        and _fill(res, "model.layers.0.self_attn.fused_qkv_a_proj.weight") == "loaded"
+    )
+    # embedding and head are the target's whatever ships: a missing one is no finding, a shipped output.weight is replaced
+    shares = {p.name: p.status.value for p in res.report.params}
+    assert shares["model.embed_tokens.weight"] == shares["lm_head.weight"] == "shared-from-target"
+    head = _check(s.write(tmp_path / "head", s.mistral_large3_config(), s.mistral_large3_tensors(head=True)), f"vllm=={release}")
+    assert not _errors(head) and "L007" in {f.code for f in head.findings}
+
+
+@pytest.mark.parametrize("release", ["0.29.0", "0.32.0"])
+def test_mistral_large3_never_loads_from_0_29(tmp_path, release):
+    # DeepseekV2Model.load_weights reads is_fused_shared_expert_enabled, which EagleMistralLarge3Model never sets
+    res = _check(s.write(tmp_path / "ml3", s.mistral_large3_config(), s.mistral_large3_tensors()), f"vllm=={release}")
+    assert res.report.cls.name == "EagleMistralLarge3ForCausalLM" and res.report.dispatched
+    (msg,) = _errors(res)["L006"]
+    assert "is_fused_shared_expert_enabled" in msg and set(_errors(res)) == {"L006"}
+
+
+def test_mistral_large3_without_q_lora_reads_q_proj_and_kv_a_unfused(tmp_path):
+    cfg, ts = s.mistral_large3_config(q_lora_rank=None), s.mistral_large3_tensors(q_lora=False)
+    res = _check(s.write(tmp_path / "noq", cfg, ts), "vllm==0.28.0")
+    _clean(res)
+    assert _fill(res, "model.layers.0.self_attn.kv_a_proj_with_mqa.weight") == "loaded"
+
+
+def test_mistral_large3_failures_follow_the_source(tmp_path):
+    def errs(name, cfg, ts):
+        return _errors(_check(s.write(tmp_path / name, cfg, ts), "vllm==0.28.0"))
+
+    research = {("fc.weight" if k == "eagle_linear.weight" else k): v for k, v in s.mistral_large3_tensors().items()}
+    assert "L004" in errs("research", s.mistral_large3_config(), research)  # names as written: no model. added
+    # the registry name with model_type deepseek_v3 is renamed DeepSeekMTPModel (hf_config_override): another class
+    wrong = errs("eaglename", s.mistral_large3_config(architectures=["EagleMistralLarge3ForCausalLM"]), s.mistral_large3_tensors())
+    assert "EagleDeepseekV3ForCausalLM" in wrong["L006"][0]
+    # a MoE draft layer (first_k_dense_replace 0 with routed experts) is said, not simulated as dense
+    assert "L006" in errs("moe", s.mistral_large3_config(first_k_dense_replace=0), s.mistral_large3_tensors())
+    assert not errs("dense", s.mistral_large3_config(first_k_dense_replace=0, n_routed_experts=None), s.mistral_large3_tensors())
+
+
+def test_mistral_large3_before_its_first_release(tmp_path):
+    res = _check(s.write(tmp_path / "ml3", s.mistral_large3_config(), s.mistral_large3_tensors()), "vllm==0.11.0")
+    assert res.report.first_release == "0.12.0" and "L005" in _errors(res)
+    assert "EagleMistralLarge3ForCausalLM" not in table.EAGLE1_UNMODELLED
+
+
+# --- a drafter saved under SGLang's architecture name --------------------------------------------------------------------
+def _sglang_named(tmp_path):
+    return s.write(tmp_path / "sg", s.mistral_config(architectures=["MistralForCausalLMEagle"]), s.mistral_native_tensors())
+
+
+@pytest.mark.parametrize("release", ["0.27.0", "0.32.0"])
+def test_sglang_named_mistral_drafter_is_simulated_with_vllms_mistral_class(tmp_path, release):
+    res = _check(_sglang_named(tmp_path), f"vllm=={release}")
+    # vLLM cannot dispatch EagleMistralForCausalLMEagle; its Mistral class reads the Mistral names, so L005 is the only error
+    assert res.report.cls.name == "EagleMistralForCausalLM" and not res.report.dispatched
+    assert set(_errors(res)) == {"L005"} and "EagleMistralForCausalLMEagle" in _errors(res)["L005"][0]
+    (l005,) = [f for f in res.findings if f.code == "L005"]
+    written = table.EAGLE1_ARCH_BY_MODEL_TYPE["mistral"]
+    assert f'"architectures": ["{written}"]' in l005.fix and "EagleMistralForCausalLM" in l005.fix
+    # the fix holds: the architecture it names loads clean
+    fixed = s.write(tmp_path / "fixed", s.mistral_config(architectures=[written]), s.mistral_native_tensors())
+    _clean(_check(fixed, f"vllm=={release}"))
+
+
+def test_undispatchable_model_type_without_a_class_keeps_the_llama_class(tmp_path):
+    cfg = s.mistral_config(architectures=["MistralForCausalLMEagle"], model_type="llama")
+    res = _check(s.write(tmp_path / "llama", cfg, s.mistral_native_tensors()), "vllm==0.32.0")
+    assert res.report.cls.name == "EagleLlamaForCausalLM" and "L005" in _errors(res)
+    assert '"architectures"' not in next(f for f in res.findings if f.code == "L005").fix
+
+
+def test_sglang_release_before_the_mistral_class_names_its_first_release(tmp_path):
+    first = next(r.first for r in family_rows("sglang", "eagle") if "MistralForCausalLMEagle" in r.classes)
+    assert first == "0.5.11"
+    res = _check(_sglang_named(tmp_path), "sglang==0.5.10")
+    rep = res.report
+    # 0.5.10 has the family but not this class: the report is 0.5.11's class, the fix names that first release
+    assert not rep.dispatched and rep.first_release == rep.simulated_release == first and rep.cls.name == "MistralForCausalLMEagle"
+    (l005,) = [f for f in res.findings if f.code == "L005"]
+    assert "no EAGLE-1/2 class for 'MistralForCausalLMEagle'" in l005.message and f"sglang {first}'s" in l005.message
+    assert f"serve it on sglang {first} or later" in l005.fix and "no layout loads" not in l005.fix
+    assert f"--engine sglang=={first}" in l005.fix
+    # and there it loads
+    _clean(_check(_sglang_named(tmp_path / "new"), f"sglang=={first}"))
+    # a Llama-named drafter on 0.5.10 dispatches: no first release to name
+    assert (
+        _check(
+            s.write(tmp_path / "llama", s.mistral_config(architectures=["LlamaForCausalLMEagle"]), s.mistral_tensors()), "sglang==0.5.10"
+        ).report.first_release
+        is None
     )

@@ -94,6 +94,9 @@ class LoadReport:
     # report simulates, so the rest of the findings say what that release would do)
     first_release: str | None = None
     simulated_release: str | None = None  # the first release of the row simulated in its place
+    dispatch_fix: str | None = None  # what to write in config.json so that this release dispatches (L005's fix)
+    # the release has the family but no class for the drafter's architecture: that architecture (first_release has one)
+    first_release_arch: str | None = None
 
     @property
     def dropped(self) -> list[str]:
@@ -295,6 +298,7 @@ class Dispatched(NamedTuple):
     view: dict
     view_name: str  # "config.json as written", "speculators → flat (translated)", …
     assumptions: list[str]
+    fix: str | None = None  # what to write so that the engine dispatches (Dispatch.arch_fix)
 
 
 def dispatch(view: CheckpointView, era: Era, family: FamilyRange | None = None) -> Dispatched:
@@ -368,6 +372,19 @@ def dispatch(view: CheckpointView, era: Era, family: FamilyRange | None = None) 
         if own is not None and own is not fallback:
             assumptions.append(f"simulated with {own.name} (the engine's class for model_type {mt!r}: {d.cite})")
             return Dispatched(own, False, msg, dict(config), "config.json as written", assumptions)
+        # the architecture that reaches the engine's class for this model_type (vLLM EAGLE-1: mistral → MistralForCausalLM,
+        # which method eagle names EagleMistralForCausalLM): simulated, and named in the fix
+        write = d.arch_by_model_type.get(mt) if isinstance(mt, str) else None
+        if write and p and not (write.startswith(p) or (d.rewrite_keeps_suffix and write.endswith(p))):
+            own = classes.get(d.registry.get(p + write, ""))
+        else:
+            own = classes.get(d.registry.get(write, "")) if write else None
+        if own is not None and own is not fallback:
+            assumptions.append(
+                f"simulated with {own.name} (the class {era.engine} builds for architectures {[write]}, model_type {mt!r}: {d.cite})"
+            )
+            fix = d.arch_fix.format(arch=write, cls=own.name, mt=mt) if d.arch_fix else None
+            return Dispatched(own, False, msg, dict(config), "config.json as written", assumptions, fix)
         assumptions.append(f"simulated with {fallback.name} (the engine's {'EAGLE-3' if family is None else family.family} drafter class)")
         return Dispatched(fallback, False, msg, dict(config), "config.json as written", assumptions)
     return Dispatched(classes[cls_name], True, None, dict(config), "config.json as written", assumptions)
@@ -398,6 +415,7 @@ def simulate(view: CheckpointView, era: Era, version: str, family: FamilyRange |
         cls=dis.cls,
         dispatched=dis.ok,
         dispatch_message=dis.message,
+        dispatch_fix=dis.fix,
         config_view=dis.view_name,
         ns=ns,
         tensors=fates,

@@ -553,6 +553,11 @@ class Dispatch:
     rewrite_note: str = ""  # said when the rename applies ({arch} {rewritten})
     # what the engine raises on a speculators-format config it cannot read ({archs} {arch}); "" = our own words
     speculators_refusal: str = ""
+    # an architecture the engine cannot dispatch, by the config's model_type: the architectures[0] that reaches the
+    # engine's class for that model_type (through rewrite_prefix), simulated in its place; L005's fix says to write it
+    # with `arch_fix` ({arch} {cls} {mt})
+    arch_by_model_type: dict[str, str] = field(default_factory=dict)
+    arch_fix: str = ""
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field, replace
 
 from ..engines.registry import NotModelled, Placement, family_builds, family_name, family_places, family_rows, resolve
 from ..engines.simulate import LoadReport, simulate
+from ..engines.spec import parse_version
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import embed_stats
 from ..view import CheckpointView
@@ -118,12 +119,19 @@ def check_family(
         span = f"{row.first}–{row.last}" if row.last else f"{row.first}+"
         era = replace(fp.place.era, name=f"{family.name} {span}" + ("" if fp.row else " (not in it)"))
         rep = simulate(view, era, fp.place.version, row)
+        # the release has the family but no class for this architecture, which a later release of it has (SGLang 0.5.10
+        # and MistralForCausalLMEagle, first in 0.5.11): the engine's own refusal and this release's simulation stand,
+        # and L005's fix names that first release
+        if fp.row is not None and fp.first and not rep.dispatched and family_builds(fp.row, arch) not in fp.row.classes:
+            if parse_version(fp.place.version) < parse_version(fp.first):
+                rep.first_release_arch = arch
+                rep.first_release = fp.first
         if fp.row is None:
-            what = f"{family.title} drafter class"
-            if rows and fp.first != rows[0].first:  # the family is older than this architecture's class
-                what = f"{family.title} class for {arch!r}"
+            older_family = bool(rows) and fp.first != rows[0].first  # the family is older than this architecture's class
+            what = f"{family.title} class for {arch!r}" if older_family else f"{family.title} drafter class"
             msg = f"{rep.engine} {rep.version} has no {what} (the first release with one is {fp.first})"
             rep.dispatched, rep.dispatch_message, rep.first_release, rep.simulated_release = False, msg, fp.first, row.first
+            rep.first_release_arch = arch if older_family else None  # L005's fix: the first release with this class
             rep.errors.insert(0, msg)
         ctx = replace(base, rep=rep, place=fp.place)
         findings = in_catalogue_order(shared + run(ENGINE, ctx))

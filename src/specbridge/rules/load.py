@@ -215,28 +215,40 @@ def no_dispatch(c: Context) -> Iterator[Hit]:
     speculators config with the fields its translation requires (`Invalid speculators config structure`);
     vLLM 0.8.5 reads no speculators configs at all. The server fails at startup. The report still simulates
     the engine's EAGLE-3 class as if the config were converted, so the next problem shows in the same run: the
-    class the engine maps the config's model_type to when it has one (vLLM: qwen3 → Eagle3Qwen3ForCausalLM), else
-    its Llama-style class.
+    class the engine maps the config's model_type to when it has one (vLLM: qwen3 → Eagle3Qwen3ForCausalLM; for
+    EAGLE-1, mistral → EagleMistralForCausalLM, and the fix names the architecture to write, `MistralForCausalLM`,
+    which vLLM prefixes with Eagle), else its Llama-style class. A release that has the family but not the
+    drafter's architecture (SGLang 0.5.10 and `MistralForCausalLMEagle`) gets the fix of the first release with it.
     A release with no class at all for the drafter's family (a DFlash drafter before the engine's first DFlash
     class) has nothing to convert to: the fix names the first release that has one, and the rest of the report is
     what the first modelled release does with the checkpoint.
     """
     rep = c.rep
-    if not rep.dispatched and rep.first_release:  # no class for the family at all: nothing to convert, upgrade
+    if not rep.dispatched and rep.first_release and rep.simulated_release:  # a later release's class stands in
+        serve = f"serve it on {rep.engine} {rep.first_release} or later"
+        check = f"(specbridge check {c.path} --engine {rep.engine}=={rep.first_release})"
         yield Hit(
             ERROR,
             f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. The rest of this report is what "
             f"{rep.engine} {rep.simulated_release}'s {rep.cls.name} does with it.",
-            f"serve it on {rep.engine} {rep.first_release} or later (specbridge check {c.path} --engine "
-            f"{rep.engine}=={rep.first_release}); no layout loads on {c.eng}",
+            f"{serve}, the first with a class for {rep.first_release_arch!r} {check}"  # the family is older than the class
+            if rep.first_release_arch
+            else f"{serve} {check}; no layout loads on {c.eng}",  # no class for the family at all
         )
     elif not rep.dispatched:
+        fix = rep.dispatch_fix or c.convert_fix
+        if rep.first_release_arch:  # the family is here, this architecture's class comes later
+            fix = (
+                f"serve it on {rep.engine} {rep.first_release} or later, the first with a class for "
+                f"{rep.first_release_arch!r} (specbridge check {c.path} --engine {rep.engine}=={rep.first_release}); "
+                f"on {c.eng} only another class of the family loads: {fix}"
+            )
         yield Hit(
             ERROR,
             f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. "
             f"The rest of this report simulates its {'EAGLE-3' if c.family == 'eagle3' else c.family} class ({rep.cls.name}) "
             "as if the config were converted.",
-            c.convert_fix,
+            fix,
         )
 
 
