@@ -78,19 +78,30 @@ def test_check_matches_real_vllm_eagle1(release, case, eagle1_cases, tmp_path_fa
     if (release, case) in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(release, case)]))
     got = real(release, eagle1_cases, tmp_path_factory.getbasetemp())[case]
-    pred = predict(eagle1_cases[case], release)
-    diff = differences(eagle1_cases[case], got, pred)
-    if got["raised"] is None and got.get("draft_class") != pred["class"]:
-        diff.append(f"class: vLLM {got.get('draft_class')}, check {pred['class']}")
+    diff = eagle1_differences(eagle1_cases[case], got, release)
     assert not diff, f"vllm {release}, {case}:\n  " + "\n  ".join(diff)
 
 
-def test_eagle1_run_rows_cover_the_matrix():
-    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "eagle" for run in row.runs if run.test == SELF]
+def eagle1_differences(path: Path, got: dict, release: str) -> list[str]:
+    """check's prediction for one case against vLLM's real load: the loader facts, and the class vLLM built."""
+    pred = predict(path, release)
+    diff = differences(path, got, pred)
+    if got["raised"] is None and got.get("draft_class") != pred["class"]:
+        diff.append(f"class: vLLM {got.get('draft_class')}, check {pred['class']}")
+    return diff
+
+
+def assert_run_rows(test: str, cases: int, known: dict) -> None:
+    """The EAGLE-1 Run rows of one matrix file: each in its row's range, counting its cases and its strict xfails."""
+    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "eagle" for run in row.runs if run.test == test]
     assert runs
     for row, run in runs:
         assert in_release_range(run.release, row.first, row.last)
-        assert run.cases == len(CASES) and run.agreed == run.cases - sum(1 for (v, _c) in KNOWN if v == run.release)
+        assert run.cases == cases and run.agreed == run.cases - sum(1 for (v, _c) in known if v == run.release), run
+
+
+def test_eagle1_run_rows_cover_the_matrix():
+    assert_run_rows(SELF, len(CASES), KNOWN)
 
 
 CONVERTED = ("model-prefixed", "arch-sglang-style", "lm-head-shipped", "layer0-input-norm-shipped")

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import eagle1_siblings as s
 import pytest
-from test_conformance_vllm import _ready, differences
-from test_conformance_vllm_eagle1_siblings import predict
+from test_conformance_vllm import _ready
+from test_conformance_vllm_eagle1 import assert_run_rows, eagle1_differences
 
 from specbridge.engines import vllm as table
-from specbridge.engines.spec import in_release_range
 
 pytestmark = pytest.mark.full_conformance
 
@@ -76,17 +75,9 @@ def test_check_matches_real_vllm_mistral_large3(release, case, ml3_cases, tmp_pa
     if (release, case) in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(release, case)]))
     got = real(release, ml3_cases, tmp_path_factory.getbasetemp())[case]
-    pred = predict(ml3_cases[case], release)
-    diff = differences(ml3_cases[case], got, pred)
-    if got["raised"] is None and got.get("draft_class") != pred["class"]:
-        diff.append(f"class: vLLM {got.get('draft_class')}, check {pred['class']}")
+    diff = eagle1_differences(ml3_cases[case], got, release)
     assert not diff, f"vllm {release}, {case}:\n  " + "\n  ".join(diff)
 
 
 def test_run_rows_cover_the_matrix():
-    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "eagle" for run in row.runs if run.test == SELF]
-    assert runs
-    for row, run in runs:
-        assert in_release_range(run.release, row.first, row.last)
-        known = sum(1 for (v, _c) in KNOWN if v == run.release)
-        assert run.cases == len(CASES) and run.agreed == run.cases - known, run
+    assert_run_rows(SELF, len(CASES), KNOWN)

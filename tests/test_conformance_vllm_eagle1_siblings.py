@@ -13,13 +13,12 @@ from pathlib import Path
 import eagle1_siblings as s
 import numpy as np
 import pytest
-from conftest import TINY_TARGET
-from test_conformance_vllm import _ready, differences, run_loader
+from test_conformance_vllm import _ready, run_loader
+from test_conformance_vllm_eagle1 import assert_run_rows, eagle1_differences
 
 from specbridge.engines import vllm as table
 from specbridge.engines.registry import conformance_releases, newest_in_ci
 from specbridge.engines.spec import in_release_range
-from specbridge.view import open_view
 
 pytestmark = pytest.mark.full_conformance  # CI (per-era) leaves it to SPECBRIDGE_CONFORMANCE=all
 
@@ -106,15 +105,6 @@ def real(release: str, arch: str, cases: dict[str, Path], tmp_root: Path) -> dic
     return _REAL[(release, arch)]
 
 
-def predict(path: Path, release: str) -> dict:
-    from specbridge.checkpoint.target import open_target
-    from specbridge.families.table import BY_NAME
-    from specbridge.rules.check import check
-
-    (res,) = check(open_view(path), f"vllm=={release}", target=open_target(TINY_TARGET), family=BY_NAME["eagle"])
-    return {**res.to_json(), "kv_error": []}
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("release, arch, case", PARAMS, ids=[f"{r}-{c}" for r, _, c in PARAMS])
 def test_check_matches_real_vllm_eagle1_siblings(release, arch, case, sibling_cases, tmp_path_factory, request):
@@ -124,17 +114,9 @@ def test_check_matches_real_vllm_eagle1_siblings(release, arch, case, sibling_ca
     if (release, case) in KNOWN:
         request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[(release, case)]))
     got = real(release, arch, sibling_cases, tmp_path_factory.getbasetemp())[case]
-    pred = predict(sibling_cases[case], release)
-    diff = differences(sibling_cases[case], got, pred)
-    if got["raised"] is None and got.get("draft_class") != pred["class"]:
-        diff.append(f"class: vLLM {got.get('draft_class')}, check {pred['class']}")
+    diff = eagle1_differences(sibling_cases[case], got, release)
     assert not diff, f"vllm {release}, {case}:\n  " + "\n  ".join(diff)
 
 
 def test_sibling_run_rows_cover_the_matrix():
-    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "eagle" for run in row.runs if run.test == SELF]
-    assert runs
-    for row, run in runs:
-        assert in_release_range(run.release, row.first, row.last)
-        known = sum(1 for (v, _c) in KNOWN if v == run.release)
-        assert run.cases == len(CASES) and run.agreed == run.cases - known, run
+    assert_run_rows(SELF, len(CASES), KNOWN)
