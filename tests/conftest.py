@@ -83,6 +83,15 @@ def mutate(src: Path, dst: Path, *, tensors=None, config=None) -> Path:
     return dst
 
 
+def error_messages(res) -> dict[str, list[str]]:
+    """A check result's error findings, code -> their messages in report order."""
+    out: dict[str, list[str]] = {}
+    for f in res.findings:
+        if f.severity == "error":
+            out.setdefault(f.code, []).append(f.message)
+    return out
+
+
 def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "specbridge.cli.entry", *map(str, args)],

@@ -12,6 +12,7 @@ import eagle1_siblings as sib
 import numpy as np
 import pytest
 import zoo_fixtures as z
+from conftest import error_messages as _errors
 from conftest import run_cli
 
 from specbridge.engines.registry import NotModelled, family_rows
@@ -39,14 +40,6 @@ def _check(path, release: str):
     (res,) = check(view, f"vllm=={release}", family=BY_NAME["eagle"])
     assert res.report.cls.name == "EagleLlamaForCausalLM"
     return res
-
-
-def _errors(res) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for f in res.findings:
-        if f.severity == "error":
-            out.setdefault(f.code, []).append(f.message)
-    return out
 
 
 def _embed(res) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import eagle1_siblings as s
 import numpy as np
 import pytest
+from conftest import error_messages as _errors
 
 from specbridge.engines import vllm as table
 from specbridge.engines.registry import NotModelled, family_rows
@@ -30,14 +31,6 @@ def _check(path, engine: str):
     assert view.verdict.name == "eagle", view.verdict
     (res,) = check(view, engine, family=BY_NAME["eagle"])
     return res
-
-
-def _errors(res) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for f in res.findings:
-        if f.severity == "error":
-            out.setdefault(f.code, []).append(f.message)
-    return out
 
 
 def _fill(res, name: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import zoo_fixtures as z
+from conftest import error_messages as _errors
 from conftest import run_cli
 
 from specbridge.engines.registry import era_at, family_rows
@@ -25,14 +26,6 @@ def _check(path, family: str | None = None, engine: str = V32):
     fam = BY_NAME[family] if family else view.verdict.family
     (res,) = check(view, engine, family=fam)
     return view, res
-
-
-def _errors(res) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for f in res.findings:
-        if f.severity == "error":
-            out.setdefault(f.code, []).append(f.message)
-    return out
 
 
 def _clean(res) -> None:
