@@ -135,7 +135,7 @@ def _resolve_one(spec: str) -> list[Placement]:
     if era is None:
         if release < parse_version(first):
             raise EngineSpecError(
-                f"{name} {version} is older than the first release with EAGLE-3 support we model; modelled: {first} – {newest}"
+                f"{name} {version} is older than the first release specbridge models (for any drafter family); modelled: {first} – {newest}"
             )
         raise EngineSpecError(
             f"{name} {version} is not a release we model (it falls between two modelled eras; modelled: {first} – {newest}; "
