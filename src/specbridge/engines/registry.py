@@ -302,7 +302,16 @@ def family_places(specs: str | list[str], family: str, title: str, arch: str | N
                     and by_arch is not None
                     # a range not modelled, or a modelled one whose releases lack the class itself (not only this name
                     # for it: a new alias of a class the range has is simulated as that class)
-                    and (row.unmodelled or (family_builds(row, arch) is None and family_builds(by_arch, arch) not in row.classes))
+                    and (
+                        row.unmodelled
+                        or (
+                            family_builds(row, arch) is None
+                            and family_builds(by_arch, arch) not in row.classes
+                            # a name the range lists as not modelled is a class its releases have (MTP's Qwen3.5 on 0.16)
+                            and arch not in row.unmodelled_archs
+                            and family_name(row, arch) not in row.unmodelled_archs
+                        )
+                    )
                     and parse_version(p.version) < parse_version(by_arch.first)
                     and row.dispatch.rewrite_prefix == by_arch.dispatch.rewrite_prefix  # its registry reads names alike
                 ):
