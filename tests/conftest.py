@@ -25,24 +25,100 @@ TINY_TARGET = PRODUCERS / "tiny-target-llama-4l"
 if not PRODUCERS.is_dir():
     pytest.exit(f"test fixtures not found at {PRODUCERS} (tests/fixtures/ is part of the repository)", returncode=2)
 
-# The README's plain `python -m pytest` stays a few minutes on 2 cores; .ci/run sets SPECBRIDGE_LONG_TESTS=1 and runs
-# the long loops too (tests marked `long`: a crash-kill loop over full writes), and a longer fuzz run.
-LONG_TESTS = os.environ.get("SPECBRIDGE_LONG_TESTS") == "1"
-
-
+# Test tiers. The README's plain `python -m pytest` runs the core tier: no torch, no real engine, no long loop, a
+# few minutes on 2 cores. The others are named marks, run by `--tier` (or SPECBRIDGE_TIERS) and by .ci/run:
+#   ml                needs torch/transformers (./setup.sh --ml)
+#   engine            runs a real engine's code (scripts/setup_sglang_conformance.sh, scripts/setup_vllm_cpu.sh)
+#   long              a long loop (crash kills spread over full writes, the long fuzz)
+#   full_conformance  a real-engine run CI leaves to SPECBRIDGE_CONFORMANCE=all (its outcomes are recorded as Run rows)
+# A test outside the chosen tiers is skipped with the tier that runs it as its reason (counted at the end of the run).
+TIERS = ("core", "ml", "engine", "long", "full_conformance")
+TIER_HOW = {
+    "ml": "needs torch (./setup.sh --ml)",
+    "engine": "runs a real engine (scripts/setup_*.sh)",
+    "long": "a long loop",
+    "full_conformance": "a full-conformance engine run",
+}
+LONG_TESTS = os.environ.get("SPECBRIDGE_LONG_TESTS") == "1"  # the long tier, also as .ci/run has always named it
 # CI (SPECBRIDGE_CONFORMANCE=per-era) keeps inside its time budget by leaving the real-engine runs marked
-# `full_conformance` to SPECBRIDGE_CONFORMANCE=all (the default elsewhere): their outcomes stay recorded as Run rows.
+# `full_conformance` to SPECBRIDGE_CONFORMANCE=all.
 PER_ERA = os.environ.get("SPECBRIDGE_CONFORMANCE") == "per-era"
 
 
+def pytest_addoption(parser):
+    parser.addoption(
+        "--tier",
+        default=os.environ.get("SPECBRIDGE_TIERS", "core"),
+        help=f"comma list of test tiers to run: {', '.join(TIERS)} or all (default core; env SPECBRIDGE_TIERS)",
+    )
+
+
+def chosen_tiers(config) -> set[str]:
+    names = {t.strip() for t in config.getoption("--tier").split(",") if t.strip()}
+    if "all" in names:
+        names = set(TIERS) - (set() if not PER_ERA else {"full_conformance"})
+    unknown = names - set(TIERS)
+    if unknown:
+        raise pytest.UsageError(f"--tier: unknown tier(s) {', '.join(sorted(unknown))}; known: {', '.join(TIERS)}, all")
+    if LONG_TESTS:
+        names.add("long")
+    return names | {"core"}
+
+
+def tiers_of(item) -> set[str]:
+    return {t for t in TIERS[1:] if t in item.keywords}
+
+
 def pytest_collection_modifyitems(config, items):
-    long_skip = pytest.mark.skip(reason="a long loop: run with SPECBRIDGE_LONG_TESTS=1 (.ci/run sets it)")
-    full_skip = pytest.mark.skip(reason="a full-conformance run: SPECBRIDGE_CONFORMANCE=all runs it (CI sets per-era)")
+    chosen = chosen_tiers(config)
     for item in items:
-        if "long" in item.keywords and not LONG_TESTS:
-            item.add_marker(long_skip)
-        if "full_conformance" in item.keywords and PER_ERA:
-            item.add_marker(full_skip)
+        missing = sorted(tiers_of(item) - chosen)
+        if missing:
+            how = "; ".join(TIER_HOW[t] for t in missing)
+            item.add_marker(pytest.mark.skip(reason=f"tier {'+'.join(missing)} ({how}): run with --tier {','.join(missing)} or .ci/run"))
+
+
+# A core test that imports torch is a tier mistake: it fails on a fresh clone (./setup.sh installs no torch) and is slow
+# where torch is installed. Each one is named at the end of the run, and the run fails.
+_TORCH_IN_CORE: list[str] = []
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    before = "torch" in sys.modules
+    yield
+    if not before and "torch" in sys.modules and not tiers_of(item) & {"ml", "engine"}:
+        _TORCH_IN_CORE.append(item.nodeid)
+
+
+def pytest_sessionstart(session):
+    """Compile src/ once: this environment may set PYTHONDONTWRITEBYTECODE, and then every CLI subprocess a test starts
+    compiles every module it imports again (cached bytecode as an installed wheel has it; only changed files recompile)."""
+    import compileall
+
+    compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "src"), quiet=2)
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """Every skip counted by its reason, so a green run says what it did not run and why."""
+    reasons: dict[str, int] = {}
+    for rep in terminalreporter.stats.get("skipped", []):
+        reason = rep.longrepr[2] if isinstance(rep.longrepr, tuple) else str(rep.longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        reasons[reason] = reasons.get(reason, 0) + 1
+    if reasons:
+        terminalreporter.write_sep("-", f"skipped: {sum(reasons.values())}, by reason")
+        for reason, n in sorted(reasons.items(), key=lambda kv: -kv[1]):
+            terminalreporter.write_line(f"{n:6d}  {reason}")
+    if _TORCH_IN_CORE:
+        terminalreporter.write_sep("!", "core-tier tests that imported torch (mark them `ml`)")
+        for nodeid in _TORCH_IN_CORE:
+            terminalreporter.write_line(nodeid)
+
+
+def pytest_sessionfinish(session, exitstatus):
+    if _TORCH_IN_CORE and exitstatus == 0:
+        session.exitstatus = 1
 
 
 def raw_tensors(path: Path) -> dict[str, tuple[str, list[int], bytes]]:
@@ -93,12 +169,98 @@ def error_messages(res) -> dict[str, list[str]]:
 
 
 def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "specbridge.cli.entry", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
+    """`python -m specbridge.cli.entry ARGS` as a process of its own: its exit code, stdout and stderr. Forked from this
+    (already started) interpreter where that is safe, which skips the interpreter start and the imports every real
+    process pays (most of a core test's time); otherwise, and with SPECBRIDGE_TEST_FORK=0, a fresh interpreter."""
+    argv = [sys.executable, "-m", "specbridge.cli.entry", *map(str, args)]
+    if _fork_is_safe():
+        return _run_forked(argv, timeout)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+
+
+def _fork_is_safe() -> bool:
+    """A fork copies one thread: safe in a single-threaded interpreter that has not loaded torch (whose thread pools a
+    child cannot use)."""
+    import threading
+
+    return (
+        os.environ.get("SPECBRIDGE_TEST_FORK", "1") != "0"
+        and hasattr(os, "fork")
+        and threading.active_count() == 1
+        and "torch" not in sys.modules
     )
+
+
+def _run_forked(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
+    """The entry point run in a forked child with fresh standard streams (stdin /dev/null, stdout and stderr pipes), as
+    the interpreter would run it: its SystemExit is the exit code, an escaped exception a traceback and exit 1."""
+    import io
+    import selectors
+    import time
+    import traceback
+
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns into pytest
+        code = 1
+        try:
+            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            for fd in (out_r, out_w, err_r, err_w):
+                os.close(fd)
+            sys.stdin = io.TextIOWrapper(io.FileIO(0, "r", closefd=False), encoding="utf-8")
+            sys.stdout = io.TextIOWrapper(io.FileIO(1, "w", closefd=False), encoding="utf-8", errors="strict")
+            sys.stderr = io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace")
+            sys.argv = [argv[2], *argv[3:]]
+            from specbridge.cli.entry import main
+
+            try:
+                main()
+                code = 0
+            except SystemExit as e:
+                if e.code is None or isinstance(e.code, int):
+                    code = e.code or 0
+                else:
+                    print(e.code, file=sys.stderr)
+                    code = 1
+            except BaseException:
+                traceback.print_exc()
+                code = 1
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+    os.close(out_w)
+    os.close(err_w)
+    chunks: dict[int, list[bytes]] = {out_r: [], err_r: []}
+    deadline = time.monotonic() + timeout
+    with selectors.DefaultSelector() as sel:
+        for fd in chunks:
+            sel.register(fd, selectors.EVENT_READ)
+        while sel.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                os.kill(pid, 9)
+                os.waitpid(pid, 0)
+                for fd in chunks:
+                    os.close(fd)
+                raise subprocess.TimeoutExpired(argv, timeout)
+            for key, _ in sel.select(left):
+                data = os.read(key.fd, 65536)
+                if data:
+                    chunks[key.fd].append(data)
+                else:
+                    sel.unregister(key.fd)
+    for fd in chunks:
+        os.close(fd)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    out, err = (b"".join(chunks[fd]).decode("utf-8") for fd in (out_r, err_r))
+    return subprocess.CompletedProcess(argv, code, out, err)
 
 
 def tree_state(d: Path) -> dict[str, tuple[int, bytes | None]]:

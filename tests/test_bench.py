@@ -461,7 +461,7 @@ from test_engine_vllm import VLLM_PY, needs_vllm, tiny_target_const  # noqa: E40
 
 
 @needs_vllm
-@pytest.mark.slow
+@pytest.mark.engine
 def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
     """Baseline and EAGLE-3 servers on the tiny target; bench reads acceptance from vLLM's /metrics.
 

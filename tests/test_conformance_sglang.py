@@ -323,7 +323,7 @@ def differences(pred: dict, obs: dict) -> list[str]:
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("version", VERSIONS)
 def test_check_matches_sglang_loader(version, case, cases, request):
@@ -340,7 +340,7 @@ def test_check_matches_sglang_loader(version, case, cases, request):
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("version", VERSIONS)
 def test_real_parameter_names_are_sglangs(version, cases):
     """Sanity of the harness itself: the names come from SGLang's class (midlayer up to 0.5.11)."""

@@ -144,7 +144,7 @@ def _cases(version: str, all_cases: dict) -> dict:
 _RESULTS: dict[str, dict] = {}  # this file's harness output per release
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("version", RELEASES)
 def test_check_matches_sglang_dflash_loader(version, case, dflash_cases, request):
@@ -158,7 +158,7 @@ def test_check_matches_sglang_dflash_loader(version, case, dflash_cases, request
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES2))
 @pytest.mark.parametrize("version", RELEASES2)
 def test_check_matches_sglang_dflash2_loader(version, case, dflash_cases):
@@ -170,7 +170,7 @@ def test_check_matches_sglang_dflash2_loader(version, case, dflash_cases):
     assert not diff, f"sglang {version}, {case}:\n  " + "\n  ".join(diff)
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES3))
 @pytest.mark.parametrize("version", RELEASES3)
 def test_check_matches_sglang_dspark_loader(version, case, dflash_cases):

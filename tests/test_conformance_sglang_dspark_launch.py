@@ -92,7 +92,7 @@ def _line(draft, args: dict) -> str:
     return shlex.join(head + ["--speculative-draft-model-path", str(draft)] + [w for k, v in args.items() for w in (FLAGS[k], str(v))])
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("version", RELEASES)
 def test_check_launch_matches_sglang_handle_dspark(version, case, drafters, tmp_path_factory):

@@ -39,7 +39,7 @@ def eagle1_cases(tmp_path_factory):
 _RESULTS: dict[str, dict] = {}  # this matrix's harness output per release
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("version", RELEASES)
 def test_check_matches_sglang_eagle1_loader(version, case, eagle1_cases, request):
@@ -57,7 +57,7 @@ def test_eagle1_run_rows_cover_the_matrix():
     base.family_runs_agree("eagle", SELF, len(CASES), KNOWN)
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("version", [v for v in RELEASES if v == "0.5.23"])
 def test_converted_eagle1_drafters_load_on_sglangs_loader(version, tmp_path):
     """`convert --engine sglang==0.5.23` through SGLang's own loader: the research layout (LlamaForCausalLM, which SGLang

@@ -69,7 +69,7 @@ def qwen2_cases(tmp_path_factory):
 _RESULTS: dict[str, dict] = {}  # this matrix's harness output per release
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("version", RELEASES)
 def test_check_matches_sglang_qwen2_eagle1_loader(version, case, qwen2_cases, request):

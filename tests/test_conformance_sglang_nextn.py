@@ -138,7 +138,7 @@ def _run_installed(root: Path) -> None:
         list(pool.map(one, todo))
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("version", RELEASES)
 def test_sglang_nextn_loader_matches_stored(version, case, nextn_root):

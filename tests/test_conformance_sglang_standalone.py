@@ -80,7 +80,7 @@ def real(version: str, target, drafts) -> dict[str, dict]:  # noqa: F811
     return _REAL[version]
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("version", RELEASES)
 def test_check_matches_sglang_standalone(version, case, target, drafts, capsys):  # noqa: F811

@@ -245,7 +245,7 @@ def differences(path: Path, got: dict, pred: dict) -> list[str]:
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", CASES)
 @pytest.mark.parametrize("release", RELEASES)
 def test_check_matches_real_vllm(release, case, vllm_cases, tmp_path_factory, request):

@@ -141,7 +141,7 @@ def predict(path: Path, release: str) -> dict:
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("release", RELEASES)
 def test_check_matches_real_vllm_dflash(release, case, dflash_cases, tmp_path_factory, request):
@@ -259,7 +259,7 @@ def predict2(path: Path, release: str, launch: str | None) -> dict:
     return out
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", [*CASES2, *GUARDED2])
 @pytest.mark.parametrize("release", RELEASES2)
 def test_check_matches_real_vllm_dflash2(release, case, dflash2_cases, tmp_path_factory, request):
@@ -305,7 +305,7 @@ def releases_dspark() -> list[str]:
     return newest_in_ci([v for v in installed if any(in_release_range(v, r.first, r.last) for r in rows)])
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("release", releases_dspark())
 def test_check_matches_real_vllm_dspark(release, tmp_path_factory):
     why = _ready(release)

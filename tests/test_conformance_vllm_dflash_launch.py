@@ -40,7 +40,7 @@ print("RESULT " + json.dumps(out))
 """
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("release", RELEASES)
 def test_vllm_speculative_config_agrees_with_the_dflash_launch_rows(release, tmp_path):
     why = _ready(release)

@@ -55,7 +55,7 @@ def real(release: str, target, drafts) -> dict[str, dict]:  # noqa: F811
     return _REAL[release]
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("release", RELEASES)
 def test_check_matches_real_vllm_draft_model(release, target, drafts, capsys):  # noqa: F811
     why = _ready(release)

@@ -68,7 +68,7 @@ def predict(path: Path, release: str) -> dict:
     return {**res.to_json(), "kv_error": []}
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("release", RELEASES)
 def test_check_matches_real_vllm_eagle1(release, case, eagle1_cases, tmp_path_factory, request):
@@ -107,7 +107,7 @@ def test_eagle1_run_rows_cover_the_matrix():
 CONVERTED = ("model-prefixed", "arch-sglang-style", "lm-head-shipped", "layer0-input-norm-shipped")
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.full_conformance  # CI (per-era) leaves it to SPECBRIDGE_CONFORMANCE=all
 @pytest.mark.parametrize("release", [r for r in RELEASES if r == "0.32.0"])
 def test_converted_eagle1_drafters_load_on_real_vllm(release, eagle1_cases, tmp_path):

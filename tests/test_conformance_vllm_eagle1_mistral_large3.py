@@ -66,7 +66,7 @@ def real(release: str, cases: dict[str, Path], tmp_root: Path) -> dict[str, dict
     return _REAL[release]
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("release, case", PARAMS, ids=[f"{r}-{c}" for r, c in PARAMS])
 def test_check_matches_real_vllm_mistral_large3(release, case, ml3_cases, tmp_path_factory, request):
     why = _ready(release)

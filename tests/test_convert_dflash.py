@@ -107,6 +107,7 @@ def test_muse_glimmer_names_for_releases_before_their_aliases(tmp_path, target_c
         assert codes(out, engine) == (0, {}), engine
 
 
+@pytest.mark.ml
 def test_mask_embedding_tensor_becomes_the_side_file(tmp_path):
     """A trained mask row shipped as a `mask_embedding` tensor is skipped by vLLM and SGLang (D004); converted it is
     mask_embedding.pt, {embedding, mask_token_id}, which both read (torch.load weights_only, as the engines do)."""
@@ -126,6 +127,7 @@ def test_mask_embedding_tensor_becomes_the_side_file(tmp_path):
         assert codes(out, engine) == (0, {}), engine
 
 
+@pytest.mark.ml
 def test_bare_tensor_side_file_for_sglang(tmp_path):
     """vLLM reads a bare-tensor mask_embedding.pt; SGLang 0.5.20+ reads saved['embedding'] and raises on it (D004)."""
     torch = pytest.importorskip("torch")  # torch.load reads the file back as the engines do
@@ -183,6 +185,7 @@ def test_dflash_into_eagle3_is_refused(tmp_path, layout):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.ml
 def test_a_hub_source_brings_its_side_file(tmp_path):
     """SGLang reads mask_embedding.pt from a local directory only: converting a Hub id downloads it (its listed size
     checked first) and writes it, in the form SGLang reads, beside the converted weights."""
@@ -203,7 +206,7 @@ def test_a_hub_source_brings_its_side_file(tmp_path):
     assert saved["mask_token_id"] == dfx.MASK_ID and np.array_equal(saved["embedding"].numpy(), MASK_ROW)
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 @pytest.mark.full_conformance  # CI (per-era) leaves it to SPECBRIDGE_CONFORMANCE=all
 @pytest.mark.long  # a vLLM engine start per case: ~4 min per release on 2 cores (SPECBRIDGE_LONG_TESTS=1 runs it)
 @pytest.mark.parametrize("release", newest_in_ci(["0.27.0", "0.32.0"]))

@@ -12,7 +12,6 @@ import importlib.util
 import json
 import shutil
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -238,15 +237,13 @@ def test_rows_cover_releases_in_order():
 
 
 def test_big_vocab_compare_is_fast(tmp_path):
-    """A 160 k-entry map (Qwen's size) differing in its last id: read and compared in well under a second."""
+    """A 160 k-entry map (Qwen's size) differing in its last id: read and compared (its speed: benchmarks/, not here)."""
     vocab = {f"tok{i}": i for i in range(160_000)}
     a, b = tmp_path / "a", tmp_path / "b"
     for d, v in ((a, vocab), (b, vocab | {"tok159999": 160_000, "other": 159_999})):
         d.mkdir()
         (d / "tokenizer.json").write_text(json.dumps({"model": {"type": "BPE", "vocab": v, "merges": []}, "added_tokens": []}))
-    t0 = time.perf_counter()
     diff = diff_maps(read_tokenizer_facts(a), read_tokenizer_facts(b))
-    assert time.perf_counter() - t0 < 2.0
     assert diff.differing == 2 and diff.first == [(159_999, "tok159999", "other"), (160_000, None, "tok159999")]
 
 
@@ -297,6 +294,7 @@ def plain_loop(target, draft, prompt: list[int], k: int, max_new: int) -> tuple[
     return drafts, accepted, per_pos
 
 
+@pytest.mark.ml
 def test_eval_equals_plain_loop(counting_pair):
     from specbridge.eval.draft_model import evaluate_draft_model
 
@@ -310,6 +308,7 @@ def test_eval_equals_plain_loop(counting_pair):
     assert 0 < s.accepted < s.draft_tokens and 1.0 < s.mean_accept_length < k + 1  # partial acceptance: not trivial
 
 
+@pytest.mark.ml
 def test_eval_cli_and_engine_refusal(counting_pair, capsys):
     _, _, root = counting_pair
     args = ["eval", str(root / "draft"), "--target", str(root / "target"), "--prompts", str(root / "target" / "val.jsonl")]

@@ -10,6 +10,8 @@ pytest.importorskip("safetensors")
 
 from specbridge.model.drafter import DrafterConfig, Eagle3Drafter, KVCache  # noqa: E402
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 FIXTURE = Path(__file__).resolve().parent / "fixtures/producers/speculators-0.9.0/train-save"
 
 

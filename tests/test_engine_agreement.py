@@ -25,7 +25,11 @@ VLLM_VENV = Path(os.environ.get("SPECBRIDGE_VLLM_VENV", Path.home() / ".cache" /
 VLLM_PY = VLLM_VENV / "bin" / "python"
 N_PROMPTS, NEW, K = 12, 48, 3
 
-pytestmark = pytest.mark.skipif(not (VLLM_VENV / ".specbridge-ok").exists(), reason="no cached vLLM CPU venv (scripts/setup_vllm_cpu.sh)")
+pytestmark = [
+    pytest.mark.engine,
+    pytest.mark.ml,
+    pytest.mark.skipif(not (VLLM_VENV / ".specbridge-ok").exists(), reason="no cached vLLM CPU venv (scripts/setup_vllm_cpu.sh)"),
+]
 
 
 def _post(url, body, timeout=300):

@@ -294,7 +294,7 @@ EXPECTED = {
 
 
 @needs_vllm
-@pytest.mark.slow
+@pytest.mark.engine
 def test_real_vllm_vs_check(conformance, tmp_path):
     records = {name: compare(path, real, pred) for name, (path, real, pred) in conformance.items()}
     (tmp_path / "agreement.json").write_text(json.dumps(records, indent=1))
@@ -332,7 +332,7 @@ def test_real_vllm_vs_check(conformance, tmp_path):
 
 
 @needs_vllm
-@pytest.mark.slow
+@pytest.mark.engine
 def test_real_vllm_error_messages(conformance):
     """Where vLLM raises, check's predicted error names the same component vLLM's message names."""
     for name, (_path, real, pred) in conformance.items():

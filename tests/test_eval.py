@@ -20,6 +20,8 @@ from specbridge.eval.run import evaluate  # noqa: E402
 from specbridge.model.drafter import KVCache  # noqa: E402
 from specbridge.view import open_view  # noqa: E402
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 torch.set_num_threads(1)
 
 

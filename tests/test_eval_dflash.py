@@ -18,6 +18,8 @@ from eval_reference import PROMPTS, eval_cli, plain_speculative_decode, write_pr
 from specbridge.eval.run import evaluate_dflash  # noqa: E402
 from specbridge.model.dflash import DFlashConfig, DFlashDrafter  # noqa: E402
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 torch.set_num_threads(1)
 
 VOCAB, HT, NL = 96, 64, 4  # a small vocab: random drafts are sometimes right, so the counts mean something

@@ -19,6 +19,8 @@ from test_eval_dflash import IDS, NL, VOCAB, _inputs, tiny_drafter, tiny_target 
 from specbridge.eval.run import evaluate_dflash  # noqa: E402
 from specbridge.model.dflash import DFlashConfig, DFlashDrafter  # noqa: E402
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 torch.set_num_threads(1)
 
 TAPS, GROUP, RANK, TOP_K = 2, 16, 8, 4

@@ -22,6 +22,8 @@ from test_eval_dflash import IDS, VOCAB, _inputs, tiny_drafter, tiny_target, zla
 from specbridge.eval.run import evaluate_dflash  # noqa: E402
 from specbridge.model.dflash import DFlashConfig, DFlashDrafter  # noqa: E402
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 torch.set_num_threads(1)
 
 RANK = 8

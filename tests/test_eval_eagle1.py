@@ -20,6 +20,8 @@ from specbridge.eval.run import evaluate_eagle1  # noqa: E402
 from specbridge.model.drafter import KVCache  # noqa: E402
 from specbridge.model.eagle1 import Eagle1Config, Eagle1Drafter  # noqa: E402
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 torch.set_num_threads(1)
 
 VOCAB, H = 96, 64  # a small vocab: the drafts are sometimes right, so the counts mean something

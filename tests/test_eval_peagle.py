@@ -19,6 +19,8 @@ from test_eval_eagle1 import VOCAB, H, tiny_target  # noqa: E402
 from specbridge.eval.run import draft_chains, evaluate, peagle_chains, run_target_batch  # noqa: E402
 from specbridge.model.drafter import DrafterConfig, Eagle3Drafter, KVCache  # noqa: E402
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 torch.set_num_threads(1)
 
 BOUNDARIES = [1, 2, 3]  # inputs of layers 1, 2 and of the final norm of the 3-layer target

@@ -79,6 +79,7 @@ def test_permission_denied(tmp_path):
         subprocess.run(["umount", "-l", str(ro)], capture_output=True)
 
 
+@pytest.mark.ml
 def test_kill_train_during_checkpointing(tmp_path):
     """kill -9 the trainer at random moments while it checkpoints every step: every checkpoint on
     disk is complete, and --resume continues from the latest one."""

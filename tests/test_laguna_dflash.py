@@ -103,10 +103,11 @@ def test_qwen3_dflash_on_025_is_still_not_modelled(tmp_path):
     assert r.returncode == 2 and "from 0.26.0" in r.stderr, r.stderr
 
 
+@pytest.mark.ml
 def test_eval_refuses_laguna_layers_it_does_not_implement(laguna, tmp_path):
     """eval's block draft step implements Qwen3 DFlash layers: a Laguna drafter's fused qkv_proj, g_proj and aux norms
     have no slot there, so eval refuses instead of reporting the acceptance of layers left unfilled."""
-    import torch
+    torch = pytest.importorskip("torch")
     from transformers import Qwen3Config, Qwen3ForCausalLM
 
     torch.manual_seed(0)

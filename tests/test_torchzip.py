@@ -24,6 +24,8 @@ from specbridge.view import open_view
 
 torch = pytest.importorskip("torch")
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 
 def _state_dict(d: Path) -> dict:
     from safetensors.torch import load_file

@@ -23,6 +23,8 @@ from specbridge.train import capture as cap  # noqa: E402
 from specbridge.train.trainer import TrainArgs, train  # noqa: E402
 from specbridge.train.vocab import build_vocab_map, coverage  # noqa: E402
 
+pytestmark = pytest.mark.ml  # the ml tier: torch (./setup.sh --ml)
+
 REPO = Path(__file__).resolve().parents[1]
 FIXTURE = REPO / "tests/fixtures/producers/speculators-0.9.0/train-save"
 VD = 448
@@ -233,7 +235,6 @@ def test_resume_without_checkpoint_fails_clearly(tiny_target, tmp_path):
         train(tiny_args(tiny_target, tmp_path / "empty", resume=True), log=lambda *a: None)
 
 
-@pytest.mark.slow
 def test_two_process_torchrun(tiny_target, trained, tmp_path):
     import socket
 

@@ -113,7 +113,7 @@ def test_header_only_commands_from_the_wheel(wheel_venv):
     assert json.loads(_run(bin_dir, work, "check", "fixed", "--engine", "sglang==0.5.11", "--json").stdout)["ok"] is True
 
 
-@pytest.mark.slow
+@pytest.mark.ml
 def test_eval_and_train_prepare_only_from_the_wheel(wheel_venv):
     import importlib.util
 

@@ -94,6 +94,7 @@ def test_bench_stays_light():
     assert r.returncode == 0 and r.stdout.strip() == "[]", r.stdout + r.stderr
 
 
+@pytest.mark.ml
 def test_holdout_prompts_are_not_the_bundled_ones():
     from specbridge.bundled import PROMPTS
     from specbridge.prompts import read_prompts, text_of
@@ -175,7 +176,8 @@ def _bench_ids(url: str, prompts, fmt: str) -> tuple[list[list[int]], str]:
     return asyncio.run(go())
 
 
-@pytest.mark.slow
+@pytest.mark.ml
+@pytest.mark.engine
 def test_bench_and_eval_send_the_same_token_ids(served, tmp_path):
     """The same file, either format: bench's ids (the server's /tokenize) are eval's ids (transformers)."""
     pytest.importorskip("transformers")
@@ -205,7 +207,7 @@ def _bench(url: str, prompts: Path, n: int, *extra: str) -> dict:
     return json.loads(r.stdout)
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 def test_token_id_prompts_file_is_the_same_workload(served, tmp_path):
     """A {"prompt_ids"} file with eval's ids of the first 4 prompts measures exactly what the text file measures."""
     pytest.importorskip("transformers")
@@ -216,7 +218,7 @@ def test_token_id_prompts_file_is_the_same_workload(served, tmp_path):
     assert a["drafts"] > 0 and (a["drafts"], a["accepted"]) == (b["drafts"], b["accepted"])
 
 
-@pytest.mark.slow
+@pytest.mark.engine
 def test_cli_eval_predicts_what_serve_and_bench_measure(served):
     """Through the CLI alone, on the held-out prompts: eval --engine vllm==0.32.0 within 5% of bench's /metrics."""
     bench = _bench(served, HOLDOUT, 16)
