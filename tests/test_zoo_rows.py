@@ -272,6 +272,7 @@ def test_peagle_on_sglang_and_trtllm_says_they_have_no_class(tmp_path):
     assert "sglang has no P-EAGLE drafter class" in r.stderr and "trtllm has no P-EAGLE drafter class" in r.stderr
 
 
+@pytest.mark.engine
 def test_sglang_wheels_have_no_peagle(tmp_path):
     """The SGLang row's evidence, rechecked on the wheels of the conformance environment (skipped without it): no
     file names P-EAGLE, parallel drafting, mask_hidden or a speculators config, and SpeculativeAlgorithm has no
