@@ -23,3 +23,4 @@ else
 fi
 echo "== specbridge check examples/smollm2-drafter --engine sglang==0.5.11"
 .venv/bin/specbridge check examples/smollm2-drafter --engine sglang==0.5.11 || true
+[ -n "${VIRTUAL_ENV:-}" ] || echo "== specbridge is in .venv/bin: '. .venv/bin/activate' puts it on PATH"
