@@ -9,6 +9,7 @@ import struct
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -99,6 +100,28 @@ def run_cli(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
         text=True,
         timeout=timeout,
     )
+
+
+@pytest.fixture
+def cli_here(capsys):
+    """`specbridge ARGS` run in this process (a subprocess per call costs more than a small conversion):
+    returns an object with returncode, stdout and stderr, as run_cli's does."""
+
+    from specbridge.cli import entry
+
+    def run(*args) -> SimpleNamespace:
+        old, sys.argv = sys.argv, ["specbridge", *map(str, args)]
+        code = 0
+        try:
+            entry.main()
+        except SystemExit as e:
+            code = e.code
+        finally:
+            sys.argv = old
+        out = capsys.readouterr()
+        return SimpleNamespace(returncode=code, stdout=out.out, stderr=out.err)
+
+    return run
 
 
 def tree_state(d: Path) -> dict[str, tuple[int, bytes | None]]:

@@ -103,10 +103,26 @@ def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
 
 
 def _same_dir(a: Path, b: Path) -> bool:
+    """Whether `a` and `b` name one directory: the same device and inode (a symlinked, bind-mounted or
+    case-folded path to the source included). A path that does not exist is not the source; one that
+    cannot be examined (permissions, a symlink loop, an I/O error) is refused, never answered False:
+    writing over the source on a guess would replace the original."""
     try:
-        return a.resolve() == b.resolve()
-    except OSError:
+        sa, sb = _stat_or_none(a), _stat_or_none(b)
+    except OSError as e:
+        why = f"{e.strerror or e}" + (f": {e.filename}" if e.filename else "")
+        raise CheckpointError(a, f"cannot tell whether this is the source directory {b} ({why}); not converting") from None
+    if sa is None or sb is None:
         return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def _stat_or_none(p: Path) -> os.stat_result | None:
+    """os.stat of `p` (symlinks followed), None when it does not exist; any other failure raises."""
+    try:
+        return os.stat(p)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def execute(
