@@ -4,6 +4,7 @@ maps, embed/head), with every change listed. Nothing is written here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.reader import Checkpoint
@@ -21,6 +22,7 @@ from ..view import CheckpointView
 from .configs import canon_config, settle_target_hidden, write_config
 from .dflash import DFLASH_LAYOUTS, ConvertRefused
 from .eagle1 import EAGLE1_ENGINE, EAGLE1_LAYOUTS
+from .sidefiles import hub_note, side_files
 
 # which engine a layout is checked against after writing
 LAYOUT_ENGINE = {
@@ -71,6 +73,8 @@ class Plan:
     side_changed: bool = False  # an extra file differs from the source's (a header rename in place cannot do it)
     mask_expect: tuple | None = None  # (embedding bytes, dtype, mask id) the written mask_embedding.pt must hold
     noop: bool = False  # nothing to change: no file is written
+    copy_files: dict[str, Path] = field(default_factory=dict)  # the checkpoint's other files, carried as they are (-o)
+    not_copied: list[tuple[str, str]] = field(default_factory=list)  # (name, why) of entries beside the weights left out
 
     @property
     def names_only(self) -> bool:
@@ -131,10 +135,14 @@ def plan_conversion(
 ) -> Plan:
     """Every step of a conversion, decided before a byte is written: the destination layout, then the
     vocab maps, the embedding, every tensor's new name, the head, and the config; a config the destination's
-    engine would not load is refused here (nothing written).
+    engine would not load is refused here (nothing written); then the checkpoint's other files to carry.
     `view`: the source described once (view.read_view)."""
     plan = _plan_family(view, to, engine, target, target_ckpt, embed)
     refuse_unloadable_config(plan)
+    plan.copy_files, plan.not_copied = side_files(plan.src, set(plan.extra_files))
+    note = hub_note(plan.src)
+    if note:
+        plan.notes.append(note)
     return plan
 
 

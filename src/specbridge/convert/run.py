@@ -45,6 +45,7 @@ class Result:
     files: list[Path] = field(default_factory=list)
     verified: str = ""  # what was verified how, in words (the writer's account, or the in-place check's)
     kept: bool = False  # the backup is an earlier in-place run's, kept: it holds the original
+    copied: list[str] = field(default_factory=list)  # the checkpoint's other files copied beside the new weights (-o)
 
 
 GATHER_SPAN_BYTES = 16 << 20  # most bytes read at once when gathering head rows
@@ -158,12 +159,21 @@ def execute(
             max_shard_bytes=max_shard_bytes,
             force=force,
             extra_files=plan.extra_files,
+            copy_files=plan.copy_files,
             verify=True,
             progress=progress,
         )
     _keep_modes(src, res.files)
     problems = (res.problems or []) + verify_side_files(plan, dst)
-    return Result(dst, "rewrite", time.perf_counter() - t0, problems, files=res.files, verified=_side_verified(plan, res.verified))
+    return Result(
+        dst,
+        "rewrite",
+        time.perf_counter() - t0,
+        problems,
+        files=res.files,
+        verified=_side_verified(plan, res.verified),
+        copied=[f.name for f in res.copied],
+    )
 
 
 def _side_verified(plan: Plan, how: str) -> str:
