@@ -128,3 +128,18 @@ def test_a_destination_that_is_the_source_through_a_symlink_is_refused(tmp_path,
     r = cli_here("convert", src, "--to", "vllm", "-o", tmp_path / "link", "--force")
     assert "source" in one_line_refusal(r)
     assert tree_state(tmp_path) == before
+
+
+def test_target_hidden_size_is_read_from_the_checkpoint_before_the_target():
+    """The recorded aux layer count divides the fc width first: a --target whose hidden size also divides it
+    (12288 = 2 × 6144) does not override what the checkpoint says (3 × 4096)."""
+    from types import SimpleNamespace
+
+    from specbridge.convert.configs import target_hidden_of
+
+    d = SimpleNamespace(cfg_target_hidden_size=None, fc_in=12288)
+    assert target_hidden_of(d, 3, 6144)[0] == 4096
+    assert target_hidden_of(d, None, 6144) == (6144, "the target's hidden_size; fc input 12288 = 2 × it")
+    assert target_hidden_of(d, None, None) == (4096, "fc input 12288 / 3 aux layers, the producers' default")
+    assert target_hidden_of(SimpleNamespace(cfg_target_hidden_size=5120, fc_in=12288), 3, 6144)[0] == 5120
+    assert target_hidden_of(SimpleNamespace(cfg_target_hidden_size=None, fc_in=None), None, None) == (None, "")

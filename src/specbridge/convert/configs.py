@@ -74,15 +74,16 @@ class Canon:
 
 def target_hidden_of(d: Drafter, n_aux: int | None, target_hidden_size: int | None) -> tuple[int | None, str]:
     """The target hidden size the drafter's fc was built for, and where it was read: the config's own value, else
-    the fc input width (n_aux × target_hidden_size) over the --target's hidden size when it divides it, else over
-    the aux layer count (3, the producers' default, when none is recorded). (None, "") when nothing says."""
+    the fc input width (n_aux × target_hidden_size) over the recorded aux layer count, else over the --target's
+    hidden size when it divides it, else over 3 (the producers' default). (None, "") when nothing says."""
     if d.cfg_target_hidden_size:
         return d.cfg_target_hidden_size, "from the config"
+    if d.fc_in and n_aux and d.fc_in % n_aux == 0:
+        return d.fc_in // n_aux, f"fc input {d.fc_in} / {n_aux} aux layers"
     if d.fc_in and target_hidden_size and d.fc_in % target_hidden_size == 0:
         return target_hidden_size, f"the target's hidden_size; fc input {d.fc_in} = {d.fc_in // target_hidden_size} × it"
-    n = n_aux or 3
-    if d.fc_in and d.fc_in % n == 0:
-        return d.fc_in // n, f"fc input {d.fc_in} / {n} aux layers"
+    if d.fc_in and d.fc_in % 3 == 0:
+        return d.fc_in // 3, f"fc input {d.fc_in} / 3 aux layers, the producers' default"
     if target_hidden_size:
         return target_hidden_size, "the target's hidden_size"
     return None, ""
