@@ -24,6 +24,11 @@ def convert(*args):
     return r, (json.loads(r.stdout) if r.stdout.strip().startswith("{") else None)
 
 
+def verifier_for(layout: str) -> tuple:
+    """The story drafter records no verifier: a speculators config needs one (vLLM refuses it without), --target gives it."""
+    return ("--target", TINY_TARGET) if layout == "speculators" else ()
+
+
 def tensor_bytes(path):
     return {n: (dt, sh, data) for n, (dt, sh, data) in raw_tensors(path).items()}
 
@@ -149,7 +154,7 @@ def test_in_place_runs_keep_one_backup_of_the_original_and_restore_puts_it_back(
     original = tree_state(d)
     first_set = None
     for i, layout in enumerate(layouts):
-        r, obj = convert(d, "--to", layout, "--in-place")
+        r, obj = convert(d, "--to", layout, "--in-place", *verifier_for(layout))
         assert obj is not None and obj["method"] in ("in-place header", "rewrite"), r.stderr
         assert obj["backup"] and obj["backup_kept"] is (i > 0), obj
         siblings = sorted(p.name for p in tmp_path.iterdir() if p.name != "story")
@@ -183,7 +188,7 @@ def test_restore_after_no_backup_run_and_refusals(tmp_path):
     shutil.copytree(STORY, d)
     original = tree_state(d)
     assert convert(d, "--to", "sglang", "--in-place")[0].returncode == 0
-    r, obj = convert(d, "--to", "speculators", "--in-place", "--no-backup")
+    r, obj = convert(d, "--to", "speculators", "--in-place", "--no-backup", "--target", TINY_TARGET)
     assert r.returncode in (0, 1) and obj["backup_kept"] is True, r.stderr
     r = run_cli("restore", d / "config.json", "--json")  # a file of the checkpoint names its directory, as in convert
     assert r.returncode == 0 and json.loads(r.stdout)["kind"] == "files" and json.loads(r.stdout)["path"] == str(d), r.stderr

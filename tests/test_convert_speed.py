@@ -14,7 +14,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import SF_SGLANG, STORY, run_cli
+from conftest import SF_SGLANG, STORY, TINY_TARGET, run_cli
 
 from specbridge.checkpoint import write as W
 from specbridge.checkpoint.errors import CheckpointError
@@ -200,6 +200,8 @@ def test_in_place_rename_takes_the_fast_path_without_typer(tmp_path):
             "speculators",
             "--in-place",
             "--no-backup",
+            "--target",  # the verifier a speculators config needs (the drafter records none)
+            str(TINY_TARGET),
         ],
         capture_output=True,
         text=True,

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import STORY, tree_state
+from conftest import STORY, TINY_TARGET, tree_state
 from test_write import SRC_DIR, TRAIN_SAVE, make_safetensors
 
 from specbridge.checkpoint.errors import CheckpointError
@@ -210,11 +210,13 @@ import os, sys
 from specbridge.cli.contract import CliError
 from specbridge.cli.convert_cmd import convert_cmd
 cycle = sys.argv[2].split(",")
+target = sys.argv[3]  # the verifier a speculators config needs (the story drafter records none)
 print("ready", flush=True)
 os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
 i = 0
 while True:
-    convert_cmd(sys.argv[1], cycle[i % len(cycle)], None, True, None, None, "keep", False, True, None, True)
+    to = cycle[i % len(cycle)]
+    convert_cmd(sys.argv[1], to, None, True, None, target if to == "speculators" else None, "keep", False, True, None, True)
     i += 1
 """
 
@@ -232,7 +234,7 @@ def test_sigkill_during_in_place_conversions_then_restore(tmp_path):
         d = work / "story"
         shutil.copytree(STORY, d)
         original = tree_state(d)
-        p = start(CONVERT_LOOP, d, "sglang,trtllm,speculators,sglang,speculators")
+        p = start(CONVERT_LOOP, d, "sglang,trtllm,speculators,sglang,speculators", TINY_TARGET)
         assert kill_after(p, rng.uniform(0.05, 2.0)), "the conversion loop never ends by itself"
         state = "root missing" if not d.exists() else "set: " + (find_backup(d).kind if find_backup(d) else "none")
         hidden = [n for n in os.listdir(work) if n.startswith(".")]

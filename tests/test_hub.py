@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -158,6 +159,28 @@ def test_convert_streams_from_the_hub(spec_hub, tmp_path):
     # streamed by range into the writer: no whole-file GET, nothing of the weights in the HF cache
     assert all(rng for m, p, rng in hub.stats.requests if p.endswith(".safetensors") and m == "GET")
     assert not list(cache.rglob("*.safetensors"))
+
+
+def test_convert_from_the_hub_copies_the_other_files_the_hf_cache_holds(tmp_path):
+    """A Hub source's other files come from the HF cache at the commit converted (nothing more is downloaded):
+    a cached tokenizer.json is copied byte for byte, an uncached README.md is not, and the note says how to fetch it."""
+    from huggingface_hub import hf_hub_download
+
+    src = tmp_path / "src"
+    shutil.copytree(SPEC_TRAIN, src)
+    (src / "tokenizer.json").write_bytes(b'{"vocab": {}}\r\n')
+    (src / "README.md").write_text("# a drafter")
+    repo = make_repo(src)
+    cache = tmp_path / "hf-cache"
+    with FakeHub({"org/side": repo}) as hub:
+        hf_hub_download("org/side", "tokenizer.json", cache_dir=str(cache), endpoint=hub.url)
+        r = cli(hub, cache, "convert", "org/side", "--to", "sglang", "-o", tmp_path / "out", "--json")
+        served = [p for m, p, _ in hub.stats.requests if "/resolve/" in p and m == "GET"]
+    assert r.returncode == 0, r.stderr + r.stdout
+    out = json.loads(r.stdout)
+    assert out["copied"] == ["tokenizer.json"] and (tmp_path / "out" / "tokenizer.json").read_bytes() == b'{"vocab": {}}\r\n'
+    assert not (tmp_path / "out" / "README.md").exists() and not any(p.endswith("README.md") for p in served)
+    assert any("hf download org/side" in n and repo.commit in n for n in out["notes"])
 
 
 def test_launch_hands_the_engine_the_repo_id(spec_hub):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import io
 
 import pytest
-from conftest import SF_SGLANG, SPEC_TRAIN, mutate, run_cli
+from conftest import SF_SGLANG, SPEC_TRAIN, TINY_TARGET, mutate, run_cli
 from rich.console import Console
 
 from specbridge.display import markup_safe, plot_safe
@@ -58,7 +58,7 @@ def test_convert_report_prints_hostile_names(tmp_path):
     refused = run_cli("convert", hostile_drafter(tmp_path, SF_SGLANG), "--to", "speculators", "-o", tmp_path / "o1")
     assert refused.returncode in (1, 2) and "(fc.weight[/])" in refused.stderr  # an unknown tensor, named as written
     d = mutate(SF_SGLANG, tmp_path / "src[/]", config=lambda c: c.update(model_type="[bold]llama[/red]"))
-    r = run_cli("convert", d, "--to", "speculators", "-o", tmp_path / "out[/]")
+    r = run_cli("convert", d, "--to", "speculators", "-o", tmp_path / "out[/]", "--target", TINY_TARGET)
     assert r.returncode in (0, 1), r.stderr
     assert "internal error" not in r.stderr and "src[/]" in r.stdout and "out[/]" in r.stdout
 

@@ -199,6 +199,13 @@ def resolve(ref: HubRef) -> Listing:
     return Listing(replace(ref, commit=info.sha, endpoint=endpoint), sorted(s.rfilename for s in sib), sizes)
 
 
+def cached_snapshot_files(ref: HubRef) -> dict[str, Path]:
+    """The top-level files the HF cache holds for the resolved commit of `ref`: {name: path}, without any request."""
+    names = _cached_names(ref, ref.commit) if ref.commit else None
+    snap = _repo_cache(ref) / "snapshots" / (ref.commit or "")
+    return {n: snap / n for n in names or () if "/" not in n}
+
+
 def cached_file(ref: HubRef, name: str) -> Path | None:
     """The file from the HF cache at the resolved commit, without any request; None if absent."""
     from huggingface_hub import try_to_load_from_cache

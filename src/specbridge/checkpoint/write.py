@@ -25,7 +25,7 @@ import threading
 import time
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .errors import CheckpointError
@@ -38,6 +38,7 @@ TRANSFORMS: dict[str, tuple[str, str]] = {
 }
 MAX_TRANSFORM_BYTES = 64 << 20  # transforms read their source whole; vocab maps are ~1 MB
 COPY_CHUNK = 64 << 20  # bytes per copy call; also how often we start writeback
+SIDE_CHUNK = 4 << 20  # bytes per read when copying or comparing a file carried as it is (tokenizer, README)
 STREAM_CHUNK = 16 << 20  # bytes per read from a source that is not a local file (HTTP range)
 BUFFER_BYTES = 8 << 20  # the last-resort copy loop and the verifier read this much at a time
 SAMPLE_BYTES = 64 << 10  # a kernel-copied range is read back and compared at each end over this many bytes
@@ -113,6 +114,7 @@ class WriteResult:
     seconds: float
     problems: list[str] | None  # the verification's answer; None when not asked to verify
     verified: str = ""  # how the tensors were verified, in words (for the user's report)
+    copied: list[Path] = field(default_factory=list)  # final paths of the files copied as they are (copy_files)
 
 
 class CopyChecks:
@@ -408,6 +410,38 @@ def _write_small_file(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
+def _copy_file(source: Path, path: Path) -> None:
+    """`source`'s bytes (a symlink followed: HF caches link to blobs) into a new file `path` with the source's
+    permission bits, fsynced."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o644)
+    try:
+        with open(source, "rb") as f:
+            off = 0
+            while chunk := f.read(SIDE_CHUNK):
+                _pwrite_all(fd, chunk, off)
+                off += len(chunk)
+            mode = os.fstat(f.fileno()).st_mode & 0o7777
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.chmod(path, mode)
+
+
+def verify_copies(dst_dir: Path, copy_files: dict[str, Path]) -> list[str]:
+    """Each copied file re-read from `dst_dir` and compared with its source, byte for byte. Returns problems."""
+    problems = []
+    for name, source in copy_files.items():
+        with open(source, "rb") as a, open(dst_dir / name, "rb") as b:
+            while True:
+                x, y = a.read(SIDE_CHUNK), b.read(SIDE_CHUNK)
+                if x != y:
+                    problems.append(f"{name}: the copy differs from {source}")
+                    break
+                if not x:
+                    break
+    return problems
+
+
 def fsync_dir(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -525,6 +559,7 @@ def write_checkpoint(
     max_shard_bytes: int | None = None,
     force: bool = False,
     extra_files: dict[str, bytes] | None = None,
+    copy_files: dict[str, Path] | None = None,
     verify: bool = False,
     progress=None,
 ) -> WriteResult:
@@ -536,7 +571,8 @@ def write_checkpoint(
     tensor copied from a local file compared with its source while copying (CopyChecks: the ends of what
     the kernel copied, all of what our own loop copied),
     the others (transformed, remote) by re-reading and hashing, every header re-read. `progress(n)` hears
-    of every n bytes of tensor data written.
+    of every n bytes of tensor data written. `copy_files` ({name: source file}): files carried as they are (the
+    checkpoint's tokenizer, README, …), inside the same atomic write, each compared byte for byte when verifying.
     """
     t0 = time.perf_counter()
     dst = Path(os.path.abspath(dst_dir))
@@ -554,6 +590,9 @@ def write_checkpoint(
         if name in small or name in names or not name or name in (".", "..") or "/" in name or os.sep in name:
             raise ValueError(f"extra file name {name!r} is not a plain, unused file name")
         small[name] = data
+    for name in copy_files or {}:
+        if name in small or name in names or not name or name in (".", "..") or "/" in name or os.sep in name:
+            raise ValueError(f"copied file name {name!r} is not a plain, unused file name")
 
     try:
         dst.parent.mkdir(parents=True, exist_ok=True)
@@ -583,10 +622,13 @@ def write_checkpoint(
         for name, data in small.items():
             current = name
             _write_small_file(tmp / name, data)
+        for name, source in (copy_files or {}).items():
+            current = name
+            _copy_file(source, tmp / name)
         current = "the directory"
         fsync_dir(tmp)
         if verify:
-            problems = verify_written(tmp, tensors, streamed, checks.first_difference)
+            problems = verify_written(tmp, tensors, streamed, checks.first_difference) + verify_copies(tmp, copy_files or {})
             if problems:
                 raise VerificationFailed(dst, f"verification failed ({len(problems)} problems, first: {problems[0]}); nothing was written")
         current = "the final rename"
@@ -608,7 +650,10 @@ def write_checkpoint(
         shutil.rmtree(replaced, ignore_errors=True)
     files = [dst / n for n in [*names, *small]]
     how = verification_summary(tensors, checks) if verify else ""
-    return WriteResult(files, sum(f.stat().st_size for f in files), time.perf_counter() - t0, problems, how)
+    if verify and copy_files:
+        how += f"; {len(copy_files)} copied file(s) compared byte for byte with their source"
+    copied = [dst / n for n in copy_files or {}]
+    return WriteResult(files, sum(f.stat().st_size for f in files), time.perf_counter() - t0, problems, how, copied)
 
 
 def verification_summary(tensors: list[OutTensor], checks: CopyChecks) -> str:

@@ -143,6 +143,8 @@ def print_convert_json(src: Path, ck, tgt, plan, res, checks, ok: bool) -> None:
             "verified": res.verified,
             "backup": str(res.backup) if res.backup else None,
             "backup_kept": res.kept,
+            "copied": res.copied,  # the checkpoint's other files copied into dst byte for byte (in place: left where they are)
+            "not_copied": [list(p) for p in _not_copied(res, plan)],
             "check": checks[0].to_json() if checks else None,
             "checks": [r.to_json() for r in checks] if checks else [],
             **hub_sources(ck.hub, tgt.hub if tgt is not None else None),  # the commit converted, for a Hub source
@@ -181,6 +183,7 @@ def print_convert(src: Path, ck, plan, res, checks, engine_used) -> None:
             w(f"VERIFY FAILED: {len(res.problems)} problem(s): {res.problems[:3]}\n")
         else:
             w(f"verified: {n}/{n} tensors: {res.verified}\n")
+        w(_other_files_line(res, plan))
     for r in (checks if plan.family != "eagle3" else checks[:1]) if checks else ():
         errs = [f for f in r.findings if f.severity == "error"]
         w(
@@ -191,6 +194,26 @@ def print_convert(src: Path, ck, plan, res, checks, engine_used) -> None:
             w(f"  {f.code} {f.message}\n")
     if not checks and engine_used is None:
         w(f"check: no engine loads the {plan.layout.name} layout natively; nothing to check against\n")
+
+
+def _other_files_line(res, plan) -> str:
+    """What became of the checkpoint's other files (tokenizer, README, …): copied, or left where they are."""
+    if _in_place(res, plan):
+        line = "other files: left in place, as they were\n"
+    elif res.copied:
+        line = f"copied {len(res.copied)} other file(s) byte for byte: {', '.join(res.copied)}\n"
+    else:
+        line = "other files: none beside the weights to copy\n"
+    return line + "".join(f"  not copied: {name} ({why})\n" for name, why in _not_copied(res, plan))
+
+
+def _in_place(res, plan) -> bool:
+    return plan.src.hub is None and res.dst == plan.src.root
+
+
+def _not_copied(res, plan) -> list[tuple[str, str]]:
+    """The entries beside the weights a copy leaves out; none in place (everything stays or comes along)."""
+    return [] if _in_place(res, plan) else plan.not_copied
 
 
 def _size(s: str) -> int:

@@ -69,6 +69,37 @@ class Canon:
     verifier: dict = field(default_factory=dict)
     speculative_tokens: int = 3
     quantization_config: dict | None = None
+    target_hidden_known: int | None = None  # the target's hidden size however learned (equal to hidden_size included)
+
+
+def target_hidden_of(d: Drafter, n_aux: int | None, target_hidden_size: int | None) -> tuple[int | None, str]:
+    """The target hidden size the drafter's fc was built for, and where it was read: the config's own value, else
+    the fc input width (n_aux × target_hidden_size) over the recorded aux layer count, else over the --target's
+    hidden size when it divides it, else over 3 (the producers' default). (None, "") when nothing says."""
+    if d.cfg_target_hidden_size:
+        return d.cfg_target_hidden_size, "from the config"
+    if d.fc_in and n_aux and d.fc_in % n_aux == 0:
+        return d.fc_in // n_aux, f"fc input {d.fc_in} / {n_aux} aux layers"
+    if d.fc_in and target_hidden_size and d.fc_in % target_hidden_size == 0:
+        return target_hidden_size, f"the target's hidden_size; fc input {d.fc_in} = {d.fc_in // target_hidden_size} × it"
+    if d.fc_in and d.fc_in % 3 == 0:
+        return d.fc_in // 3, f"fc input {d.fc_in} / 3 aux layers, the producers' default"
+    if target_hidden_size:
+        return target_hidden_size, "the target's hidden_size"
+    return None, ""
+
+
+def settle_target_hidden(c: Canon, d: Drafter, target_hidden_size: int | None) -> str | None:
+    """Fill `c`'s target hidden size from the checkpoint and the target (target_hidden_of); a note when it was
+    not in the config. Flat layouts write it only when it differs from hidden_size (their readers fall back to
+    hidden_size); the speculators layout always writes the number, never null."""
+    ht, where = target_hidden_of(d, len(c.boundaries) if c.boundaries else None, target_hidden_size)
+    c.target_hidden_known = ht
+    if ht is not None and ht != c.llama.get("hidden_size"):
+        c.target_hidden_size = ht
+    if ht is None or d.cfg_target_hidden_size:
+        return None
+    return f"target_hidden_size {ht} ({where}): not in the source config"
 
 
 def canon_config(d: Drafter) -> Canon:
@@ -161,7 +192,7 @@ def write_config(c: Canon, layout: Layout, ids_for_eagle_config: list[int] | Non
             },
             "transformer_layer_config": tlc,
             "draft_vocab_size": c.draft_vocab_size,
-            "target_hidden_size": c.target_hidden_size,
+            "target_hidden_size": c.target_hidden_size or c.target_hidden_known,
             "eagle_aux_hidden_state_layer_ids": c.boundaries,
             "norm_before_fc": c.norm_before_fc,
             "fc_norm": c.fc_norm,

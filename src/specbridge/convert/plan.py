@@ -4,6 +4,7 @@ maps, embed/head), with every change listed. Nothing is written here."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.reader import Checkpoint
@@ -13,13 +14,15 @@ from ..checkpoint.values import int_values
 from ..checkpoint.write import OutTensor
 from ..engines.capture import engine_capture
 from ..engines.registry import resolve
+from ..engines.simulate import speculators_missing
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import embed_stats
 from ..layouts.table import LAYOUTS, Layout, to_layout
 from ..view import CheckpointView
-from .configs import canon_config, write_config
+from .configs import canon_config, settle_target_hidden, write_config
 from .dflash import DFLASH_LAYOUTS, ConvertRefused
 from .eagle1 import EAGLE1_ENGINE, EAGLE1_LAYOUTS
+from .sidefiles import hub_note, side_files
 
 # which engine a layout is checked against after writing
 LAYOUT_ENGINE = {
@@ -70,6 +73,8 @@ class Plan:
     side_changed: bool = False  # an extra file differs from the source's (a header rename in place cannot do it)
     mask_expect: tuple | None = None  # (embedding bytes, dtype, mask id) the written mask_embedding.pt must hold
     noop: bool = False  # nothing to change: no file is written
+    copy_files: dict[str, Path] = field(default_factory=dict)  # the checkpoint's other files, carried as they are (-o)
+    not_copied: list[tuple[str, str]] = field(default_factory=list)  # (name, why) of entries beside the weights left out
 
     @property
     def names_only(self) -> bool:
@@ -129,8 +134,46 @@ def plan_conversion(
     embed: str = "keep",
 ) -> Plan:
     """Every step of a conversion, decided before a byte is written: the destination layout, then the
-    vocab maps, the embedding, every tensor's new name, the head, and the config. `view`: the source described
-    once (view.read_view)."""
+    vocab maps, the embedding, every tensor's new name, the head, and the config; a config the destination's
+    engine would not load is refused here (nothing written); then the checkpoint's other files to carry.
+    `view`: the source described once (view.read_view)."""
+    plan = _plan_family(view, to, engine, target, target_ckpt, embed)
+    refuse_unloadable_config(plan)
+    plan.copy_files, plan.not_copied = side_files(plan.src, set(plan.extra_files))
+    note = hub_note(plan.src)
+    if note:
+        plan.notes.append(note)
+    return plan
+
+
+# the option that fills each field an engine requires and a conversion can leave empty
+SUPPLIED_BY = {"speculators_config.verifier.name_or_path": "--target TARGET (the target model's directory or Hub id)"}
+
+
+def refuse_unloadable_config(plan: Plan) -> None:
+    """A speculators config that the engine it is checked against would refuse (vLLM's
+    validate_speculators_config: the fields the engine row lists as required) is not written: refused
+    (exit 2) with the field and the option that supplies it, before anything, an in-place backup included."""
+    engine = plan.engine or LAYOUT_ENGINE.get(plan.layout.name)
+    if engine is None or "speculators_config" not in plan.config:
+        return
+    place = resolve(engine)[0]
+    if not place.era.dispatch.speculators:
+        return
+    missing = speculators_missing(plan.config, place.era.dispatch)
+    if missing:
+        fixes = "; ".join(f"pass {SUPPLIED_BY[m]}" if m in SUPPLIED_BY else f"nothing convert reads holds {m}" for m in missing)
+        raise ConvertRefused(
+            plan.src.root,
+            f"not converted: {place.era.engine} {place.version} refuses a speculators config without {', '.join(missing)}, "
+            f"and the checkpoint does not record {'it' if len(missing) == 1 else 'them'}: {fixes}; nothing was written",
+        )
+
+
+def _plan_family(
+    view: CheckpointView, to: str | None, engine: str | None, target: TargetInfo | None, target_ckpt: Checkpoint | None, embed: str
+) -> Plan:
+    """The plan for the drafter's family: DFlash and EAGLE-1 have their own planners; EAGLE-3 is planned here."""
     src, d = view.ckpt, view.drafter
     if view.verdict.family is not None and view.verdict.family.name == "dflash":
         from .dflash import plan_dflash
@@ -314,7 +357,10 @@ def plan_config(plan: Plan, canon, era_version: tuple | None, target: TargetInfo
             )
     if target and canon.verifier.get("name_or_path") in (None, ""):
         canon.verifier = {"name_or_path": str(target.path), "architectures": [target.architecture] if target.architecture else []}
+    hidden_note = settle_target_hidden(canon, plan.drafter, target.hidden_size if target else None)
     plan.config, notes = write_config(canon, plan.layout, ids)
+    if hidden_note and (plan.layout.config_style == "speculators" or canon.target_hidden_size):
+        plan.notes.append(hidden_note + "; written explicitly")
     plan.notes.append(canon.boundaries_note)
     plan.notes.append(canon.norm_before_residual_note)
     plan.warnings.extend(notes)

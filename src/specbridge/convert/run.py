@@ -45,6 +45,7 @@ class Result:
     files: list[Path] = field(default_factory=list)
     verified: str = ""  # what was verified how, in words (the writer's account, or the in-place check's)
     kept: bool = False  # the backup is an earlier in-place run's, kept: it holds the original
+    copied: list[str] = field(default_factory=list)  # the checkpoint's other files copied beside the new weights (-o)
 
 
 GATHER_SPAN_BYTES = 16 << 20  # most bytes read at once when gathering head rows
@@ -103,10 +104,26 @@ def _materialise_derived(plan: Plan, tmpdir: Path) -> list[OutTensor]:
 
 
 def _same_dir(a: Path, b: Path) -> bool:
+    """Whether `a` and `b` name one directory: the same device and inode (a symlinked, bind-mounted or
+    case-folded path to the source included). A path that does not exist is not the source; one that
+    cannot be examined (permissions, a symlink loop, an I/O error) is refused, never answered False:
+    writing over the source on a guess would replace the original."""
     try:
-        return a.resolve() == b.resolve()
-    except OSError:
+        sa, sb = _stat_or_none(a), _stat_or_none(b)
+    except OSError as e:
+        why = f"{e.strerror or e}" + (f": {e.filename}" if e.filename else "")
+        raise CheckpointError(a, f"cannot tell whether this is the source directory {b} ({why}); not converting") from None
+    if sa is None or sb is None:
         return False
+    return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+
+
+def _stat_or_none(p: Path) -> os.stat_result | None:
+    """os.stat of `p` (symlinks followed), None when it does not exist; any other failure raises."""
+    try:
+        return os.stat(p)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 def execute(
@@ -142,12 +159,21 @@ def execute(
             max_shard_bytes=max_shard_bytes,
             force=force,
             extra_files=plan.extra_files,
+            copy_files=plan.copy_files,
             verify=True,
             progress=progress,
         )
     _keep_modes(src, res.files)
     problems = (res.problems or []) + verify_side_files(plan, dst)
-    return Result(dst, "rewrite", time.perf_counter() - t0, problems, files=res.files, verified=_side_verified(plan, res.verified))
+    return Result(
+        dst,
+        "rewrite",
+        time.perf_counter() - t0,
+        problems,
+        files=res.files,
+        verified=_side_verified(plan, res.verified),
+        copied=[f.name for f in res.copied],
+    )
 
 
 def _side_verified(plan: Plan, how: str) -> str:

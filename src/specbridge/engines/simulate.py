@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..checkpoint.reader import Checkpoint
 from .expr import ExprError, RowError, evaluate
-from .spec import DraftClass, Era, FamilyRange, Param, Step
+from .spec import Dispatch, DraftClass, Era, FamilyRange, Param, Step
 
 if TYPE_CHECKING:  # the view imports checkpoint_facts from here
     from ..view import CheckpointView
@@ -326,7 +326,7 @@ def dispatch(view: CheckpointView, era: Era, family: FamilyRange | None = None) 
                 msg = d.speculators_refusal.format(archs=archs, arch=arch)
             assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
             return Dispatched(fallback, False, msg, _without_null_target_hidden(view.flat), "flattened (assumed)", assumptions)
-        missing = [p for p in d.speculators_required if _lookup(config, p)[1] in (None, "", {}, [])]
+        missing = speculators_missing(config, d)
         if missing:
             msg = f"ValueError: Invalid speculators config structure: missing {', '.join(missing)}"
             assumptions.append(f"simulated with {fallback.name} over the flattened config")
@@ -388,6 +388,12 @@ def dispatch(view: CheckpointView, era: Era, family: FamilyRange | None = None) 
         assumptions.append(f"simulated with {fallback.name} (the engine's {'EAGLE-3' if family is None else family.family} drafter class)")
         return Dispatched(fallback, False, msg, dict(config), "config.json as written", assumptions)
     return Dispatched(classes[cls_name], True, None, dict(config), "config.json as written", assumptions)
+
+
+def speculators_missing(config: dict, d: Dispatch) -> list[str]:
+    """The key paths of a speculators config that this dispatch requires and the config leaves empty
+    (vLLM's validate_speculators_config raises on each): what `convert` refuses to write, and what `check` reports."""
+    return [p for p in d.speculators_required if _lookup(config, p)[1] in (None, "", {}, [])]
 
 
 def _without_null_target_hidden(flat: dict) -> dict:
