@@ -77,7 +77,7 @@ def validate_convert(
     from .paths import output_dir
 
     if (out is None) == (not in_place):
-        fail("give exactly one of -o DST or --in-place")
+        fail("give exactly one of -o OUT or --in-place")
     if out is not None:
         output_dir("-o", out, placed_beside=True)
         if os.path.lexists(out) and not force:
@@ -216,7 +216,7 @@ def register(app) -> None:
 
     @app.command()
     def convert(
-        src: str = typer_param("convert", "src"),
+        path: str = typer_param("convert", "path"),
         to: Optional[str] = typer_param("convert", "to"),
         out: Optional[Path] = typer_param("convert", "out"),
         in_place: bool = typer_param("convert", "in_place"),
@@ -229,4 +229,4 @@ def register(app) -> None:
         as_json: bool = typer_param("convert", "as_json"),
     ) -> None:
         """Convert between trainer and engine layouts: streamed, atomic, verified, original kept."""
-        raise typer.Exit(convert_cmd(src, to, out, in_place, engine, target, embed, force, not no_backup, shard_size, as_json))
+        raise typer.Exit(convert_cmd(path, to, out, in_place, engine, target, embed, force, not no_backup, shard_size, as_json))
