@@ -74,6 +74,7 @@ def validate_convert(
     """(layout, embed mode, shard bytes) as the request means them; a contradictory or unknown one, and a
     destination that exists (without --force) or cannot be written, are refused before any work."""
     from .commands import fail
+    from .optspec import check_number
     from .paths import output_dir
 
     if (out is None) == (not in_place):
@@ -88,9 +89,10 @@ def validate_convert(
     if embed not in ("keep", "drop", "target"):
         fail(f"--embed must be keep, drop or target, not {embed!r}")
     try:
-        return to, embed, (_size(shard_size) if shard_size else None)
+        shard = _size(shard_size) if shard_size is not None else None
     except ValueError as e:
         fail(str(e))
+    return to, embed, check_number("--shard-size", shard)  # its NUMBERS row: 0 or less is no size
 
 
 def make_plan(src: Path, to: str | None, engine: str | None, target, embed: str):

@@ -152,7 +152,9 @@ _NUMBER_ROWS = (
     Number("--warmup", "warm-up requests per server", least=0, zero="no warm-up request"),
     Number("--max-errors", "failed requests tolerated", least=0, zero="the first failed request stops the run"),
     Number("--fail-under", "mean accept length the run must reach (at most steps + 1)"),
+    Number("--shard-size", "bytes per shard: 5GB, 500MiB or a byte count"),
     # train's
+    Number("--aux-layers", "target layer ids the drafter reads", least=0, zero="the input of layer 0 (the embeddings' output)"),
     Number("--train-steps", "optimizer steps; unset, --epochs decides"),
     Number("--epochs", "passes over the training data", least=0, above=True),
     Number("--lr", "peak learning rate", least=0, above=True),
