@@ -12,6 +12,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 import fuzz  # noqa: E402
+import gen_cli_doc  # noqa: E402
 
 
 def test_fuzz_reader_config_and_checkers():
@@ -101,3 +102,11 @@ def test_a_number_refused_under_json_is_the_error_object(monkeypatch, capsys):
     obj = json.loads(out)
     assert exit_.value.code == 2 and obj["error"] == {"exit_code": 2, "message": obj["error"]["message"]}
     assert err.splitlines() == [f"specbridge: error: {obj['error']['message']}"] and "--draft-tokens must be ≥ 2" in err
+
+
+def test_cli_page_numbers_table_is_generated_from_the_rows():
+    """docs/cli.md's table of numeric options is optspec.NUMBERS and the commands' options as they are
+    (python scripts/gen_cli_doc.py rewrites it), and its counts are the ones this file asserts."""
+    text = gen_cli_doc.PAGE.read_text()
+    assert gen_cli_doc.render(text) == text, "docs/cli.md is stale: run python scripts/gen_cli_doc.py"
+    assert f"{NUMERIC_OPTIONS} options, {NUMERIC_CASES} cases, {LEGAL_ZEROS} legal zeros" in " ".join(text.split())

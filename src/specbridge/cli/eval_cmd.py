@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG, dtype_or_fail, number_param, prompt_format_or_fail, shared_param
+from .options import FLAG, dtype_or_fail, number_param, path_argument, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -621,7 +621,7 @@ def _plot(out: dict, path: Path) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_(
-        path: str = typer.Argument(..., help="drafter checkpoint (any layout)"),
+        path: str = path_argument("drafter checkpoint (any layout)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, or smollm2-135m"),
         engine: Optional[str] = typer.Option(None, "--engine", "-e", help="predict as NAME==VERSION would load the drafter"),
         steps: Optional[int] = number_param(

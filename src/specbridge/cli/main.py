@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG, number_param, typer_param
+from .options import FLAG, number_param, path_argument, typer_param
 
 app = typer.Typer(
     add_completion=True,
@@ -72,7 +72,7 @@ def check(
 
 @app.command()
 def launch(
-    path: str = typer.Argument(..., help="drafter checkpoint, or a target that carries an MTP head"),
+    path: str = path_argument("drafter checkpoint, or a target that carries an MTP head"),
     engine: str = typer.Option(..., "--engine", "-e", help="sglang, vllm or trtllm, optionally ==VERSION"),
     target: Optional[str] = typer.Option(
         None, "--target", "-t", help="target model path (or hub id) as the engine will be given it (a drafter needs it)"

@@ -13,11 +13,17 @@ def FLAG(*names: str, help: str = "") -> bool:  # noqa: N802 - reads like typer.
     return typer.Option(False, *names, help=help, metavar="", show_default=False)
 
 
+def path_argument(help: str):
+    """The first argument of every command that reads a checkpoint: `path` in the code, PATH in every usage
+    line and --help (docs/cli.md: one vocabulary)."""
+    return typer.Argument(..., help=help, metavar="PATH")
+
+
 def typer_param(command: str, dest: str):
     """The typer parameter of one row of `optspec.OPTIONS`: the fast path parses the same row."""
     o = option(command, dest)
     if o.kind == ARGUMENT:
-        return typer.Argument(..., help=o.help)
+        return path_argument(o.help)
     if o.kind == FLAG_KIND:
         return FLAG(*o.flags, help=o.help)
     return typer.Option(o.default, *o.flags, help=o.help)

@@ -1,7 +1,7 @@
 """The options of the commands with a stdlib fast path (inspect, check, convert, restore), declared once. The typer
 commands take their flags, defaults and help from these rows (`options.typer_param`), and the fast path in
-entry.py builds its argparse parser from them, so the two cannot disagree. Stdlib only: the fast path
-must not import typer."""
+entry.py builds its argparse parser from them, so the two cannot disagree. Also every numeric option's bounds
+(NUMBERS), one row per flag for every command that has it. Stdlib only: the fast path must not import typer."""
 
 from __future__ import annotations
 
@@ -179,7 +179,8 @@ def _shown(value) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _bound(row: Number) -> str:
+def bound(row: Number) -> str:
+    """The values `row` allows, as the refusal and docs/cli.md say them."""
     if row.most is not None:
         return f"between {row.least:g} and {row.most:g}"
     return f"{'>' if row.above else '≥'} {row.least:g}"
@@ -192,7 +193,7 @@ def number_problem(flag: str, value) -> str | None:
         return None
     low = value <= row.least if row.above else value < row.least
     if low or (row.most is not None and value > row.most) or value != value:  # NaN is no number
-        return f"{flag} must be {_bound(row)} ({row.what}), got {_shown(value)}"
+        return f"{flag} must be {bound(row)} ({row.what}), got {_shown(value)}"
     return None
 
 
@@ -218,5 +219,5 @@ def number_list(flag: str, text: str | None) -> list[int] | None:
     except ValueError:
         values = []
     if not values or any(number_problem(flag, v) for v in values):
-        raise CliError(f"{flag} takes comma-separated integers {_bound(NUMBERS[flag])} ({NUMBERS[flag].what}), got {text!r}")
+        raise CliError(f"{flag} takes comma-separated integers {bound(NUMBERS[flag])} ({NUMBERS[flag].what}), got {text!r}")
     return values

@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 from typer.core import TyperCommand
 
-from .options import FLAG, dtype_or_fail, number_param, numbers_param, prompt_format_or_fail, shared_param
+from .options import FLAG, dtype_or_fail, number_param, numbers_param, path_argument, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 
@@ -126,6 +126,9 @@ class EngineArgsCommand(TyperCommand):
         ctx.args = list(args[cut + 1 :])
         return ctx.args
 
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        return [*super().collect_usage_pieces(ctx), "[-- ENGINE_ARGS...]"]
+
 
 def register(app: typer.Typer) -> None:
     register_sweep(app)
@@ -133,7 +136,7 @@ def register(app: typer.Typer) -> None:
     @app.command(cls=EngineArgsCommand)
     def serve(
         ctx: typer.Context,
-        path: str = typer.Argument(..., help="drafter checkpoint"),
+        path: str = path_argument("drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm (optionally ==VERSION for the check)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
         steps: Optional[int] = number_param("--steps", None, help="draft depth (default 3; a DFlash drafter: its block_size - 1)"),
@@ -181,7 +184,7 @@ def register(app: typer.Typer) -> None:
 def register_sweep(app: typer.Typer) -> None:
     @app.command()
     def sweep(
-        path: str = typer.Argument(..., help="drafter checkpoint"),
+        path: str = path_argument("drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="vllm or sglang"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
         python: Optional[str] = typer.Option(
