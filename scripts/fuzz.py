@@ -1,7 +1,8 @@
 """Long fuzz run over the reader, config parser, checkers and the CLI's human reports, seeded with every
 real fixture.
 
-    python scripts/fuzz.py --seconds 600 [--seed 1]
+    python scripts/fuzz.py --seconds 600 [--seed 1]     # a long run, as many inputs as the time allows
+    python scripts/fuzz.py --inputs 5000 [--seed 1]     # a fixed number of inputs (the same ones for a seed)
 
 Each input runs in this process with a per-input time limit (SIGALRM): the library (`exercise`), then
 `inspect`, `check` (all eras, and one era's tables), `convert` and eval's summary rendered as users see
@@ -45,7 +46,9 @@ def seeds() -> list[Path]:
     return sorted({p.parent for p in FIXTURES.rglob("model.safetensors")})
 
 
-def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False, cli: bool = True) -> dict:
+def run(seconds: float | None, seed: int, per_input: float = 5.0, quiet: bool = False, cli: bool = True, inputs: int | None = None) -> dict:
+    """Fuzz for `seconds`, or (`inputs`) exactly that many inputs: the same inputs for a seed whatever the
+    machine's speed (what the tests use: no count may depend on how loaded the machine is)."""
     rng = random.Random(seed)
     srcs = seeds()
     # per-input limits: 5 s of CPU (a shared, loaded machine must not turn slowness into "hangs")
@@ -58,9 +61,9 @@ def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False, 
     outside = work / "outside.safetensors"
     shutil.copy(srcs[0] / "model.safetensors", outside)
     rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    t_end = time.monotonic() + seconds
+    t_end = time.monotonic() + (seconds if seconds is not None else float("inf"))
     try:
-        while time.monotonic() < t_end:
+        while time.monotonic() < t_end and (inputs is None or stats["inputs"] < inputs):
             src = rng.choice(srcs)
             d = work / f"case{stats['inputs']}"
             shutil.copytree(src, d)
@@ -110,9 +113,10 @@ def run(seconds: float, seed: int, per_input: float = 5.0, quiet: bool = False, 
 if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("--seconds", type=float, default=120)
+    ap.add_argument("--inputs", type=int, default=None, help="a fixed number of inputs instead of --seconds")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
-    s = run(a.seconds, a.seed)
+    s = run(None if a.inputs else a.seconds, a.seed, inputs=a.inputs)
     print(json.dumps({k: v for k, v in s.items() if k != "crash_details"}, indent=2))
     for where, tb in s["crash_details"]:
         print(f"--- {where}\n{tb}")

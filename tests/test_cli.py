@@ -177,7 +177,7 @@ def test_launch_with_an_alias_prints_a_servable_absolute_path_or_refuses(tmp_pat
     "args,needle",
     [
         (["--target", "some-org/some-model"], None),
-        (["--target", "no-such-model"], "not a model directory, a Hub id"),
+        (["--target", "no-such-model"], "not a model directory, a Hub id"),  # a target it cannot hand the engine: exit 1
         (["--target", "smollm2-135m", "--steps", "-1"], "--steps must be ≥ 1"),
         (["--target", "smollm2-135m", "--topk", "0"], "--topk must be ≥ 1"),
         (["--target", "smollm2-135m", "--steps", "3", "--draft-tokens", "9"], "must be steps + 1"),
@@ -190,7 +190,8 @@ def test_launch_refuses_what_cannot_start(tmp_path, args, needle):
     if needle is None:  # a Hub id is handed to the engine as is (it downloads it); nothing is refused
         assert r.returncode == 0 and "some-org/some-model" in r.stdout, r.stderr
         return
-    assert r.returncode == 1 and needle in r.stderr and r.stdout == "", r.stderr
+    rc = 1 if "--steps" not in args and "--topk" not in args else 2  # a value out of range or out of shape: exit 2, one line
+    assert r.returncode == rc and needle in r.stderr and r.stdout == "", r.stderr
 
 
 # --- inputs validated at the door -----------------------------------------------------------------
@@ -599,13 +600,13 @@ def test_version_help_and_module_entry():
 @pytest.mark.parametrize(
     "args,needle",
     [
-        (["serve", STORY, "-e", "vllm", "-t", "smollm2-135m", "--port", "0"], "greater than or equal to 1"),
+        (["serve", STORY, "-e", "vllm", "-t", "smollm2-135m", "--port", "0"], "--port must be between 1 and 65535"),
         (["serve", STORY, "-e", "vllm", "-t", "smollm2-135m", "--steps", "0"], "--steps must be ≥ 1"),
         (["sweep", STORY, "-e", "vllm", "-t", "smollm2-135m", "--concurrency", "0,4"], "--concurrency takes comma-separated integers ≥ 1"),
         (["sweep", STORY, "-e", "vllm", "-t", "smollm2-135m", "--steps", "1,x"], "--steps takes comma-separated integers ≥ 1"),
         (["sweep", STORY, "-e", "sglang", "-t", "smollm2-135m", "--topk", "2", "--draft-tokens", "99"], "--draft-tokens must be between"),
-        (["bench", "--url", "http://127.0.0.1:9", "--concurrency", "0"], "positive integers"),
-        (["bench", "--url", "http://127.0.0.1:9", "--max-new-tokens", "0"], "greater than or equal to 1"),
+        (["bench", "--url", "http://127.0.0.1:9", "--concurrency", "0"], "--concurrency takes comma-separated integers ≥ 1"),
+        (["bench", "--url", "http://127.0.0.1:9", "--max-new-tokens", "0"], "--max-new-tokens must be ≥ 1"),
     ],
 )
 def test_server_commands_validate_at_the_door(args, needle):
@@ -620,6 +621,56 @@ def test_old_spellings_keep_working_with_a_deprecation_line():
     from specbridge.cli.entry import modernise
 
     assert modernise(["bench", "--max-tokens=8"]) == ["bench", "--max-new-tokens=8"]
+
+
+def test_train_steps_is_its_own_name_and_the_old_one_is_train_only(capsys, monkeypatch):
+    """train's optimizer steps are --train-steps: train's old --steps becomes it with one note (even given
+    twice), while every other command's --steps (the draft depth) and anything after -- stay as typed."""
+    from specbridge.cli import entry
+    from specbridge.cli.entry import modernise
+
+    assert modernise(["train", "--steps", "5", "--steps=6"]) == ["train", "--train-steps", "5", "--train-steps=6"]
+    assert capsys.readouterr().err.splitlines() == ["specbridge: note: --steps is deprecated; use --train-steps"]
+    for other in (["eval", "d", "--steps", "5"], ["serve", "d", "--", "--max-tokens", "1"], ["train", "--", "--steps"]):
+        assert modernise(other) == other
+    assert capsys.readouterr().err == ""
+    monkeypatch.setattr("sys.argv", ["specbridge", "train", "--out", "/nonexistent/o", "-t", "x", "--steps", "0"])
+    with pytest.raises(SystemExit) as exit_:  # refused while the line is parsed: no training starts
+        entry.main()
+    assert exit_.value.code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "specbridge: note: --steps is deprecated; use --train-steps",
+        "specbridge: error: --train-steps must be ≥ 1 (optimizer steps; unset, --epochs decides), got 0",
+    ]
+
+
+def test_one_vocabulary_across_commands():
+    """The first argument is PATH on every command that has one (typer and the fast path's rows alike), -t is
+    the target wherever --target is, and --steps is the draft depth wherever it exists."""
+    import typer
+
+    from specbridge.cli.main import app
+    from specbridge.cli.optspec import ARGUMENT, NUMBERS, OPTIONS
+
+    commands = typer.main.get_command(app).commands
+    for name, cmd in commands.items():
+        arguments = [p for p in cmd.params if not p.opts[0].startswith("-")]
+        assert all(p.name == "path" and p.metavar == "PATH" for p in arguments), (name, [p.name for p in arguments])
+        target = [p for p in cmd.params if "--target" in p.opts]
+        assert not target or "-t" in target[0].opts, name
+    assert {name for name, cmd in commands.items() if any(not p.opts[0].startswith("-") for p in cmd.params)} == {
+        "inspect",
+        "check",
+        "convert",
+        "restore",
+        "eval",
+        "launch",
+        "serve",
+        "sweep",
+    }
+    assert [o.dest for rows in OPTIONS.values() for o in rows if o.kind == ARGUMENT] == ["path"] * len(OPTIONS)
+    assert "--steps" not in {o for p in commands["train"].params for o in p.opts}
+    assert NUMBERS["--steps"].what.startswith("draft depth")
 
 
 def _gate(tmp_path, engine, fail_under="1.3"):

@@ -53,7 +53,9 @@ REFUSED = [  # (args, exit code): no answer; the error object under the error sc
     (["check", STORY, "-e", "sglang==0.1"], 2),
     (["check", STORY, "--fail-on", "Z999"], 2),
     (["convert", STORY], 2),  # neither --to nor --engine
-    (["launch", STORY, "-e", "vllm", "-t", "org/model", "--steps", "0"], 1),  # a launch line that cannot start
+    (["launch", STORY, "-e", "vllm", "-t", "org/model", "--steps", "0"], 2),  # a value out of range, refused at the door
+    (["launch", STORY, "-e", "sglang", "-t", "org/model", "--topk", "2", "--draft-tokens", "1"], 2),
+    (["train", "--out", "/nonexistent-dir/out", "--num-prompts", "0"], 2),  # 0 is no "default" and no "all"
     (["launch", STORY, "-e", "trtllm", "-t", "org/model", "--topk", "2"], 2),  # trtllm-serve drafts a chain
     (["eval", STORY, "-t", "smollm2-135m", "--steps", "0"], 2),
     (["eval", STORY, "-t", "smollm2-135m", "-e", "all"], 2),

@@ -120,10 +120,10 @@ def test_kill_train_during_checkpointing(tmp_path):
         "0",
     ]
     # the first run prepares and caches the data, and a first checkpoint
-    subprocess.run(base + ["--steps", "2"], check=True, capture_output=True, timeout=600)
+    subprocess.run(base + ["--train-steps", "2"], check=True, capture_output=True, timeout=600)
     rng = random.Random(3)
     for _trial in range(5):
-        p = subprocess.Popen(base + ["--steps", "400", "--resume"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        p = subprocess.Popen(base + ["--train-steps", "400", "--resume"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(rng.uniform(4.0, 9.0))
         p.send_signal(signal.SIGKILL)
         p.wait()
@@ -134,7 +134,7 @@ def test_kill_train_during_checkpointing(tmp_path):
                 state = torch.load(c / "state.pt", map_location="cpu", weights_only=True)
                 assert "drafter" in state and "step" in state
     r = subprocess.run(
-        base + ["--steps", str(int(sorted((out / "checkpoints").glob("step-*"))[-1].name.split("-")[1]) + 1), "--resume"],
+        base + ["--train-steps", str(int(sorted((out / "checkpoints").glob("step-*"))[-1].name.split("-")[1]) + 1), "--resume"],
         capture_output=True,
         text=True,
         timeout=600,

@@ -6,6 +6,7 @@ tests/test_bench.py."""
 
 from __future__ import annotations
 
+import json
 import sys
 import textwrap
 import time
@@ -143,3 +144,37 @@ def test_dtype_is_handed_to_the_engine(tmp_path):
     assert r.returncode == 0 and "--dtype float32" in r.stdout, r.stdout + r.stderr
     r = _serve(tmp_path, "ok", "--exit-when-ready", "--dtype", "float8")
     assert r.returncode == 2 and "--dtype must be one of float32, bfloat16, float16" in r.stderr
+
+
+def test_engine_arguments_only_after_dashes(tmp_path):
+    """Arguments after `--` go to the engine's line as they are; before it, a mistyped or unknown option (one
+    of another command, --json) is refused with one line, exit 2, and nothing is started or written."""
+    r = _serve(tmp_path, "ok", "--exit-when-ready", "--phase-timeout", "20", "--", "--mem-fraction-static", "0.5", "--json")
+    assert r.returncode == 0 and "--port 18931 --mem-fraction-static 0.5 --json" in r.stdout, r.stdout + r.stderr
+    for wrong in (["--stesp", "2"], ["--json"], ["stray"]):
+        r = _serve(tmp_path, "never", *wrong)
+        [line] = r.stderr.splitlines()
+        assert r.returncode == 2 and line.startswith("specbridge: error: "), (wrong, r.stderr)
+        assert r.stdout == "" or json.loads(r.stdout)["error"]["message"] in line  # under --json: the error object
+    assert not (tmp_path / "never.log").exists()
+    r = _serve(tmp_path, "never", "--command", f"python -m sglang.launch_server --model-path {TINY_TARGET}", "--", "--x")
+    assert r.returncode == 2 and "arguments after -- with --command" in r.stderr
+
+
+def test_no_log_is_left_where_no_server_started(tmp_path):
+    """A program that cannot be run (an engine not installed): the server never started, so no log of it
+    is left behind; a log the user already had stays as it was."""
+    from specbridge.bench.server import ServerProcess
+
+    broken = tmp_path / "engine"
+    broken.write_text("#!/nonexistent/interpreter\n")
+    broken.chmod(0o755)
+    with pytest.raises(OSError):
+        ServerProcess([str(broken)], log_path=tmp_path / "new.log").start()
+    assert not (tmp_path / "new.log").exists()
+    (tmp_path / "old.log").write_text("an earlier run\n")
+    with pytest.raises(OSError):
+        ServerProcess([str(broken)], log_path=tmp_path / "old.log").start()
+    assert (tmp_path / "old.log").read_text() == "an earlier run\n"
+    r = run_cli("serve", SF_SGLANG, "-e", "sglang", "--target", TINY_TARGET, "--python", broken, "--log", tmp_path / "s.log")
+    assert r.returncode == 2 and "cannot start" in r.stderr and not (tmp_path / "s.log").exists(), r.stderr

@@ -269,7 +269,7 @@ def test_two_process_torchrun(tiny_target, trained, tmp_path):
         str(VD),
         "--aux-layers",
         "1,2,3",
-        "--steps",
+        "--train-steps",
         "60",
         "--lr",
         "1e-2",
@@ -428,7 +428,7 @@ def test_cli_registers_train_and_rejects_other_layouts(tiny_target, tmp_path):
     result = CliRunner().invoke(app, ["train", "--target", str(tiny_target), "--out", str(tmp_path / "x"), "--layout", "onnx"])
     assert result.exit_code != 0 and "sglang" in result.output and "speculators" in result.output
     help_text = CliRunner().invoke(app, ["train", "--help"]).output
-    for flag in ("--draft-vocab-size", "--aux-layers", "--ttt-steps", "--resume", "--num-prompts", "--steps"):
+    for flag in ("--draft-vocab-size", "--aux-layers", "--ttt-steps", "--resume", "--num-prompts", "--train-steps"):
         assert flag in help_text
 
 
@@ -445,7 +445,7 @@ def test_train_writes_other_layouts_through_convert(tiny_target, tmp_path):
             str(out),
             "--layout",
             "sglang",
-            "--steps",
+            "--train-steps",
             "2",
             "--draft-vocab-size",
             str(VD),

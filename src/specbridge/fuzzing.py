@@ -395,3 +395,108 @@ def hostile_index(d: Path, rng: random.Random, outside: Path) -> None:
     if rng.random() < 0.3:
         wmap["ghost.weight"] = "shard.safetensors"
     (d / "model.safetensors.index.json").write_text(json.dumps({"weight_map": wmap}))
+
+
+# --- every numeric option given 0 and a negative value ----------------------------------------------------
+# A valid command line of each command with numeric options: the option under test is appended, everything
+# else is valid, so a refusal is the number's. {d}: a drafter, {t}: a target config directory, {out}: a
+# directory not made yet, {w}: a writable directory. A command with a numeric option and no row here fails
+# the test (numeric_cases).
+NUMBER_BASES = {
+    "launch": ("launch", "{d}", "-e", "vllm", "-t", "{t}"),
+    "eval": ("eval", "{d}", "-t", "{t}"),
+    "bench": ("bench", "--url", "http://127.0.0.1:9"),
+    "serve": ("serve", "{d}", "-e", "vllm", "-t", "{t}", "--log", "{w}/serve.log"),
+    "sweep": ("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--log-dir", "{out}"),
+    "train": ("train", "--out", "{out}"),
+    "convert": ("convert", "{d}", "--to", "sglang", "-o", "{out}"),
+}
+NUMBER_VALUES = ("0", "-1")
+
+
+class WorkStarted(Exception):
+    """A command's body was reached: the command line was accepted, and the work would start here."""
+
+
+def numeric_options() -> list[tuple[str, str]]:
+    """(command, flag) for every option of every command whose value is a number or a list of numbers: an int
+    or float annotation, or a flag with an optspec.NUMBERS row (--shard-size, --aux-layers, sweep's lists),
+    read from the click commands typer builds. Sorted: the order and the count depend on the tables only."""
+    import typer
+
+    from .cli.main import app
+    from .cli.optspec import NUMBERS
+
+    found = set()
+    for name, cmd in typer.main.get_command(app).commands.items():
+        for p in cmd.params:
+            flag = next((o for o in p.opts if o.startswith("--")), None)
+            hint = getattr(getattr(p, "type_descriptor", None), "annotation", None)
+            if flag and (hint in (int, float) or flag in NUMBERS):
+                found.add((name, flag))
+    return sorted(found)
+
+
+def numeric_cases() -> list[tuple[str, str, str, bool]]:
+    """(command, flag, value, legal) for each numeric option and each of NUMBER_VALUES: `legal` where the
+    option's NUMBERS row documents what the value means (0 for --warmup: no warm-up request), else the value
+    must be refused. An option without a row is a case that must be refused too (and fails: it has no check)."""
+    from .cli.optspec import NUMBERS
+
+    cases = []
+    for command, flag in numeric_options():
+        row = NUMBERS.get(flag)
+        for value in NUMBER_VALUES:
+            legal = row is not None and float(value) >= row.least and not (row.above and float(value) == row.least)
+            cases.append((command, flag, value, legal))
+    return cases
+
+
+def number_refusals(d: Path, target: Path, work: Path) -> list[tuple[str, bool, int | None, str, bool]]:
+    """Run every numeric_cases() case in-process through the CLI's entry point, on the click commands typer
+    builds, built once with every command's body replaced by one that raises WorkStarted (so an accepted value
+    does no work, and a refusal is seen to come before any). Returns (argv, legal, exit code or None when the
+    body was reached, stderr, stdout empty)."""
+    import contextlib
+    import io
+    import sys
+
+    import typer
+
+    from .cli import entry
+    from .cli import main as cli_main
+
+    cases = numeric_cases()
+    group = typer.main.get_command(cli_main.app)
+    for cmd in group.commands.values():
+        cmd.callback = _work_started
+    saved = sys.argv, os.environ.get("SPECBRIDGE_DEBUG"), cli_main.app
+    os.environ["SPECBRIDGE_DEBUG"] = "1"  # what users would see as exit 3 raises here
+    cli_main.app = group  # entry.run_typer calls it as it calls the typer app
+    out, runs = work / "out", []
+    try:
+        for command, flag, value, legal in cases:
+            template = NUMBER_BASES.get(command, (command,))
+            argv = [a.format(d=d, t=target, out=out, w=work) for a in template] + [flag, value]
+            sys.argv = ["specbridge", *argv]
+            err, std = io.StringIO(), io.StringIO()
+            try:
+                with contextlib.redirect_stdout(std), contextlib.redirect_stderr(err):
+                    entry.main()
+                code = 0
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+            except WorkStarted:
+                code = None
+            runs.append((" ".join(argv), legal, code, err.getvalue(), std.getvalue() == ""))
+    finally:
+        sys.argv, cli_main.app = saved[0], saved[2]
+        if saved[1] is None:
+            os.environ.pop("SPECBRIDGE_DEBUG", None)
+        else:
+            os.environ["SPECBRIDGE_DEBUG"] = saved[1]
+    return runs
+
+
+def _work_started(**params):
+    raise WorkStarted(", ".join(params))

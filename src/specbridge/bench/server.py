@@ -92,6 +92,7 @@ class ServerProcess:
     # -- lifecycle ---------------------------------------------------------------------------------------
     def start(self) -> "ServerProcess":
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        new_log = not self.log_path.exists()
         self._log = open(self.log_path, "ab")
         self.started_at = time.monotonic()
         try:
@@ -104,9 +105,11 @@ class ServerProcess:
                 cwd=self.cwd,
                 start_new_session=True,  # its own process group: stop() reaches the engine's children too
             )
-        except OSError:  # no such program: the caller says so; the log is not left open
+        except OSError:  # no such program: the caller says so; the log is not left open, nor left behind
             self._log.close()
             self._log = None
+            if new_log:  # no server started: no log of one (one the user had before stays)
+                self.log_path.unlink(missing_ok=True)
             raise
         return self
 

@@ -13,18 +13,8 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG, prompt_format_or_fail, shared_param
+from .options import FLAG, number_param, numbers_param, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
-
-
-def _parse_levels(text: str) -> list[int]:
-    try:
-        vals = [int(x) for x in text.replace(" ", "").split(",") if x]
-    except ValueError:
-        raise typer.BadParameter(f"expected comma-separated positive integers, got {text!r}") from None
-    if not vals or any(v < 1 for v in vals):
-        raise typer.BadParameter(f"expected comma-separated positive integers, got {text!r}")
-    return sorted(set(vals))
 
 
 class _Progress:
@@ -70,12 +60,12 @@ def bench_command(
     ),
     prompts: Optional[Path] = shared_param(PROMPTS),
     prompt_format: str = shared_param(PROMPT_FORMAT),
-    concurrency: str = typer.Option("1,4,16", "--concurrency", help="comma-separated concurrency levels"),
-    max_tokens: int = shared_param(MAX_NEW, min=1),
-    num_prompts: int = typer.Option(16, "--num-prompts", min=1, help="requests per level (at least the concurrency)"),
-    timeout: float = typer.Option(60.0, "--timeout", min=0.1, help="seconds per request (whole stream) and per metrics read"),
-    warmup: int = typer.Option(1, "--warmup", min=0, help="warm-up requests per server (not measured)"),
-    max_errors: int = typer.Option(0, "--max-errors", min=0, help="failed requests tolerated before the run stops"),
+    concurrency: str = numbers_param("--concurrency", "1,4,16", help="comma-separated concurrency levels"),
+    max_tokens: int = shared_param(MAX_NEW),
+    num_prompts: int = number_param("--num-prompts", 16, help="requests per level (at least the concurrency)"),
+    timeout: float = number_param("--timeout", 60.0, help="seconds per request (whole stream) and per metrics read"),
+    warmup: int = number_param("--warmup", 1, help="warm-up requests per server (not measured)"),
+    max_errors: int = number_param("--max-errors", 0, help="failed requests tolerated before the run stops"),
     engine: str = typer.Option(
         "auto", "--engine", help="where acceptance is read: auto, vllm (/metrics), sglang (/server_info, meta_info), none"
     ),
@@ -123,7 +113,7 @@ def bench_command(
         baseline_url=baseline_url,
         prompts=plist,
         prompts_source=source,
-        concurrency=_parse_levels(concurrency),
+        concurrency=sorted(set(concurrency)),  # checked and parsed by its NUMBERS row
         max_tokens=max_tokens,
         prompt_format=prompt_format,
         num_prompts=num_prompts,

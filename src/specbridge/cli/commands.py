@@ -287,7 +287,7 @@ def drafter_launch(
             steps = family_steps(name, fam.name, block_size(cfg), speculators_tokens(cfg))
             if steps is None:
                 raise CliError(f"{view.ckpt.root}: no block_size in the drafter's config; pass --steps (tokens drafted per step)")
-    validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
+    validate_draft_shape(steps, topk, draft_tokens)  # the user's window against the drafter's default depth
     written = spec_file_text(name, drafter, steps, fam.name)
     text = dict([written]) if written else None
     cmd = build_launch(name, served, drafter, steps, topk, draft_tokens, extra, family=fam.name)
@@ -310,6 +310,8 @@ def launch_cmd(
     from ..view import read_view
     from .targets import servable_target
 
+    if steps is not None:  # the window checked before anything is read; unset, once the drafter's default is known
+        validate_draft_shape(steps, 1 if topk is None else topk, draft_tokens)
     try:
         places = resolve(engine)
         if len(places) != 1:
@@ -327,7 +329,7 @@ def launch_cmd(
                 return fail(f"{path} carries its own MTP head: the engine serves it from the target itself; drop --target")
             served, tgt = engine_model_arg(path), None
             steps, topk = 3 if steps is None else steps, 1 if topk is None else topk
-            validate_draft_shape(steps, topk, draft_tokens, code=1)  # a launch line that cannot start is refused like a finding
+            validate_draft_shape(steps, topk, draft_tokens)
             cmd = build_launch(name, served, None, steps, topk, draft_tokens)
             written = spec_file_text(name, None, steps)
             files.update([written] if written else [])
@@ -381,22 +383,24 @@ def launch_cmd(
     return 0
 
 
-def validate_draft_shape(steps: int, topk: int, draft_tokens: int | None, code: int = 2) -> None:
-    """Draft depth, branching and node budget the engines accept: steps ≥ 1, topk ≥ 1; a chain (topk 1)
-    verifies exactly steps + 1 tokens; a tree at most the nodes SGLang accepts (engines.launch, the same
-    bound check's C008 applies to a launch line)."""
-    if steps < 1:
-        fail(f"--steps must be ≥ 1 (draft depth), got {steps}", code)
-    if topk < 1:
-        fail(f"--topk must be ≥ 1, got {topk}", code)
+def validate_draft_shape(steps: int, topk: int, draft_tokens: int | None) -> None:
+    """Draft depth, branching and node budget the engines accept, each by its optspec.NUMBERS row (steps ≥ 1,
+    topk ≥ 1, draft tokens ≥ 2) and together: a chain (topk 1) verifies exactly steps + 1 tokens; a tree at
+    most the nodes SGLang accepts (engines.launch, the same bound check's C008 applies to a launch line).
+    Unusable input (exit 2), wherever a command meets it: at the door, or once a drafter's default depth is known."""
+    from .optspec import check_number
+
+    check_number("--steps", steps)
+    check_number("--topk", topk)
+    check_number("--draft-tokens", draft_tokens)
     if draft_tokens is None:
         return
     if topk == 1:
         if draft_tokens != steps + 1:
-            fail(f"--draft-tokens {draft_tokens} with --topk 1 must be steps + 1 = {steps + 1} (a chain has no other size)", code)
+            fail(f"--draft-tokens {draft_tokens} with --topk 1 must be steps + 1 = {steps + 1} (a chain has no other size)")
         return
     from ..engines.launch import max_draft_tokens
 
     most = max_draft_tokens(steps, topk)
-    if not 2 <= draft_tokens <= most:
-        fail(f"--draft-tokens must be between 2 and {most} (topk {topk} × steps {steps} + 1) for a tree; got {draft_tokens}", code)
+    if not draft_tokens <= most:
+        fail(f"--draft-tokens must be between 2 and {most} (topk {topk} × steps {steps} + 1) for a tree; got {draft_tokens}")

@@ -74,10 +74,11 @@ def validate_convert(
     """(layout, embed mode, shard bytes) as the request means them; a contradictory or unknown one, and a
     destination that exists (without --force) or cannot be written, are refused before any work."""
     from .commands import fail
+    from .optspec import check_number
     from .paths import output_dir
 
     if (out is None) == (not in_place):
-        fail("give exactly one of -o DST or --in-place")
+        fail("give exactly one of -o OUT or --in-place")
     if out is not None:
         output_dir("-o", out, placed_beside=True)
         if os.path.lexists(out) and not force:
@@ -88,9 +89,10 @@ def validate_convert(
     if embed not in ("keep", "drop", "target"):
         fail(f"--embed must be keep, drop or target, not {embed!r}")
     try:
-        return to, embed, (_size(shard_size) if shard_size else None)
+        shard = _size(shard_size) if shard_size is not None else None
     except ValueError as e:
         fail(str(e))
+    return to, embed, check_number("--shard-size", shard)  # its NUMBERS row: 0 or less is no size
 
 
 def make_plan(src: Path, to: str | None, engine: str | None, target, embed: str):
@@ -239,7 +241,7 @@ def register(app) -> None:
 
     @app.command()
     def convert(
-        src: str = typer_param("convert", "src"),
+        path: str = typer_param("convert", "path"),
         to: Optional[str] = typer_param("convert", "to"),
         out: Optional[Path] = typer_param("convert", "out"),
         in_place: bool = typer_param("convert", "in_place"),
@@ -252,4 +254,4 @@ def register(app) -> None:
         as_json: bool = typer_param("convert", "as_json"),
     ) -> None:
         """Convert between trainer and engine layouts: streamed, atomic, verified, original kept."""
-        raise typer.Exit(convert_cmd(src, to, out, in_place, engine, target, embed, force, not no_backup, shard_size, as_json))
+        raise typer.Exit(convert_cmd(path, to, out, in_place, engine, target, embed, force, not no_backup, shard_size, as_json))

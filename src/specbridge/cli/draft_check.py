@@ -177,7 +177,7 @@ def draft_model_launch(view, engine: str, drafter: str, served: str, target, ste
         raise CliError(f"a plain draft model drafts one chain on {place.engine}, not a tree: drop --topk {topk}")
     steps = family_steps(place.engine, "draft_model", None) if steps is None else steps
     topk = 1 if topk is None else topk
-    validate_draft_shape(steps, topk, draft_tokens, code=1)
+    validate_draft_shape(steps, topk, draft_tokens)
     cmd = build_launch(place.engine, served, drafter, steps, topk, draft_tokens, family="draft_model", method=place.row.method)
     results, _, _ = draft_results(view, target, f"{place.engine}=={place.version}", launch=parse_launch(cmd))
     return cmd, results[0]

@@ -11,16 +11,25 @@ import sys
 FAST = ("inspect", "check", "convert", "restore")
 # Old spellings keep working, with one line saying the new one (docs/cli.md: one vocabulary).
 DEPRECATED = {"--max-tokens": "--max-new-tokens", "--verbose": "--tables"}
+# Old spellings of one command only: the same flag means something else on the others (train's optimizer
+# steps were --steps, which is the draft depth everywhere else).
+DEPRECATED_IN = {"train": {"--steps": "--train-steps"}}
 
 
 def modernise(argv: list[str]) -> list[str]:
-    """argv with deprecated option spellings replaced (also in `--opt=value` form), each said once on stderr."""
-    out = []
-    for a in argv:
+    """argv with deprecated option spellings replaced (also in `--opt=value` form), each said once on stderr;
+    nothing after `--` (the engine's own arguments) is touched."""
+    old = {**DEPRECATED, **DEPRECATED_IN.get(argv[0] if argv else "", {})}
+    out, said = [], set()
+    for i, a in enumerate(argv):
+        if a == "--":
+            return out + argv[i:]
         name, eq, value = a.partition("=")
-        if name in DEPRECATED:
-            sys.stderr.write(f"specbridge: note: {name} is deprecated; use {DEPRECATED[name]}\n")
-            a = DEPRECATED[name] + eq + value
+        if name in old:
+            if name not in said:
+                sys.stderr.write(f"specbridge: note: {name} is deprecated; use {old[name]}\n")
+                said.add(name)
+            a = old[name] + eq + value
         out.append(a)
     return out
 
@@ -37,7 +46,7 @@ def _fast(argv: list[str]) -> int:
         from .convert_cmd import convert_cmd
 
         return convert_cmd(
-            a["src"],
+            a["path"],
             a["to"],
             a["out"],
             a["in_place"],
@@ -65,7 +74,8 @@ def _fast(argv: list[str]) -> int:
 def main() -> None:
     from .contract import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, CliError, report_error
 
-    as_json = "--json" in sys.argv[1:]
+    args = sys.argv[1:]
+    as_json = "--json" in (args[: args.index("--")] if "--" in args else args)  # after --: the engine's arguments
     try:
         _main()
     except CliError as e:

@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG, dtype_or_fail, prompt_format_or_fail, shared_param
+from .options import FLAG, dtype_or_fail, number_param, path_argument, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 DEVICES = ("auto", "cpu", "cuda")
@@ -27,16 +27,15 @@ def validate_eval(
     dtype: str,
     fail_under: float | None,
 ) -> None:
-    """Every option checked before the target is loaded (a bad value must not cost a minute first)."""
+    """Every option checked before the target is loaded (a bad value must not cost a minute first). The
+    command line has checked each number by its optspec.NUMBERS row already; the same rows again here for a
+    caller of eval_cmd itself, and the options that bound each other."""
     from .commands import fail, validate_draft_shape
+    from .optspec import check_number
 
     validate_draft_shape(steps, topk, draft_tokens)
-    if max_new < 1:
-        fail(f"--max-new-tokens must be ≥ 1 (tokens generated per prompt), got {max_new}")
-    if num_prompts is not None and num_prompts < 1:
-        fail(f"--num-prompts must be ≥ 1, got {num_prompts}")
-    if threads < 1:
-        fail(f"--threads must be ≥ 1, got {threads}")
+    for flag, value in (("--max-new-tokens", max_new), ("--num-prompts", num_prompts), ("--threads", threads)):
+        check_number(flag, value)
     dtype_or_fail(dtype)
     if device not in DEVICES:
         fail(f"--device must be one of {', '.join(DEVICES)}, not {device!r}")
@@ -45,8 +44,10 @@ def validate_eval(
 
 def check_fail_under(fail_under: float | None, steps: int) -> None:
     from .commands import fail
+    from .optspec import check_number
 
-    if fail_under is not None and not 1.0 <= fail_under <= steps + 1:
+    check_number("--fail-under", fail_under)
+    if fail_under is not None and fail_under > steps + 1:
         fail(f"--fail-under is a mean accept length: between 1 and steps + 1 = {steps + 1}, got {fail_under}")
 
 
@@ -620,32 +621,32 @@ def _plot(out: dict, path: Path) -> None:
 def register(app: typer.Typer) -> None:
     @app.command("eval")
     def eval_(
-        draft: str = typer.Argument(..., help="drafter checkpoint (any layout)"),
+        path: str = path_argument("drafter checkpoint (any layout)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, or smollm2-135m"),
         engine: Optional[str] = typer.Option(None, "--engine", "-e", help="predict as NAME==VERSION would load the drafter"),
-        steps: Optional[int] = typer.Option(
-            None,
+        steps: Optional[int] = number_param(
             "--steps",
+            None,
             "-k",
             help="draft depth: draft tokens per step (vLLM num_speculative_tokens, SGLang --speculative-num-steps); "
             "default 3, for DFlash block_size - 1",
         ),
-        topk: int = typer.Option(1, "--topk", help="tree drafting when > 1"),
-        draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens", help="tree node budget (SGLang --speculative-num-draft-tokens)"),
+        topk: int = number_param("--topk", 1, help="tree drafting when > 1"),
+        draft_tokens: Optional[int] = number_param("--draft-tokens", None, help="tree node budget (SGLang --speculative-num-draft-tokens)"),
         prompts: Optional[Path] = shared_param(PROMPTS),
         prompt_format: str = shared_param(PROMPT_FORMAT),
-        num_prompts: Optional[int] = typer.Option(None, "--num-prompts", help="use the first N prompts"),
+        num_prompts: Optional[int] = number_param("--num-prompts", None, help="use the first N prompts"),
         max_new: int = shared_param(MAX_NEW),
         as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
         plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG"),
         algorithm: str = typer.Option("EAGLE3", "--algorithm", help="the engine's speculative algorithm (EAGLE skips aux capture)"),
-        threads: int = typer.Option(
-            int(os.environ.get("SPECBRIDGE_THREADS", "1")), "--threads", help="torch threads (1 is fastest on small CPUs)"
+        threads: int = number_param(
+            "--threads", int(os.environ.get("SPECBRIDGE_THREADS", "1")), help="torch threads (1 is fastest on small CPUs)"
         ),
         device: str = typer.Option("cpu", "--device", help="cpu, cuda or auto (cuda when torch sees one)"),
         dtype: str = typer.Option("float32", "--dtype", help="float32, bfloat16 or float16, for target and drafter"),
-        fail_under: Optional[float] = typer.Option(
-            None, "--fail-under", help="exit 1 when the mean accept length is below this (a CI gate)"
+        fail_under: Optional[float] = number_param(
+            "--fail-under", None, help="exit 1 when the mean accept length is below this (a CI gate)"
         ),
         model_runner: Optional[str] = typer.Option(
             None,
@@ -657,7 +658,7 @@ def register(app: typer.Typer) -> None:
         """Offline acceptance: mean accept length, per position, per prompt — also as an engine version would load it."""
         raise typer.Exit(
             eval_cmd(
-                draft,
+                path,
                 target,
                 engine,
                 steps,

