@@ -81,3 +81,17 @@ def test_fold_wraps_at_spaces_only(width):
     assert " ".join(" ".join(folded).split()) == " ".join(line.split())  # nothing lost, nothing split
     assert all(len(part) <= width or " " not in part.strip() for part in folded)
     assert page.fold(line, None) == line
+
+
+def test_an_mtp_targets_inspect_fits_80_columns_and_is_one_line_per_item_piped(tmp_path, monkeypatch, capsys):
+    import mtp_fixtures as mx
+
+    target = mx.write_target(tmp_path / "glm", mx.glm_config())
+    assert inspect_cmd(target, False) == 0  # piped
+    piped = capsys.readouterr().out.splitlines()
+    assert any(len(line) > COLUMNS and line.startswith("  evidence: ") for line in piped)  # long items stay whole
+    monkeypatch.setattr(page, "page_width", lambda: COLUMNS)
+    assert inspect_cmd(target, False) == 0
+    wrapped = capsys.readouterr().out.splitlines()
+    assert [line for line in wrapped if len(line) > COLUMNS] == []
+    assert " ".join(" ".join(wrapped).split()) == " ".join(" ".join(piped).split())  # the same words, only folded

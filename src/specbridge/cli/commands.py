@@ -89,6 +89,13 @@ def _inspect_family(view, geometry: dict, as_json: bool) -> int:
         body |= {"geometry": geometry, "tensors": tensors, "totals": {"tensors": len(tensors), "bytes": ckpt.total_bytes}}
         print_json("inspect", {**body, "metadata": ckpt.metadata, **hub_sources(ckpt.hub)})
         return 0
+    from . import console
+
+    width = console.page_width()
+
+    def print(line: str) -> None:  # noqa: A001 - a terminal folds each line at its width, a pipe keeps it whole
+        sys.stdout.write(console.fold(line, width) + "\n")
+
     print(f"{ckpt.root}  ({ckpt.storage}, {len(ckpt.weight_files)} file(s))")
     print(f"family: {fam.family.title}")
     for e in fam.evidence:
