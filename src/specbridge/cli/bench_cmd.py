@@ -74,9 +74,10 @@ def bench_command(
     plot: Optional[Path] = typer.Option(None, "--plot", help="write a PNG: throughput vs concurrency and acceptance"),
     progress: bool = typer.Option(True, "--progress/--no-progress", metavar="", help="progress bar on stderr"),
 ) -> None:
-    """Benchmark a serving endpoint: output tok/s, TTFT and inter-token latency percentiles per concurrency,
-    acceptance from the engine's own counters (deltas over the run), speedup vs a baseline and the crossover.
-    Prompts are sent as token ids from the server's /tokenize: the same ids eval measures."""
+    """Benchmark a serving endpoint: output tok/s, TTFT and inter-token latency percentiles per concurrency.
+
+    Acceptance is read from the engine's own counters (deltas over the run), with the speedup vs a baseline and
+    the crossover. Prompts are sent as token ids from the server's /tokenize: the same ids eval measures."""
     from .commands import fail
     from .contract import EXIT_FINDINGS, error_object, print_json
 

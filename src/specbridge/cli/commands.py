@@ -17,15 +17,22 @@ def fail(message: str, code: int = 2) -> int:
     raise CliError(message, code)
 
 
-def split_codes(values: list[str] | None) -> set[str]:
-    """'--fail-on C001,A002 --fail-on V009' -> {'C001', 'A002', 'V009'} (validated against the catalogue)."""
+GATE_SEVERITIES = ("warning",)  # --fail-on warning: every warning fails the run (the strict CI gate, docs/ci.md)
+
+
+def split_codes(values: list[str] | None, severities: tuple[str, ...] = ()) -> set[str]:
+    """'--fail-on C001,A002 --fail-on V009' -> {'C001', 'A002', 'V009'} (validated against the catalogue); a
+    severity name in `severities` ('warning') is kept as it is, lower case, and stands for every finding of it."""
     from ..rules.registry import RULES
 
-    codes = {c.strip().upper() for v in values or () for c in v.split(",") if c.strip()}
+    words = [c.strip() for v in values or () for c in v.split(",") if c.strip()]
+    named = {w.lower() for w in words if w.lower() in severities}
+    codes = {w.upper() for w in words if w.lower() not in severities}
     unknown = sorted(codes - set(RULES))
     if unknown:
-        fail(f"unknown finding code(s) {', '.join(unknown)} (the catalogue: docs/rules.md)")
-    return codes
+        also = f" or a severity ({', '.join(severities)})" if severities else ""
+        fail(f"unknown finding code(s) {', '.join(unknown)} (the catalogue: docs/rules.md{also})")
+    return codes | named
 
 
 def inspect_cmd(path: Path, as_json: bool) -> int:
@@ -82,6 +89,13 @@ def _inspect_family(view, geometry: dict, as_json: bool) -> int:
         body |= {"geometry": geometry, "tensors": tensors, "totals": {"tensors": len(tensors), "bytes": ckpt.total_bytes}}
         print_json("inspect", {**body, "metadata": ckpt.metadata, **hub_sources(ckpt.hub)})
         return 0
+    from . import console
+
+    width = console.page_width()
+
+    def print(line: str) -> None:  # noqa: A001 - a terminal folds each line at its width, a pipe keeps it whole
+        sys.stdout.write(console.fold(line, width) + "\n")
+
     print(f"{ckpt.root}  ({ckpt.storage}, {len(ckpt.weight_files)} file(s))")
     print(f"family: {fam.family.title}")
     for e in fam.evidence:
@@ -115,11 +129,12 @@ def resolve_inputs(engines: list[str] | None, target: str | Path | None, launch:
 
 
 def gate(results, fail_on: set[str], ignore: set[str]) -> list[str]:
-    """The finding codes that fail this run: errors unless ignored, plus any code named in --fail-on."""
+    """The finding codes that fail this run: errors unless ignored, plus any code named in --fail-on and every
+    finding of a severity named there (--fail-on warning)."""
     out = []
     for r in results:
         for f in r.findings:
-            if (f.severity == "error" and f.code not in ignore) or f.code in fail_on:
+            if (f.severity == "error" and f.code not in ignore) or f.code in fail_on or f.severity in fail_on:
                 out.append(f.code)
     return sorted(set(out))
 
@@ -141,7 +156,7 @@ def check_cmd(
     from .draft_check import PlainDraft
     from .mtp_check import HeadOnly, print_head_only
 
-    failing_codes, ignored_codes = split_codes(fail_on), split_codes(ignore)
+    failing_codes, ignored_codes = split_codes(fail_on, GATE_SEVERITIES), split_codes(ignore)
     try:
         ckpt, tgt, results, skipped, fam, head = _check_results(path, engines, target, launch, parent, mtp)
     except HeadOnly as e:  # no release asked for models the head's class: what the files alone say

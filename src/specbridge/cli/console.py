@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import shutil
 import sys
+import textwrap
 
 from rich.console import Console
 
@@ -48,3 +50,25 @@ def make_console() -> Console:
         highlight=False,
         emoji=False,
     )
+
+
+def page_width() -> int | None:
+    """The terminal's width (COLUMNS honoured) when stdout is a terminal; None in a pipe, where a line is never
+    folded (one line per item, as grep and a CI log want it)."""
+    return shutil.get_terminal_size().columns if sys.stdout.isatty() else None
+
+
+def fold(text: str, width: int | None) -> str:
+    """`text` with each line longer than `width` wrapped at spaces, its continuation lines indented four
+    columns past the line's own indent; never inside a word (a path or a tensor name stays whole). `width`
+    None (a pipe): unchanged."""
+    if width is None:
+        return text
+    out = []
+    for line in text.split("\n"):
+        if len(line) <= width:
+            out.append(line)
+            continue
+        hang = " " * (len(line) - len(line.lstrip(" ")) + 4)
+        out += textwrap.wrap(line, width, subsequent_indent=hang, break_long_words=False, break_on_hyphens=False)
+    return "\n".join(out)

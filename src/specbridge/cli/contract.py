@@ -18,7 +18,7 @@ SCHEMA_VERSION = 2
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_CODES = {
     EXIT_OK: "OK: no failing finding (and, for `eval --fail-under`, the accept length reached the bar)",
-    EXIT_FINDINGS: "a failing finding (severity `error`, or a code named in `--fail-on`), a launch refused, a load the engine "
+    EXIT_FINDINGS: "a failing finding (severity `error`, or a code named in `--fail-on`; any warning under `--fail-on warning`), a launch refused, a load the engine "
     "refuses (`eval --engine`: `refused`), an eval below `--fail-under`, a bench or sweep run that failed, a conversion "
     "that failed while writing (no space left, an I/O error, verification; nothing is placed)",
     EXIT_USAGE: "unusable input or request: a path that is not a drafter (or of a drafter family the command does not read), "

@@ -155,8 +155,15 @@ def print_convert_json(src: Path, ck, tgt, plan, res, checks, ok: bool) -> None:
 
 
 def print_convert(src: Path, ck, plan, res, checks, engine_used) -> None:
-    """Every change, how the result was verified, and the engine check, one line each."""
-    w = sys.stdout.write
+    """Every change, how the result was verified, and the engine check, one line each in a pipe; on a terminal
+    a line wider than it is wrapped at spaces (console.fold)."""
+    from . import console
+
+    width = console.page_width()
+
+    def w(text: str) -> None:
+        sys.stdout.write(console.fold(text, width))
+
     w(
         f"specbridge convert {src} → {res.dst}  (layout {plan.drafter.layout} → {plan.layout.name}"
         + (f", for {plan.engine}" if plan.engine else "")

@@ -139,11 +139,12 @@ def _print(view, target, results, tokens, ok: bool, failing: list[str]) -> None:
         here = f"{r.place.engine} {r.place.version}"
         for f in r.findings:
             groups.setdefault((f.code, f.severity, f.message.replace(here, "the engine"), f.fix), []).append(r.place)
+    fixes_shown: dict[str, str] = {}
     for sev in ("error", "warning", "info"):
         for (code, severity, message, fix), places in groups.items():
             if severity == sev:
                 where = "" if len(places) == len(results) else _versions(places)
-                print_finding(c, Finding(code, severity, message, fix), where)
+                print_finding(c, Finding(code, severity, message, fix), where, fixes_shown)
     if ok != all(r.ok for r in results):
         c.print(f"gate: {'failing on ' + ', '.join(failing) if failing else 'errors ignored by --ignore'}")
 

@@ -6,14 +6,29 @@ from typing import Optional
 
 import typer
 
+from .helpfmt import WideHelpCommand, WideHelpGroup
 from .options import FLAG, number_param, path_argument, typer_param
 
-app = typer.Typer(
+
+class _App(typer.Typer):
+    """typer's app whose every command (those the optional modules register too) prints helpfmt's --help."""
+
+    def command(self, *args, cls=None, **kwargs):
+        return super().command(*args, cls=cls or WideHelpCommand, **kwargs)
+
+
+ROOT_HELP = (
+    "specbridge: get speculative-decoding drafters (EAGLE-3, P-EAGLE, DFlash, DFlash2, DSpark, EAGLE-1/2, Medusa, "
+    "MTP heads, plain draft models) from training to serving with nothing lost on the way."
+)
+
+app = _App(
+    cls=WideHelpGroup,
     add_completion=True,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     context_settings={"help_option_names": ["-h", "--help"]},
-    help="specbridge: get EAGLE-3 drafters from training to serving with nothing lost on the way.",
+    help=ROOT_HELP,
 )
 
 
@@ -29,7 +44,7 @@ def _version(value: bool) -> None:
 def _root(
     version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True, metavar="", help="print the version and exit"),
 ) -> None:
-    """specbridge: get EAGLE-3 drafters from training to serving with nothing lost on the way."""
+    """specbridge: get speculative-decoding drafters from training to serving with nothing lost on the way."""
 
 
 def fail(message: str, code: int = 2) -> None:
@@ -63,8 +78,10 @@ def check(
     fail_on: Optional[list[str]] = typer_param("check", "fail_on"),
     ignore: Optional[list[str]] = typer_param("check", "ignore"),
 ) -> None:
-    """Predict exactly what an engine version will load, drop, leave random or reject; with --target and
-    --launch, also whether drafter, target and launch flags fit together. A target with an MTP head: its head."""
+    """Predict exactly what an engine version will load, drop, leave random or reject.
+
+    With --target and --launch, also whether drafter, target and launch flags fit together. A target with an MTP
+    head: its head."""
     from .commands import check_cmd
 
     raise typer.Exit(check_cmd(path, engine, as_json, tables, target, launch, parent, fail_on, ignore, mtp))
@@ -88,8 +105,9 @@ def launch(
     ),
     as_json: bool = FLAG("--json", help="print one JSON object"),
 ) -> None:
-    """Print the exact, checked engine command line; refuse (exit 1, with the findings) what check flags. For a
-    DFlash drafter: vLLM method dflash, SGLang DFLASH, TensorRT-LLM decoding_type DFlash, drafting its trained block.
+    """Print the exact, checked engine command line; refuse (exit 1, with the findings) what check flags.
+
+    For a DFlash drafter: vLLM method dflash, SGLang DFLASH, TensorRT-LLM decoding_type DFlash, drafting its trained block.
     For a target with an MTP head: the line that serves the head (vLLM method mtp, SGLang NEXTN, TensorRT-LLM MTP).
     TensorRT-LLM's speculative settings live in a YAML file its line names (--config): printed first, as a shell
     here-document that writes it."""

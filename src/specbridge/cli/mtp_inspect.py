@@ -3,6 +3,7 @@ headers of only the shards that hold it. A target is hundreds of shards; its dec
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 
 from ..checkpoint.errors import CheckpointError
@@ -97,6 +98,15 @@ def show(idx: TargetIndex, fam: FamilyVerdict, as_json: bool) -> int:
 
 
 def print_human(idx: TargetIndex, fam: FamilyVerdict, head: MtpHead, shapes: dict) -> None:
+    """The head as a person reads it: on a terminal each line wrapped at spaces to its width, in a pipe one line
+    per item (console.fold)."""
+    from . import console
+
+    width = console.page_width()
+
+    def print(line: str) -> None:  # noqa: A001 - every line below goes through the fold
+        sys.stdout.write(console.fold(line, width) + "\n")
+
     if idx.hub is not None:
         print(idx.hub.line())
     if idx.partial:

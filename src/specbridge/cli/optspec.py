@@ -65,7 +65,13 @@ OPTIONS: dict[str, tuple[Opt, ...]] = {
         Opt("mtp", ("--mtp",), "PATH is a target: check the MTP head it carries (found from its index without --mtp too)", False, FLAG),
         JSON,
         Opt("tables", ("--tables", "-v"), "also print every tensor's fate and every engine parameter", False, FLAG),
-        Opt("fail_on", ("--fail-on",), "finding codes that fail the run whatever their severity (comma list, repeatable)", None, MANY),
+        Opt(
+            "fail_on",
+            ("--fail-on",),
+            "finding codes that fail the run whatever their severity, or `warning`: every warning fails it (comma list, repeatable)",
+            None,
+            MANY,
+        ),
         Opt("ignore", ("--ignore",), "error codes that do not fail the run (comma list, repeatable)", None, MANY),
     ),
     "convert": (

@@ -54,6 +54,33 @@ def human_bytes(n: int) -> str:
     return f"{n} B"
 
 
+def tensor_lines(rows: list[tuple[str, str, str, str, str | None]], width: int) -> list[str]:
+    """inspect's tensor rows (name, dtype, shape, bytes, canonical name) as markup lines, columns aligned (the
+    name's up to NAME_ALIGN characters: one longer name runs past it, not every line). Never a table cell, so a
+    name is never folded mid-word. One line per tensor when that fits `width` (always in a pipe, whose width
+    is PIPE_WIDTH: one line grep finds); on a narrower terminal the canonical name goes on a line of its own
+    under the row, and where even the row does not fit, everything after the name does."""
+    widths = [min(max((len(row[i]) for row in rows), default=0), NAME_ALIGN) for i in range(4)]
+    columns = sum(widths) + 2 * 3 + 2  # the four aligned cells, their gaps and the indent
+    longest_canonical = max((len(row[4] or "unrecognised") for row in rows), default=0)
+    lines = []
+    for name, dtype, shape, nbytes, canonical in rows:
+        cells = "  ".join(esc(v.ljust(w)) for v, w in zip((name, dtype, shape, nbytes), widths))
+        arrow = f"→ {esc(canonical) if canonical else '[red]unrecognised[/]'}"
+        if columns + 1 + 2 + longest_canonical <= width:
+            lines.append(f"  {cells} {arrow}")
+            continue
+        if columns <= width:
+            head, rest = cells.rstrip(), [arrow]
+        else:
+            head, rest = esc(name), ["  ".join(esc(v.ljust(w)) for v, w in zip((dtype, shape, nbytes), widths[1:])).rstrip(), arrow]
+        lines.append(f"  {head}")
+        if len(rest) == 2 and 6 + len(rest[0]) + 3 + len(canonical or "unrecognised") <= width:
+            rest = [f"{rest[0]} {arrow}"]
+        lines += [f"      {part}" for part in rest]
+    return lines
+
+
 def print_inspect(view: CheckpointView) -> None:
     ckpt, d, fam = view.ckpt, view.drafter, view.verdict
     console.print(f"[bold]{esc(ckpt.root)}[/]  ({esc(ckpt.storage)}, {len(ckpt.weight_files)} file(s))")
@@ -66,17 +93,12 @@ def print_inspect(view: CheckpointView) -> None:
     for k, v in g.items():
         t.add_row(esc(k), esc(v))
     console.print(t)
-    # one line per tensor, never a table cell: a name is never folded mid-word (on a narrow terminal the
-    # line runs on and the terminal wraps it; in a pipe it is one line grep finds)
     rows = [
         (info.name, info.dtype, str(list(info.shape)), human_bytes(info.nbytes), _canon(d, info.name)) for info in ckpt.tensors.values()
     ]
-    # columns aligned, the name's up to NAME_ALIGN characters: one longer name runs past it, not every line
-    widths = [min(max((len(row[i]) for row in rows), default=0), NAME_ALIGN) for i in range(4)]
     console.print(f"[bold]tensors ({len(rows)})[/]: name dtype shape bytes → canonical name")
-    for name, dtype, shape, nbytes, canonical in rows:
-        cells = "  ".join(esc(v.ljust(w)) for v, w in zip((name, dtype, shape, nbytes), widths))
-        console.print(f"  {cells} → {esc(canonical) if canonical else '[red]unrecognised[/]'}", soft_wrap=True)
+    for line in tensor_lines(rows, console.width):
+        console.print(line, soft_wrap=True)
     console.print(f"total: {len(ckpt.tensors)} tensors, {human_bytes(ckpt.total_bytes)}, dtypes {esc(d.dtypes)}")
     if ckpt.pickles:
         console.print(f"[yellow]pickled files present, not read: {esc(', '.join(p.name for p in ckpt.pickles))}[/]")

@@ -66,11 +66,18 @@ def verdict_markup(ok: bool) -> str:
     return "[bold green]OK[/]" if ok else "[bold red]NOT OK[/]"
 
 
-def print_finding(c: Console, f, versions: str = "") -> None:
+def print_finding(c: Console, f, versions: str = "", fixes_shown: dict[str, str] | None = None) -> None:
+    """One finding: its line, its fix, its doc link. With `fixes_shown` (fix text -> the code it was printed under),
+    a fix already printed for an earlier finding of this report is not printed again: "fix: as above (L002)"
+    (an MTP head absent reads five L002/L006 findings with one 250-character fix). JSON keeps every fix."""
     where = " " + escape(f"[{versions}]") if versions else ""
     c.print(f"[{SEV_STYLE[f.severity]}]{f.code} {f.severity}[/]{where}: {escape(f.message)}")
-    if f.fix:
+    if f.fix and fixes_shown is not None and f.fix in fixes_shown:
+        c.print(f"    fix: as above ({fixes_shown[f.fix]})")
+    elif f.fix:
         c.print(f"    fix: {escape(f.fix)}")
+        if fixes_shown is not None:
+            fixes_shown[f.fix] = f.code
     if f.severity != "info":
         c.print(f"    doc: {doc_link(f.code)}", style="dim")
 
@@ -82,10 +89,11 @@ def print_single(c: Console, ckpt, res, ok: bool, tables: bool = False) -> None:
         f"(era {escape(r.era.name)}; class {escape(r.cls.name)}): {verdict_markup(ok)}"
     )
     c.print(counts_line(res))
+    fixes_shown: dict[str, str] = {}
     for sev in ("error", "warning", "info"):
         for f in res.findings:
             if f.severity == sev:
-                print_finding(c, f)
+                print_finding(c, f, fixes_shown=fixes_shown)
     if not tables:  # the way to the full accounting, unless it was just printed
         c.print(
             f"[dim]every tensor and parameter: specbridge check {escape(str(ckpt.root))} --engine {r.engine}=={escape(r.version)} --tables[/]"
@@ -123,11 +131,12 @@ def print_many(c: Console, ckpt, results, ok: bool, tables: bool = False) -> Non
         t.collapse_padding = True
     c.print(t)
     infos: dict[str, list[str]] = {}
+    fixes_shown: dict[str, str] = {}
     for f, versions in distinct_findings(results):
         if f.severity == "info":
             infos.setdefault(f.code, []).append(versions)
         else:
-            print_finding(c, f, versions)
+            print_finding(c, f, versions, fixes_shown)
     if infos:
         from ..rules.registry import RULES
 
@@ -164,10 +173,11 @@ def distinct_findings(results) -> list[tuple[object, str]]:
             for eng, v in by_engine.items()
         )
         f = first[key]
-        message = f.message
-        for eng, rs in by_engine.items():
+        message, fix = f.message, f.fix
+        for eng, rs in by_engine.items():  # the message and its fix name the releases back (no placeholder left)
             message = message.replace(f"{eng} {VERSIONS}", f"{eng} {releases_named(rs)}")
-        out.append((Finding(f.code, f.severity, message, f.fix), versions))
+            fix = fix.replace(f"{eng} {VERSIONS}", f"{eng} {releases_named(rs)}") if fix else fix
+        out.append((Finding(f.code, f.severity, message, fix), versions))
     return out
 
 
@@ -224,7 +234,8 @@ def print_check(ckpt, results, tables: bool, failing: list[str]) -> None:
         if tables:
             for res in results:
                 print_accounting(ckpt, res)
+                fixes_shown: dict[str, str] = {}
                 for f in res.findings:
-                    print_finding(c, f)
+                    print_finding(c, f, fixes_shown=fixes_shown)
     if ok != all(r.ok for r in results):
         c.print(f"gate: {'failing on ' + ', '.join(failing) if failing else 'errors ignored by --ignore'}")

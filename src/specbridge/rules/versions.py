@@ -16,12 +16,15 @@ from .registry import Hit, rule
     "R001",
     "engine version newer than the newest release modelled",
     severity=WARNING,
-    fix="check against a modelled release (`specbridge engines` lists the range), or add the release's rows (`docs/engines.md`).",
+    fix="pin a modelled release (`specbridge engines` lists the range; a mistyped version lands here too); for a release "
+    "the tables do not model, `specbridge verify` says what the installed engine itself loads; or add the release's rows "
+    "(`docs/engines.md`). `--fail-on warning` makes this a failure (the strict CI gate, `docs/ci.md`).",
 )
 def newer_than_modelled(c: Context) -> Iterator[Hit]:
     """Warning: `--engine NAME==VERSION` names a release after the newest one whose source was read. It is checked
     against the newest era, which may no longer describe it: a release that changed loading can drop, refuse
-    or leave random what this report says loads.
+    or leave random what this report says loads, and a mistyped version (`sglang==9.9`) is answered the same way.
+    A warning, not an error: the newest era is the best answer there is; `--fail-on warning` fails a CI run on it.
     """
     place = c.place
     if place is not None and place.how == NEWER:
@@ -30,7 +33,8 @@ def newer_than_modelled(c: Context) -> Iterator[Hit]:
             WARNING,
             f"{place.era.engine} {place.version} is newer than the newest release modelled ({newest}): checked against the "
             f"{place.era.name} era, which may no longer describe it",
-            f"check against a modelled release (`specbridge engines` lists {first} – {newest}), or add the release's rows (docs/engines.md)",
+            f"pin a modelled release (`specbridge engines` lists {first} – {newest}; is {place.version} a typo?); for a release the "
+            "tables do not model, `specbridge verify` says what the installed engine itself loads",
         )
 
 
