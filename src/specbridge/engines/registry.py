@@ -201,6 +201,12 @@ def family_rows(engine: str, family: str) -> list[FamilyRange]:
     return [r for r in FAMILY_RANGES.get(engine, ()) if r.family == family]
 
 
+def family_era(row: FamilyRange) -> str:
+    """The name a family's release range goes by wherever it is shown (`check`'s era column, `specbridge engines`):
+    the family and its span, "dflash 0.31.0+" or "mtp 0.16.0–0.16"."""
+    return f"{row.family} {row.first}–{row.last}" if row.last else f"{row.family} {row.first}+"
+
+
 def family_name(row: FamilyRange, arch: str) -> str:
     """Architecture `arch` as `row`'s registry is asked for it (after the engine's own renaming: vLLM's Eagle / DFlash
     prefixes)."""
