@@ -116,5 +116,5 @@ def test_the_comparison_catches_a_stale_line():
     assert missing_lines(["dflash-drafter  layout dflash → vllm 0.32.0 (era dflash 0.29.0+; class X): OK"], printed)
     assert not missing_lines(["dflash-drafter  layout dflash → vllm 0.32.0 (era dflash …; class X): OK", "…"], printed)
     assert missing_lines(["25 tensors: …", "dflash-drafter …"], printed)  # out of order
-    assert matches("L007 info: replaced (…)", "L007 info: replaced (a cite). Fine if trained so.")
-    assert not matches("L007 info: replaced (…)", "L007 info: replaced. Fine")
+    assert matches("a note: replaced (…)", "a note: replaced (a cite). Fine if trained so.")
+    assert not matches("a note: replaced (…)", "a note: replaced. Fine")
