@@ -3,7 +3,6 @@ cache directory (`models--org--name/snapshots/<rev>/`). Only what compatibility 
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,6 +87,8 @@ def open_target(path: str | os.PathLike) -> TargetInfo:
     cfg = read_json(cfg_path)
     text = next((cfg[k] for k in TEXT_KEYS if isinstance(cfg.get(k), dict)), cfg)
     archs = cfg.get("architectures") if isinstance(cfg.get("architectures"), list) else []
+    import hashlib  # here: loading OpenSSL costs more than a small target's whole config read
+
     tok_sha = hashlib.sha256(tok.read_bytes()).hexdigest() if tok and tok.is_file() and tok.stat().st_size < 256 * 2**20 else None
 
     def get(k, default=None):

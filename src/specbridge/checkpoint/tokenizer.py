@@ -10,7 +10,6 @@ ids that differ are listed only when the maps differ."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import operator
@@ -120,6 +119,8 @@ def read_tokenizer_facts(root: Path) -> TokenizerFacts:
     if tpath.is_file():
         raw = tpath.read_bytes() if tpath.stat().st_size <= TOKENIZER_LIMIT else None
         if raw is not None:
+            import hashlib  # only when there is a tokenizer.json to hash
+
             facts.tokenizer_sha256 = hashlib.sha256(raw).hexdigest()
             try:
                 tj = json.loads(raw.decode("utf-8"))

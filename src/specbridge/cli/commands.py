@@ -151,25 +151,27 @@ def check_cmd(
     ignore: list[str] | None = None,
     mtp: bool = False,
 ) -> int:
-    from ..engines.launch import LaunchError
-    from ..engines.registry import EngineSpecError
     from .draft_check import PlainDraft
-    from .mtp_check import HeadOnly, print_head_only
+    from .mtp_check import HeadOnly
 
     failing_codes, ignored_codes = split_codes(fail_on, GATE_SEVERITIES), split_codes(ignore)
     try:
-        ckpt, tgt, results, skipped, fam, head = _check_results(path, engines, target, launch, parent, mtp)
-    except HeadOnly as e:  # no release asked for models the head's class: what the files alone say
-        return print_head_only(e, as_json)
-    except PlainDraft as e:  # a plain causal LM: a draft model for method draft_model / STANDALONE
+        got = _check_results(path, engines, target, launch, parent, mtp)
+    except (CheckpointError, ValueError) as e:  # ValueError: EngineSpecError, LaunchError, a value read wrong
+        return fail(str(e), getattr(e, "exit_code", 2))  # NoFamilyClass: the release has none (1)
+    if isinstance(got, HeadOnly):  # no release asked for models the head's class: what the files alone say
+        from .mtp_check import print_head_only
+
+        return print_head_only(got, as_json)
+    if isinstance(got, PlainDraft):  # a plain causal LM: a draft model for method draft_model / STANDALONE
+        from ..engines.registry import EngineSpecError
         from .draft_check import check_draft
 
         try:
-            return check_draft(e, as_json, failing_codes, ignored_codes)
+            return check_draft(got, as_json, failing_codes, ignored_codes)
         except (CheckpointError, EngineSpecError) as err:
             return fail(str(err))
-    except (CheckpointError, EngineSpecError, LaunchError, ValueError) as e:
-        return fail(str(e), getattr(e, "exit_code", 2))  # NoFamilyClass: the release has none (1)
+    ckpt, tgt, results, skipped, fam, head = got
     for line in skipped:
         sys.stderr.write(f"note: {line}\n")
     failing = gate(results, failing_codes, ignored_codes)
@@ -198,32 +200,79 @@ def check_cmd(
     return 0 if ok else 1
 
 
+def _probe_first(path, forced: bool) -> bool:
+    """Whether the MTP probe (mtp_check.mtp_probe) reads `path` before the checkpoint reader does: when --mtp asks,
+    for a Hub id, for a directory with a sharded index (a target's: only its index is read, never every shard header)
+    and for a config that announces MTP layers. A local single-file checkpoint whose config announces none (every
+    drafter) is opened once, and probed after only if its names hold a head (mtp_named)."""
+    from ..checkpoint.assemble import read_json
+    from ..families.mtp import announced_layers
+
+    p = Path(path)
+    if forced or not p.exists():
+        return True
+    if p.is_file():  # the probe reads an index json or a config.json given as the path, not a weights file
+        return p.name.endswith(".safetensors.index.json") or p.name == "config.json"
+    try:
+        if any(f.name.endswith(".safetensors.index.json") for f in p.iterdir()):
+            return True
+        config = read_json(p / "config.json") if (p / "config.json").is_file() else {}
+    except (CheckpointError, OSError):
+        return True  # the probe answers as it always has (None), and the reader says what is wrong
+    return isinstance(config, dict) and announced_layers(config)[0] > 0
+
+
+def mtp_named(path, view) -> bool:
+    """A local single-file safetensors checkpoint, opened, whose config announces no MTP layer but whose names hold an
+    MTP head (mtp_check.mtp_family's first test): it is probed as a target after all."""
+    from ..families.mtp import find_mtp_head
+
+    if view.ckpt.hub is not None or view.ckpt.storage != "safetensors" or not Path(path).is_dir():
+        return False
+    return bool(find_mtp_head(view.ckpt.config or {}, view.ckpt.tensors).layers)
+
+
 def _check_results(path, engines, target, launch, parent, mtp: bool):
     """(checkpoint, target, results, engines not checked, family verdict, MTP head or None): a drafter read as the
-    family its evidence shows, or a target's MTP head read from its index."""
-    from ..checkpoint.reader import open_checkpoint
-    from ..rules.check import check, check_family
-    from ..view import read_view
-    from .guards import refuse_non_drafter
-    from .mtp_check import check_mtp, mtp_index
+    family its evidence shows, or a target's MTP head read from its index; or the answer of another kind the verdict
+    calls for (mtp_check.HeadOnly: no release asked for models the head; draft_check.PlainDraft: a plain causal LM).
+    The checkpoint is read and described once, and its family detected once."""
+    from .mtp_check import HeadOnly, mtp_outcome, mtp_probe
 
     specs, tgt, lau = resolve_inputs(engines, target, launch)
-    idx = mtp_index(path, mtp)  # a target with an MTP head: its index, and only the head's shard headers
-    if idx is not None:
+    probe = mtp_probe(path, mtp) if _probe_first(path, mtp) else None  # a target: its index, the head's shard headers
+    view = None
+    if probe is None:
+        from ..checkpoint.reader import open_checkpoint
+        from ..view import read_view
+
+        view = read_view(open_checkpoint(path))  # described once, for the guard, the rules and the simulation
+        if mtp_named(path, view):
+            probe = mtp_probe(path, False)
+    if probe is not None:
         if parent:
             raise CliError("--parent reads EAGLE-3 drafters; this is a target's MTP head")
-        results, skipped, head, fam, view = check_mtp(idx, path, specs, tgt, lau)
-        return view.ckpt, tgt, results, skipped, fam, head
-    view = read_view(open_checkpoint(path))  # described once, for the guard, the rules and the simulation
+        got = mtp_outcome(probe, path, specs, tgt, lau)
+        if isinstance(got, HeadOnly):
+            return got
+        results, skipped, head, fam, mview = got
+        return mview.ckpt, tgt, results, skipped, fam, head
     if view.verdict.family is not None and view.verdict.family.name == "causal_lm":
         from .draft_check import PlainDraft
 
         if parent:
             raise CliError("--parent reads EAGLE-3 drafters; this is a plain causal LM (a draft model)")
-        raise PlainDraft(view, tgt, specs, lau)
+        return PlainDraft(view, tgt, specs, lau)
+    from ..rules.check import check, check_family
+    from .guards import refuse_non_drafter
+
     fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa"), what="check")
     if fam.family.name == "eagle3":
-        par = open_checkpoint(parent) if parent else None
+        par = None
+        if parent:
+            from ..checkpoint.reader import open_checkpoint
+
+            par = open_checkpoint(parent)
         return view.ckpt, tgt, check(view, specs, str(path), target=tgt, launch=lau, parent=par), [], fam, None
     if parent:
         raise CliError(f"--parent reads EAGLE-3 drafters only so far; this is a {fam.family.title} drafter")
@@ -335,10 +384,11 @@ def launch_cmd(
         if name not in LAUNCHERS:  # the engines with a LAUNCH row
             return fail(f"launch prints {', '.join(LAUNCHERS)} command lines; not {name}")
         from ..checkpoint.hub import engine_model_arg
-        from .mtp_check import HeadOnly, check_mtp, mtp_index
+        from .mtp_check import HeadOnly, check_mtp, mtp_probe
 
         files: dict[str, str] = {}  # the speculative config file the line names (TensorRT-LLM's --config)
-        idx = mtp_index(path, False)  # a target with an MTP head: the line serves the head inside it
+        probe = mtp_probe(path, False)  # a target with an MTP head: the line serves the head inside it
+        idx = probe.index if probe is not None else None
         if idx is not None:
             if target is not None:
                 return fail(f"{path} carries its own MTP head: the engine serves it from the target itself; drop --target")
@@ -350,7 +400,7 @@ def launch_cmd(
             files.update([written] if written else [])
             lau = parse_launch(cmd, files)
             try:
-                results, _, _, _, view = check_mtp(idx, path, engine, None, lau)
+                results, _, _, _, view = check_mtp(idx, path, engine, None, lau, probe=probe)
                 ckpt = view.ckpt
             except HeadOnly as e:  # refused like a check that found nothing it can run, with what the files say
                 return fail("; ".join([e.why, *(f"{f.code} {f.message}" for f in e.findings if f.severity == "error")]))

@@ -79,7 +79,12 @@ def document(command: str, body: dict) -> dict:
 
 
 def dumps(obj: dict) -> str:
-    return json.dumps(finite(obj), indent=2, allow_nan=False)
+    """The object as strict JSON. Written as it is when it holds no NaN or ±inf (the rule, and no copy of a
+    document that can be megabytes: an MTP target's check); else `finite`'s copy, with them as null."""
+    try:
+        return json.dumps(obj, indent=2, allow_nan=False)
+    except ValueError:  # a non-finite float (or what json refuses anyway: the copy says it as before)
+        return json.dumps(finite(obj), indent=2, allow_nan=False)
 
 
 def print_json(command: str, body: dict) -> None:

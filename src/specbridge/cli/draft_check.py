@@ -11,11 +11,11 @@ from pathlib import Path
 from .contract import CliError, print_json
 
 
-class PlainDraft(Exception):  # noqa: N818 (a signal, like mtp_check.HeadOnly)
-    """The checkpoint is a plain causal LM: check it as a draft model against --target."""
+class PlainDraft:
+    """check's answer when the verdict is a plain causal LM: check it as a draft model against --target (what
+    check_draft is handed: the view read once, the target, the engines, the launch line)."""
 
     def __init__(self, view, target, specs, launch=None):
-        super().__init__("plain draft model")
         self.view, self.target, self.specs, self.launch = view, target, specs, launch
 
 

@@ -67,7 +67,7 @@ def _fast(argv: list[str]) -> int:
     if argv[0] == "inspect":
         return commands.inspect_cmd(a["path"], a["as_json"])
     return commands.check_cmd(
-        a["path"], a["engine"], a["as_json"], a["tables"], a["target"], a["launch"], a["parent"], a["fail_on"], a["ignore"]
+        a["path"], a["engine"], a["as_json"], a["tables"], a["target"], a["launch"], a["parent"], a["fail_on"], a["ignore"], a["mtp"]
     )
 
 

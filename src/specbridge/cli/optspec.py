@@ -100,10 +100,15 @@ class _Unparsed(Exception):
 
 
 class _QuietParser(argparse.ArgumentParser):
-    """argparse that prints nothing on a usage error: typer, given the same argv, says it in one line."""
+    """argparse that prints nothing on a usage error: typer, given the same argv, says it in one line. It never
+    formats help either (--help goes to typer), so its formatter has a fixed width: argparse's default asks the
+    terminal for one, importing shutil (and bz2, lzma) on every run."""
 
     def error(self, message: str):
         raise _Unparsed(message)
+
+    def _get_formatter(self):
+        return self.formatter_class(prog=self.prog, width=100)
 
 
 def parse_fast(command: str, argv: list[str]) -> dict | None:

@@ -6,9 +6,10 @@ in the result (`Placement.how`), so `check` can turn it into a finding instead o
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, MutableMapping
 from typing import NamedTuple
 
-from . import sglang, trtllm, vllm
 from .serving import Serving
 from .spec import (
     CaptureRule,
@@ -22,22 +23,62 @@ from .spec import (
     parse_version,
 )
 
-ENGINES: dict[str, tuple[Era, ...]] = {"sglang": sglang.ERAS, "vllm": vllm.ERAS, "trtllm": trtllm.ERAS}
-CAPTURE: dict[str, tuple[CaptureRule, ...]] = {"sglang": sglang.CAPTURE, "vllm": vllm.CAPTURE, "trtllm": trtllm.CAPTURE}
-LAUNCHERS: dict[str, Launcher] = {"sglang": sglang.LAUNCH, "vllm": vllm.LAUNCH, "trtllm": trtllm.LAUNCH}
+
+class EngineTable(MutableMapping):
+    """One table per engine (its eras, its family ranges, its launch row, …), taken from that engine's module
+    (engines/sglang.py, vllm.py, trtllm.py) the first time it is asked for: a check of one engine's release imports and
+    builds that engine's rows only, and a check of a drafter family reads no engine it is not asked about. Listing the
+    engines (`list(ENGINES)`, `name in ENGINES`) imports nothing. A value can be replaced (a new release read in a
+    test, the benchmark's copies of the rows)."""
+
+    def __init__(self, attr: str, engines: tuple[str, ...]):
+        self._attr, self._engines, self._got = attr, engines, {}
+
+    def __getitem__(self, name: str):
+        if name in self._got:
+            return self._got[name]
+        if name not in self._engines:
+            raise KeyError(name)
+        value = self._got[name] = getattr(importlib.import_module(f"{__package__}.{name}"), self._attr)
+        return value
+
+    def __setitem__(self, name: str, value) -> None:
+        if name not in self._engines:
+            self._engines += (name,)
+        self._got[name] = value
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self._engines:
+            raise KeyError(name)
+        self._engines = tuple(e for e in self._engines if e != name)
+        self._got.pop(name, None)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._engines
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._engines)
+
+    def __len__(self) -> int:
+        return len(self._engines)
+
+    def __repr__(self) -> str:
+        return f"EngineTable({self._attr}: {', '.join(self._engines)})"
+
+
+ALL_ENGINES = ("sglang", "vllm", "trtllm")
+ENGINES: MutableMapping[str, tuple[Era, ...]] = EngineTable("ERAS", ALL_ENGINES)
+CAPTURE: MutableMapping[str, tuple[CaptureRule, ...]] = EngineTable("CAPTURE", ALL_ENGINES)
+LAUNCHERS: MutableMapping[str, Launcher] = EngineTable("LAUNCH", ALL_ENGINES)
 # drafter families other than EAGLE-3, per engine: the release ranges that build them (an engine absent here, or
 # with no rows, has no modelled class for any of them)
-FAMILY_RANGES: dict[str, tuple[FamilyRange, ...]] = {
-    "sglang": sglang.FAMILY_RANGES,
-    "vllm": vllm.FAMILY_RANGES,
-    "trtllm": trtllm.FAMILY_RANGES,
-}
+FAMILY_RANGES: MutableMapping[str, tuple[FamilyRange, ...]] = EngineTable("FAMILY_RANGES", ALL_ENGINES)
 # plain draft models (vLLM method draft_model, SGLang STANDALONE): what each release range accepts and checks
-DRAFT_MODEL: dict[str, tuple[DraftModelRange, ...]] = {"vllm": vllm.DRAFT_MODEL, "sglang": sglang.DRAFT_MODEL}
+DRAFT_MODEL: MutableMapping[str, tuple[DraftModelRange, ...]] = EngineTable("DRAFT_MODEL", ("vllm", "sglang"))
 # how an engine release picks the speculative method a launch line does not name (vLLM: from the draft's path)
-METHOD_INFERENCE: dict[str, tuple[MethodInference, ...]] = {"vllm": vllm.METHOD_INFERENCE}
+METHOD_INFERENCE: MutableMapping[str, tuple[MethodInference, ...]] = EngineTable("METHOD_INFERENCE", ("vllm",))
 # how serve, sweep and bench run and read each live server; bench --engine auto probes them in this order
-SERVERS: dict[str, Serving] = {"vllm": vllm.SERVE, "sglang": sglang.SERVE}
+SERVERS: MutableMapping[str, Serving] = EngineTable("SERVE", ("vllm", "sglang"))
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}
 
 # how a version was placed in its era
@@ -199,6 +240,12 @@ def newest_in_ci(releases: list[str]) -> list[str]:
 def family_rows(engine: str, family: str) -> list[FamilyRange]:
     """An engine's rows for one drafter family, oldest first (none: the engine models no class of it)."""
     return [r for r in FAMILY_RANGES.get(engine, ()) if r.family == family]
+
+
+def family_era(row: FamilyRange) -> str:
+    """The name a family's release range goes by wherever it is shown (`check`'s era column, `specbridge engines`):
+    the family and its span, "dflash 0.31.0+" or "mtp 0.16.0–0.16"."""
+    return f"{row.family} {row.first}–{row.last}" if row.last else f"{row.family} {row.first}+"
 
 
 def family_name(row: FamilyRange, arch: str) -> str:

@@ -217,10 +217,11 @@ def expand_params(cls: DraftClass, ns: dict) -> list[tuple[str, Param, dict]]:
     return out
 
 
-def _outside_layers(name: str, step: Step, ns: dict, params: dict) -> bool:
+def _outside_layers(name: str, step: Step, ns: dict, params: dict, pattern: re.Pattern) -> bool:
     """KeepLayers: is this name outside the class's own layers (first + range(count))? A name without a layer
-    number is read only when it already is one of the class's parameters (the top-level embedding)."""
-    m = re.search(step.a, name)
+    number is read only when it already is one of the class's parameters (the top-level embedding). `pattern`: the
+    step's `a`, compiled."""
+    m = pattern.search(name)
     base, count = ns.get(step.b), ns.get(step.c or "L")
     if m is None:
         return name not in params
@@ -229,19 +230,31 @@ def _outside_layers(name: str, step: Step, ns: dict, params: dict) -> bool:
     return not base <= int(m.group(1)) < base + count
 
 
-def _apply_steps(name: str, steps: tuple[Step, ...], params: dict, ns: dict) -> tuple[str, str | None, str | None, Step | None]:
-    """Run one checkpoint name through the loader's pipeline.
+PATTERN_OPS = ("regex", "skip_unless", "keep_layers")  # the steps whose `a` is a regular expression
+
+
+def active_steps(steps: tuple[Step, ...], ns: dict) -> tuple[tuple[Step, str, re.Pattern | None], ...]:
+    """The loader steps whose `when` holds for this config, each with its replacement text (a regex step's `b` with
+    the config's values filled in) and its compiled pattern: worked out once per load, not once per checkpoint tensor
+    (an MTP target's head is thousands of tensors through a dozen steps)."""
+    return tuple(
+        (st, st.b.format(**ns) if st.op == "regex" and "{" in st.b else st.b, re.compile(st.a) if st.op in PATTERN_OPS else None)
+        for st in steps
+        if _when(st.when, ns)
+    )
+
+
+def _apply_steps(name: str, steps: tuple, params: dict, ns: dict) -> tuple[str, str | None, str | None, Step | None]:
+    """Run one checkpoint name through the loader's pipeline (`steps`: active_steps, the ones this config runs).
 
     Returns (final name, shard, terminal op or None, the step that decided)."""
     shard = None
-    for st in steps:
-        if not _when(st.when, ns):
-            continue
+    for st, replacement, pattern in steps:
         if st.op == "drop" and st.a in name:
             return name, None, "drop", st
-        if st.op == "skip_unless" and not re.search(st.a, name):
+        if st.op == "skip_unless" and not pattern.search(name):
             return name, None, "skip", st
-        if st.op == "keep_layers" and _outside_layers(name, st, ns, params):
+        if st.op == "keep_layers" and _outside_layers(name, st, ns, params, pattern):
             return name, None, "skip", st
         if st.op == "buffer" and st.a in name:
             return st.b, None, "buffer", st
@@ -250,7 +263,7 @@ def _apply_steps(name: str, steps: tuple[Step, ...], params: dict, ns: dict) -> 
         if st.op == "substr" and st.a in name:
             name = name.replace(st.a, st.b)
         elif st.op == "regex":
-            name = re.sub(st.a, st.b.format(**ns) if "{" in st.b else st.b, name)
+            name = pattern.sub(replacement, name)
         elif st.op == "prefix" and st.b not in name:
             name = st.a + name
         elif st.op == "prefix_if_not_param" and name not in params:
@@ -498,17 +511,19 @@ def tensor_fates(
     filled: dict[str, dict[str | None, str]] = {name: {} for name in params}
     fates: list[TensorFate] = []
     mismatched: list[dict] = []
+    steps = active_steps(cls.loader, ns) if ckpt.tensors else ()
+    groups = group_params(params)
     for n, info in ckpt.tensors.items():
         # names under `unknown_under` bypass the loader's steps: looked up as written, raised on when absent
         direct = bool(cls.unknown_under) and n.startswith(cls.unknown_under)
-        final, shard, term, st = (n, None, None, None) if direct else _apply_steps(n, cls.loader, params, ns)
+        final, shard, term, st = (n, None, None, None) if direct else _apply_steps(n, steps, params, ns)
         if term == "drop":
             fates.append(TensorFate(n, UNUSED, None, None, st.why))
         elif term == "skip":
             fates.append(TensorFate(n, DROPPED, None, None, st.why))
         elif term == "buffer":
             fates.append(TensorFate(n, BUFFER, final, None, f"fills {final} ({st.why})" if st.why else f"fills {final}"))
-        elif final not in params and (group := _group_of(final, params)):
+        elif final not in params and (group := _group_of(final, groups)):
             filled[group][None] = n
             fates.append(TensorFate(n, LOADED, final, shard, f"read into {group.rstrip('.')} by the target's own layer loader"))
         elif final not in params:
@@ -518,11 +533,16 @@ def tensor_fates(
     return fates, filled, mismatched
 
 
-def _group_of(final: str, params: dict) -> str | None:
-    """The group parameter (a whole submodule, Param.group) this engine name falls in, if any."""
-    for name, (p, _) in params.items():
-        prefix = name.rstrip("*")
-        if p.group and final.startswith(prefix) and (not p.group_parts or final[len(prefix) :].startswith(p.group_parts)):
+def group_params(params: dict) -> tuple[tuple[str, str, tuple[str, ...] | str], ...]:
+    """(name, prefix, parts) of each group parameter (a whole submodule, Param.group), in the class's order: the
+    few a name is looked up among, not every parameter."""
+    return tuple((name, name.rstrip("*"), p.group_parts) for name, (p, _) in params.items() if p.group)
+
+
+def _group_of(final: str, groups: tuple) -> str | None:
+    """The group parameter (group_params) this engine name falls in, if any."""
+    for name, prefix, parts in groups:
+        if final.startswith(prefix) and (not parts or final[len(prefix) :].startswith(parts)):
             return name
     return None
 

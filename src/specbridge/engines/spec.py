@@ -7,6 +7,7 @@ mirrors. `simulate.py` interprets them; nothing engine-specific lives in code.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 
 @dataclass(frozen=True)
@@ -661,6 +662,7 @@ class Era:
         return words
 
 
+@lru_cache(maxsize=4096)
 def parse_version(v: str) -> tuple[int, int, int]:
     """The release a PEP 440 version string belongs to: '0.5.11rc2', '0.5.11.post1', '0.5.11+cu124' and
     'v0.5.11' all -> (0, 5, 11); '0.14' -> (0, 14, 0).
@@ -668,7 +670,7 @@ def parse_version(v: str) -> tuple[int, int, int]:
     Engine behaviour changes between releases, so eras and "since" rows are bounded by releases: a
     post-release or a local build (+cu124) of X behaves as X, and a pre-release (rc, a, b, dev) is the
     code of the release it precedes (`resolve` says so in a finding). Raises ValueError on anything
-    that is not a PEP 440 version."""
+    that is not a PEP 440 version. Cached: the tables compare the same few hundred release strings again and again."""
     from packaging.version import InvalidVersion, Version
 
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..engines.registry import NotModelled, Placement, family_builds, family_name, family_places, family_rows, resolve
+from ..engines.registry import NotModelled, Placement, family_builds, family_era, family_name, family_places, family_rows, resolve
 from ..engines.simulate import LoadReport, simulate
 from ..engines.spec import parse_version
 from ..layouts.canonical import Drafter
@@ -116,8 +116,7 @@ def check_family(
             unmodelled.append(f"{fp.place.era.engine} {fp.place.version} builds {row.unmodelled_archs[key]} for {arch!r}")
             continue
         # the era shown is the family's own range, not the EAGLE-3 loader era the release falls in
-        span = f"{row.first}–{row.last}" if row.last else f"{row.first}+"
-        era = replace(fp.place.era, name=f"{family.name} {span}" + ("" if fp.row else " (not in it)"))
+        era = replace(fp.place.era, name=family_era(row) + ("" if fp.row else " (not in it)"))
         rep = simulate(view, era, fp.place.version, row)
         # the release has the family but no class for this architecture, which a later release of it has (SGLang 0.5.10
         # and MistralForCausalLMEagle, first in 0.5.11): the engine's own refusal and this release's simulation stand,

@@ -14,7 +14,6 @@ from ..checkpoint.errors import CheckpointError
 from ..checkpoint.reader import Checkpoint
 from ..checkpoint.target import TargetInfo
 from ..checkpoint.values import int_array
-from ..convert.eagle1 import EAGLE1_LAYOUTS, convertible
 from ..engines.capture import Capture, default_boundaries, engine_capture
 from ..engines.launch import Launch
 from ..engines.registry import Placement
@@ -23,8 +22,13 @@ from ..layouts.canonical import Drafter
 from ..layouts.embedding import EmbedStats
 from ..view import CheckpointView
 
-# the EAGLE-1/2 classes whose layout convert writes (a layout's architecture is its class's name)
-EAGLE1_CLASSES = frozenset(lay.architecture for lay in EAGLE1_LAYOUTS.values())
+
+def eagle1_convertible(cls_name: str, ckpt: Checkpoint) -> bool:
+    """Whether convert writes this EAGLE-1/2 class's layout (a layout's architecture is its class's name) from this
+    drafter. convert's tables are imported here only, for an EAGLE-1/2 drafter's fix: a check imports no writer."""
+    from ..convert.eagle1 import EAGLE1_LAYOUTS, convertible
+
+    return cls_name in {lay.architecture for lay in EAGLE1_LAYOUTS.values()} and convertible(ckpt.config or {}, ckpt.tensors)
 
 
 @dataclass
@@ -66,7 +70,7 @@ class Context:
                 "or serve without MTP"
             )
         if (  # convert writes this class's layout, from a drafter it reads
-            self.family == "eagle" and self.rep.cls.name in EAGLE1_CLASSES and convertible(self.ckpt.config or {}, self.ckpt.tensors)
+            self.family == "eagle" and eagle1_convertible(self.rep.cls.name, self.ckpt)
         ):
             return f"specbridge convert {self.path} --engine {self.rep.engine}=={self.rep.version} -o OUT"
         if self.family == "medusa":  # heads trained per head: their names, biases and vocab are config and tensors

@@ -11,11 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import TYPE_CHECKING
 
-from ..checkpoint.tokenizer import SPECIAL, MapDiff, TokenizerFacts, diff_maps, template_key
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import CHECKPOINT, Hit, rule
+
+if TYPE_CHECKING:  # the tokenizer reader is imported by the rules that read tokenizers (a draft model's check only)
+    from ..checkpoint.tokenizer import MapDiff, TokenizerFacts
 
 DRAFT = ("causal_lm",)
 TEMPLATE_FIX = "use an instruct draft of the target's family (trained with its template), or fine-tune the draft on chats in that format"
@@ -35,6 +38,8 @@ class Tokens:
 
     @cached_property
     def map_diff(self) -> MapDiff | None:
+        from ..checkpoint.tokenizer import diff_maps
+
         return diff_maps(self.draft, self.target) if self.target is not None else None
 
     def to_json(self) -> dict:
@@ -220,6 +225,8 @@ def special_tokens_differ(c: Context) -> Iterator[Hit]:
     t = c.tokens
     if t is None or t.target is None:
         return
+    from ..checkpoint.tokenizer import SPECIAL
+
     d, g = t.draft, t.target
     out = []
     for name in SPECIAL:
@@ -256,6 +263,8 @@ def chat_template_differs(c: Context) -> Iterator[Hit]:
     t = c.tokens
     if t is None or t.target is None:
         return
+    from ..checkpoint.tokenizer import template_key
+
     a, b = template_key(t.draft.chat_template), template_key(t.target.chat_template)
     if a == b or b is None:
         return

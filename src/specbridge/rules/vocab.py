@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import operator
 from array import array
 from collections.abc import Iterator
@@ -244,6 +243,8 @@ def tokenizer_differs(c: Context) -> Iterator[Hit]:
     """
     own = c.ckpt.root / "tokenizer.json"
     if c.target and c.target.tokenizer_sha256 and own.is_file():
+        import hashlib  # only when there is a tokenizer to compare
+
         if hashlib.sha256(own.read_bytes()).hexdigest() != c.target.tokenizer_sha256:
             yield Hit(WARNING, "the drafter's tokenizer.json differs from the target's.", "confirm both use the same tokenizer revision")
 
