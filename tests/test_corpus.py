@@ -72,6 +72,7 @@ def test_corpus_no_false_error_where_the_producer_targets():
                 assert got[spec]["ok"], (e["id"], spec, got[spec]["messages"])
 
 
+@pytest.mark.long  # renders every corpus entry on every era: the corpus tables, run by CI's long tier
 def test_corpus_page_is_current():
     text = gen.render()
     page = ROOT / "docs" / "corpus.md"

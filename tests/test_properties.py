@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from specbridge.checkpoint.reader import open_checkpoint
+from specbridge.checkpoint.target import open_target
 from specbridge.convert.plan import plan_conversion
 from specbridge.convert.run import execute
 from specbridge.layouts.canonical import describe
@@ -115,16 +116,25 @@ def canonical(path: Path):
 
 
 @settings(
-    max_examples=int(os.environ.get("SPECBRIDGE_PROPERTY_EXAMPLES", "25")), deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=int(os.environ.get("SPECBRIDGE_PROPERTY_EXAMPLES", "25" if os.environ.get("SPECBRIDGE_LONG_TESTS") == "1" else "8")),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
 )
 @given(drafters(), st.permutations(list(LAYOUTS)))
 def test_every_layout_and_back(p, order):
     with tempfile.TemporaryDirectory() as td:
         src = build(p, Path(td) / "src")
+        # the target the drafter was trained for: a speculators config names it (its verifier), and convert refuses to
+        # write one without it
+        target_dir = Path(td) / "target"
+        target_dir.mkdir()
+        target_cfg = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": p["H"], "vocab_size": p["V"]}
+        (target_dir / "config.json").write_text(json.dumps({**target_cfg, "num_hidden_layers": 8, "num_attention_heads": p["nh"]}))
+        target = open_target(target_dir)
         want_t, want_c = canonical(src)
         cur = src
         for i, layout in enumerate(order + ["vllm"]):
-            plan = plan_conversion(open_view(cur), layout)
+            plan = plan_conversion(open_view(cur), layout, target=target if layout == "speculators" else None)
             dst = Path(td) / f"{i}-{layout}"
             res = execute(plan, dst)
             assert res.problems == []

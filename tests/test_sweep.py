@@ -14,6 +14,7 @@ from conftest import run_cli  # noqa: E402
 from test_engine_vllm import VLLM_PY, constant_drafter, tiny_target_const  # noqa: E402,F401
 
 
+@pytest.mark.engine
 def test_sweep_real_vllm(tmp_path, tiny_target_const):  # noqa: F811
     draft = constant_drafter(tmp_path / "draft")
     r = run_cli(

@@ -6,8 +6,10 @@ import re
 import shutil
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
-from rich.console import Console
+if TYPE_CHECKING:
+    from rich.console import Console
 
 PIPE_WIDTH = 1_000_000  # a pipe has no page: a table takes its natural width, text is never folded
 _STYLE_CODE = re.compile(r"\x1b\[[0-9;]*m")
@@ -42,6 +44,8 @@ class _NoTrailingBlanks:
 def make_console() -> Console:
     """On a terminal: its width (or COLUMNS), text wrapped at spaces. In a pipe (a CI log, a file, grep): no
     width and no wrapping, so a message is one line `grep` finds whole. Never a trailing blank."""
+    from rich.console import Console  # here: the plain-text pages (convert's summary) fold lines without rich
+
     piped = not sys.stdout.isatty()
     return Console(
         file=_NoTrailingBlanks(),

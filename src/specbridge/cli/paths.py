@@ -23,10 +23,18 @@ def _nearest_existing(p: Path) -> Path:
 
 
 def _probe_dir(option: str, path, d: Path) -> None:
-    """Can a file be created in `d`? Asked of the filesystem itself (a temp file created and removed):
-    permission bits say nothing for root, a read-only mount or /proc."""
-    probe = d / f".specbridge-probe-{os.getpid()}-{os.urandom(3).hex()}"
+    """Can a file be created in `d`? Asked of the filesystem itself: permission bits say nothing for root, a read-only
+    mount or /proc. An unnamed file (O_TMPFILE) where the filesystem makes one, so that a process killed here leaves
+    nothing behind in `d`; else a named file created and removed."""
     try:
+        if hasattr(os, "O_TMPFILE"):
+            try:
+                os.close(os.open(d, os.O_TMPFILE | os.O_WRONLY | os.O_CLOEXEC, 0o600))
+                return
+            except OSError as e:
+                if e.errno not in (errno.EOPNOTSUPP, errno.EISDIR, errno.EINVAL):  # a filesystem without unnamed files
+                    raise
+        probe = d / f".specbridge-probe-{os.getpid()}-{os.urandom(3).hex()}"
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))
     except OSError as e:  # ENOENT from a directory that exists: it takes no files (/proc)
         _refuse(option, path, f"cannot write in {d}: {'it takes no new files' if e.errno == errno.ENOENT else e.strerror or e}")
