@@ -8,6 +8,9 @@ from __future__ import annotations
 import os
 import sys
 
+# at import, not in main(): a Ctrl-C while main() imports what its handlers need would escape them
+from .contract import ANSWERED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, CliError, report_error
+
 FAST = ("inspect", "check", "convert", "restore")
 # Old spellings keep working, with one line saying the new one (docs/cli.md: one vocabulary).
 DEPRECATED = {"--max-tokens": "--max-new-tokens", "--verbose": "--tables"}
@@ -63,9 +66,8 @@ def _fast(argv: list[str]) -> int:
 
 
 def main() -> None:
-    from .contract import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, CliError, report_error
-
     as_json = "--json" in sys.argv[1:]
+    ANSWERED["json"] = False
     try:
         _main()
     except CliError as e:
@@ -119,7 +121,6 @@ def run_typer(argv: list[str]) -> int:
     import typer
     from typer.exceptions import TyperException
 
-    from .contract import EXIT_USAGE, CliError
     from .main import app
 
     if any(name.endswith("_COMPLETE") and name.startswith("_SPECBRIDGE") for name in os.environ):
