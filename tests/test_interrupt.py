@@ -1,0 +1,263 @@
+"""Ctrl-C, for real: a SIGINT sent to a real `specbridge` process while it is inside its work, in commands on both
+of the entry point's paths (check on the fast path; bench, sweep, eval and train through typer). Each answers
+exit 130 with the one line `specbridge: error: interrupted…` on stderr and, under --json, the error object.
+
+No test waits on a clock: the signal goes when the process is provably inside the command (its request reached a
+socket this test holds open without answering, a prompts FIFO it reads is held open without data, the engine it
+started wrote its pid, the first generated batch is on disk), so a fast or a slow machine sends it at the same
+point. tests/test_fuzz.py sends the signal in-process at calls spread over every core command's run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from conftest import SF_SGLANG, STORY, TINY_TARGET
+
+from specbridge.fuzzing import interrupted_problems
+
+PATIENCE_S = 300  # how long a stuck process may take to reach its point before the test gives up (never the assertion)
+
+
+def start(argv, env=None) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "specbridge", *map(str, argv)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, **(env or {})},
+    )
+
+
+def interrupt(proc: subprocess.Popen) -> tuple[int, str, str]:
+    """SIGINT, then what the process said and its exit code."""
+    try:
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=PATIENCE_S)
+    finally:
+        proc.kill()
+    return proc.returncode, out, err
+
+
+def wait_for(ready, proc: subprocess.Popen, what: str):
+    """Poll `ready()` until it holds; the process ending first fails the test with what it said."""
+    deadline = time.monotonic() + PATIENCE_S
+    while not (got := ready()):
+        if proc.poll() is not None:
+            out, err = proc.communicate()
+            pytest.fail(f"the process ended (exit {proc.returncode}) before {what}:\n{out[-2000:]}\n{err[-2000:]}")
+        if time.monotonic() > deadline:
+            proc.kill()
+            pytest.fail(f"no {what} after {PATIENCE_S} s")
+        time.sleep(0.02)
+    return got
+
+
+def silent_server() -> socket.socket:
+    """A TCP port that accepts connections and never answers: a request to it waits until interrupted."""
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    srv.setblocking(False)
+    return srv
+
+
+def accepted(srv: socket.socket):
+    try:
+        return srv.accept()[0]
+    except BlockingIOError:
+        return None
+
+
+def assert_interrupted(code: int, out: str, err: str, as_json: bool = True) -> str:
+    problems = interrupted_problems(code, out, err, as_json)
+    assert not problems, (problems, out[-1500:], err[-1500:])
+    return err.strip()
+
+
+def test_check_interrupted_while_fetching_a_hub_target(tmp_path):
+    """The fast path (no typer): check waits on the Hub for the target's config; Ctrl-C there."""
+    srv = silent_server()
+    hub = {"HF_ENDPOINT": f"http://127.0.0.1:{srv.getsockname()[1]}", "HF_HUB_CACHE": str(tmp_path / "hub"), "HF_HUB_OFFLINE": "0"}
+    proc = start(["check", STORY, "--target", "someorg/some-target", "--engine", "vllm", "--json"], env=hub)
+    conn = wait_for(lambda: accepted(srv), proc, "a request to the Hub")
+    line = assert_interrupted(*interrupt(proc))
+    assert line == "specbridge: error: interrupted"
+    conn.close()
+
+
+def test_bench_interrupted_while_waiting_for_the_server(tmp_path):
+    """Through typer: bench's first request is held open; Ctrl-C while it waits. (typer's standalone handling
+    used to turn this into a silent exit 130.)"""
+    srv = silent_server()
+    prompts = tmp_path / "p.txt"
+    prompts.write_text("hello\n")
+    proc = start(["bench", "--url", f"http://127.0.0.1:{srv.getsockname()[1]}", "--prompts", prompts, "--json"])
+    conn = wait_for(lambda: accepted(srv), proc, "a request to the server")
+    line = assert_interrupted(*interrupt(proc))
+    assert line == "specbridge: error: interrupted"
+    conn.close()
+
+
+HANGING_ENGINE = textwrap.dedent("""
+    import os, sys, time
+    open({pidfile!r}, "w").write(str(os.getpid()))
+    print("server_args=ServerArgs(model_path=...)", flush=True)
+    time.sleep(600)
+""")
+
+
+def test_sweep_interrupted_while_its_engine_starts_stops_the_engine(tmp_path):
+    """sweep has started an engine (a stand-in that never gets ready); Ctrl-C: the engine goes too."""
+    pidfile = tmp_path / "engine.pid"
+    script = tmp_path / "engine.py"
+    script.write_text(HANGING_ENGINE.format(pidfile=str(pidfile)))
+    launcher = tmp_path / "py"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    launcher.chmod(0o755)
+    argv = ["sweep", SF_SGLANG, "-e", "sglang", "-t", TINY_TARGET, "--python", launcher, "--log-dir", tmp_path / "logs", "--json"]
+    proc = start(argv)
+    wait_for(lambda: pidfile.exists() and pidfile.read_text(), proc, "the engine's start")
+    engine = int(pidfile.read_text())
+    assert_interrupted(*interrupt(proc))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            os.kill(engine, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(engine, signal.SIGKILL)
+        pytest.fail("the engine outlived the interrupted sweep")
+
+
+def tiny_target_and_drafter(tmp_path: Path) -> tuple[Path, Path]:
+    """The counting target of tests/test_train.py and a drafter trained on it for two steps (it need not be good)."""
+    from test_train import make_counting_target, tiny_args
+
+    from specbridge.train.trainer import train
+
+    target = tmp_path / "target"
+    make_counting_target(target)
+    drafter = tmp_path / "drafter"
+    train(tiny_args(target, drafter, steps=2, num_prompts=8, num_val_prompts=4, max_new_tokens=8), log=lambda *a: None)
+    return target, drafter
+
+
+def bytes_waiting(fd: int) -> int:
+    import fcntl
+    import termios
+
+    return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), "little")
+
+
+@pytest.mark.ml
+def test_eval_interrupted_while_reading_its_prompts(tmp_path):
+    """eval reads its prompts from a FIFO this test holds open: half a line is written, and once eval has read
+    it (the FIFO is empty again) it is waiting inside the command for the rest; Ctrl-C there."""
+    pytest.importorskip("torch")
+    target, drafter = tiny_target_and_drafter(tmp_path)
+    fifo = tmp_path / "prompts.jsonl"
+    os.mkfifo(fifo)
+    proc = start(["eval", drafter, "--target", target, "--prompts", fifo, "--max-new-tokens", "8", "--json"])
+
+    def writer():  # a reader has the FIFO open (opening for writing without one fails with ENXIO)
+        try:
+            return os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        except OSError:
+            return None
+
+    fd = wait_for(writer, proc, "eval opening its prompts")
+    try:
+        os.write(fd, b'{"prompt_ids": [5, 6')
+        wait_for(lambda: bytes_waiting(fd) == 0, proc, "eval reading its prompts")
+        line = assert_interrupted(*interrupt(proc))
+    finally:
+        os.close(fd)
+    assert line == "specbridge: error: interrupted"
+
+
+def train_argv(target: Path, out: Path, data_dir: Path) -> list:
+    return [
+        "train",
+        "--target",
+        target,
+        "--out",
+        out,
+        "--train-prompts",
+        target / "train.jsonl",
+        "--val-prompts",
+        target / "val.jsonl",
+        "--max-new-tokens",
+        "24",
+        "--gen-batch-size",
+        "4",
+        "--gen-workers",
+        "1",
+        "--aux-layers",
+        "1,2,3",
+        "--draft-vocab-size",
+        "448",
+        "--data-dir",
+        data_dir,
+        "--prepare-only",
+    ]
+
+
+def capture_of(data_dir: Path, split: str = "train") -> dict:
+    """A finished capture directory's content: responses, the manifest's shards, every shard's tensors."""
+    from safetensors.torch import load_file
+
+    (cdir,) = [d for d in data_dir.glob(f"gencap-{split}-*") if "." not in d.name]  # no .part0 or .partial left
+    manifest = json.loads((cdir / "manifest.json").read_text())
+    tensors = {s["file"]: load_file(str(cdir / s["file"])) for s in manifest["shards"]}
+    return {"responses": (cdir / "responses.jsonl").read_text(), "shards": manifest["shards"], "tensors": tensors}
+
+
+@pytest.mark.ml
+def test_interrupted_train_keeps_its_generated_data_and_resumes_from_it(tmp_path):
+    """Ctrl-C once the first generated batch is on disk: exit 130, the one error line saying how many prompts'
+    data is kept; the same command again reuses them (said on stderr) and ends with the data an uninterrupted
+    run generates, byte for byte."""
+    torch = pytest.importorskip("torch")
+    from test_train import make_counting_target
+
+    target = tmp_path / "target"
+    make_counting_target(target)
+    data = tmp_path / "data"
+    proc = start(train_argv(target, tmp_path / "out", data))
+    wait_for(lambda: list(data.glob("gencap-train-*.part0/batch-*.json")), proc, "the first generated batch on disk")
+    code, out, err = interrupt(proc)
+    lines = err.strip().splitlines()
+    assert code == 130 and err.count("specbridge: error:") == 1 and "Traceback" not in err, err[-3000:]
+    kept = int(lines[-1].split("the data of ")[1].split(" of 96 prompts is kept")[0])
+    assert lines[-1].startswith("specbridge: error: interrupted; the data of ") and 0 < kept < 96, lines[-1]
+
+    resumed = subprocess.run(
+        [sys.executable, "-m", "specbridge", *map(str, train_argv(target, tmp_path / "out", data))], capture_output=True, text=True
+    )
+    assert resumed.returncode == 0, resumed.stderr[-3000:]
+    said = [line for line in resumed.stderr.splitlines() if line.startswith("specbridge: resuming gencap-train-")]
+    assert len(said) == 1 and f"the data of {kept} of 96 prompts, kept by an interrupted run, is reused" in said[0], resumed.stderr[-3000:]
+    assert not list(data.glob("*.part*"))  # merged: no part directory left
+
+    fresh = tmp_path / "fresh"
+    whole = subprocess.run(
+        [sys.executable, "-m", "specbridge", *map(str, train_argv(target, tmp_path / "out2", fresh))], capture_output=True, text=True
+    )
+    assert whole.returncode == 0 and "resuming" not in whole.stderr, whole.stderr[-3000:]
+    got, want = capture_of(data), capture_of(fresh)
+    assert got["responses"] == want["responses"] and got["shards"] == want["shards"]
+    for name, tensors in want["tensors"].items():
+        assert tensors.keys() == got["tensors"][name].keys()
+        for key, value in tensors.items():
+            assert torch.equal(value, got["tensors"][name][key]), (name, key)
