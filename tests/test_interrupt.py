@@ -261,3 +261,107 @@ def test_interrupted_train_keeps_its_generated_data_and_resumes_from_it(tmp_path
         assert tensors.keys() == got["tensors"][name].keys()
         for key, value in tensors.items():
             assert torch.equal(value, got["tensors"][name][key]), (name, key)
+
+
+def _rows(torch, seed: int, n: int = 2) -> list[dict]:
+    """n captured sequences of the capture format, small and distinct."""
+    g = torch.Generator().manual_seed(seed)
+    rows = []
+    for k in range(n):
+        length = 3 + k
+        rows.append(
+            {
+                "input_ids": torch.randint(0, 500, (length,), generator=g, dtype=torch.int32),
+                "loss_mask": torch.rand(length, generator=g) > 0.5,
+                "aux_hidden": torch.randn(length, 6, generator=g).to(torch.bfloat16),
+                "final_hidden": torch.randn(length, 2, generator=g).to(torch.bfloat16),
+                "target_next": torch.randint(0, 500, (length,), generator=g, dtype=torch.int32),
+            }
+        )
+    return rows
+
+
+@pytest.mark.ml
+def test_a_resumed_part_reads_only_whole_records(tmp_path):
+    """A part directory as an interrupt leaves it (two batches in shard 0, batches 2 and 3 kept), then damaged the
+    ways a kill mid-write can: each resume keeps exactly the whole prefix and removes the rest."""
+    import shutil
+
+    torch = pytest.importorskip("torch")
+    from specbridge.train import parts
+
+    plan = parts.plan_of([[[5, 6]], [[7]], [[8, 9]], [[10]]], aux=[1], max_new_tokens=4)
+    made = tmp_path / "made"
+    state = parts.open_part(made, plan)
+    batches = [_rows(torch, b) for b in range(4)]
+    for b, rows in enumerate(batches):
+        parts.keep_batch(state, rows, [json.dumps({"b": b, "k": k}) for k in range(len(rows))], 10 + b)
+        if b == 1:
+            parts.write_pending_shard(state)
+
+    def resume(damage=None, other_plan=False):
+        d = tmp_path / f"copy-{len(list(tmp_path.iterdir()))}"
+        shutil.copytree(made, d)
+        if damage:
+            damage(d)
+        return d, parts.open_part(d, parts.plan_of([[[1]]]) if other_plan else plan)
+
+    d, whole = resume()
+    assert (whole.next_batch, whole.kept_prompts, len(whole.shards), whole.pending_batches) == (4, 8, 1, [2, 3])
+    assert whole.pending_response_tokens == 12 + 13 and whole.shard_response_tokens == 10 + 11
+    for got, want in zip(whole.pending, batches[2] + batches[3]):
+        assert all(torch.equal(got[k], want[k]) for k in want)
+
+    def truncate(path):
+        return lambda d: (d / path).write_bytes((d / path).read_bytes()[:-7])
+
+    cases = {
+        "a batch file cut short": (truncate("batch-00003.safetensors"), 3),
+        "a record cut short": (truncate("batch-00003.json"), 3),
+        "a batch without its record": (lambda d: (d / "batch-00002.json").unlink(), 2),  # 3 is not read past the gap
+        "a shard file cut short": (truncate("shard-00000.safetensors"), 0),  # its batches went with its record
+        "a .tmp beside": (lambda d: (d / "batch-00004.safetensors.tmp").write_bytes(b"half"), 4),
+    }
+    for name, (damage, next_batch) in cases.items():
+        d, got = resume(damage)
+        assert got.next_batch == next_batch, name
+        names = sorted(p.name for p in d.iterdir())
+        kept_batches = [b for b in (2, 3) if b < next_batch and next_batch > 2]
+        want = ["plan.json"] + [f"batch-{b:05d}.{x}" for b in kept_batches for x in ("json", "safetensors")]
+        want += ["shard-00000.json", "shard-00000.safetensors"] if next_batch >= 2 else []
+        assert names == sorted(want), (name, names)
+    d, other = resume(other_plan=True)
+    assert other.next_batch == 0 and [p.name for p in d.iterdir()] == ["plan.json"]
+
+
+def test_serve_interrupted_once_ready_stops_the_engine_and_says_so(tmp_path):
+    """serve used to stop its engine and return 130 without a word; now the entry point says the line too."""
+    from test_serve import FAKE
+
+    pidfile = tmp_path / "engine.pid"
+    script = tmp_path / "engine.py"
+    script.write_text(f"import os\nopen({str(pidfile)!r}, 'w').write(str(os.getpid()))\n" + FAKE.format(mode="ok"))
+    launcher = tmp_path / "py"
+    launcher.write_text(f"#!/bin/sh\nexec {sys.executable} {script}\n")
+    launcher.chmod(0o755)
+    proc = start(
+        ["serve", SF_SGLANG, "-e", "sglang", "--target", TINY_TARGET, "--python", launcher, "--port", "18933", "--log", tmp_path / "s.log"]
+    )
+    for line in proc.stdout:  # serve's own line once the engine is up (the stand-in prints the real log lines)
+        if line.startswith("ready:"):
+            break
+    else:
+        pytest.fail(f"serve ended before ready (exit {proc.wait()}): {proc.stderr.read()[-2000:]}")
+    engine = int(pidfile.read_text())
+    code, _, err = interrupt(proc)
+    assert code == 130 and err == "specbridge: error: interrupted\n", err
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            os.kill(engine, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.1)
+    else:
+        os.kill(engine, signal.SIGKILL)
+        pytest.fail("the engine outlived the interrupted serve")
