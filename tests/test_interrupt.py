@@ -365,3 +365,37 @@ def test_serve_interrupted_once_ready_stops_the_engine_and_says_so(tmp_path):
     else:
         os.kill(engine, signal.SIGKILL)
         pytest.fail("the engine outlived the interrupted serve")
+
+
+@pytest.mark.ml
+def test_a_merge_interrupted_before_the_capture_is_placed_is_done_again(tmp_path, monkeypatch):
+    """Ctrl-C after every part finished, while merging them: the interrupt says all prompts' data is kept, and
+    the next run merges the parts again (they stay whole until the capture is in place) to the same capture."""
+    pytest.importorskip("torch")
+    from test_train import make_counting_target
+    from transformers import AutoModelForCausalLM
+
+    from specbridge.prompts import read_prompts
+    from specbridge.train import selfdistill
+
+    target = tmp_path / "target"
+    make_counting_target(target)
+    prompts = read_prompts(target / "train.jsonl")[:6]
+    model = AutoModelForCausalLM.from_pretrained(target).eval()
+    capture = tmp_path / "cap"
+    args = (str(target), model, None, prompts, prompts, capture, [1, 2, 3], 8, 4, 1, {"target": "tiny"})
+    real_replace = os.replace
+
+    def interrupted_placing(src, dst):
+        if Path(dst) == capture:
+            raise KeyboardInterrupt
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", interrupted_placing)
+    with pytest.raises(KeyboardInterrupt) as interrupt:
+        selfdistill.build_capture(*args, log=lambda *a: None)
+    monkeypatch.undo()
+    assert "the data of 6 of 6 prompts is kept" in interrupt.value.specbridge_kept
+    manifest = selfdistill.build_capture(*args, log=lambda *a: None)
+    assert manifest["num_seqs"] == 6 and len(selfdistill.load_rows(capture)) == 6
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cap", "target"]  # no part or .partial left

@@ -205,7 +205,9 @@ def generate_capture_part(
 
 
 def merge_parts(part_dirs: list[Path], out_dir: Path, manifest_base: dict, seconds: float) -> dict:
-    """Join worker parts into one capture directory (files moved, not copied), atomically."""
+    """Join worker parts into one capture directory, atomically. Shards are hard-linked (copied where a link is
+    refused), not moved: the parts stay whole until the capture is in place, so a merge interrupted anywhere is
+    done again from them."""
     out_dir = Path(out_dir)
     tmp = out_dir.with_name(out_dir.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
@@ -216,7 +218,7 @@ def merge_parts(part_dirs: list[Path], out_dir: Path, manifest_base: dict, secon
         response_tokens += part["response_tokens"]
         for s in part["shards"]:
             name = f"shard-{len(shards):05d}.safetensors"
-            os.replace(part_dir / s["file"], tmp / name)
+            _link_or_copy(part_dir / s["file"], tmp / name)
             shards.append({**s, "file": name})
         lines += (part_dir / RESPONSES).read_text().splitlines(keepends=True)
     (tmp / RESPONSES).write_text("".join(lines))
@@ -226,6 +228,13 @@ def merge_parts(part_dirs: list[Path], out_dir: Path, manifest_base: dict, secon
     for part_dir in part_dirs:
         shutil.rmtree(part_dir, ignore_errors=True)
     return manifest
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # a filesystem without hard links
+        shutil.copyfile(src, dst)
 
 
 def load_rows(capture_dir: Path) -> list[dict]:
@@ -306,6 +315,8 @@ def build_capture(
     """Cached: responses + capture for a prompt list, split over `workers` processes."""
     out_dir = Path(out_dir)
     if (out_dir / "manifest.json").exists():
+        for stale in out_dir.parent.glob(f"{out_dir.name}.part*"):  # a merge interrupted after placing the capture
+            shutil.rmtree(stale, ignore_errors=True)
         return cap.load_manifest(out_dir)
     workers = max(1, min(workers, len(prompts)))
     # interleaved slices keep the length mix (and so the work) even across workers
@@ -353,14 +364,14 @@ def build_capture(
         else:
             log(f"generate+capture {len(prompts)} prompts in {workers} worker processes (1 thread each)")
             run_workers(jobs)
+        wall = time.time() - t0
+        manifest = merge_parts([Path(j["out"]) for j in jobs], out_dir, manifest_base, wall)
     except KeyboardInterrupt as interrupt:  # what is kept is said on the entry point's one line
         kept = sum(parts.kept_prompts(Path(j["out"]), plan) for j, plan in zip(jobs, plans))
         interrupt.specbridge_kept = (
             f"the data of {kept} of {len(prompts)} prompts is kept in {out_dir}.part*: the same command resumes from it"
         )
         raise
-    wall = time.time() - t0
-    manifest = merge_parts([Path(j["out"]) for j in jobs], out_dir, manifest_base, wall)
     log(
         f"generated+captured {manifest['num_loss_tokens']} response tokens ({manifest['num_tokens']} in all, "
         f"{manifest['num_seqs']} seqs) in {wall:.0f}s ({manifest['num_loss_tokens'] / max(wall, 1e-9):.1f} response tok/s)"
