@@ -110,3 +110,24 @@ def test_cli_page_numbers_table_is_generated_from_the_rows():
     text = gen_cli_doc.PAGE.read_text()
     assert gen_cli_doc.render(text) == text, "docs/cli.md is stale: run python scripts/gen_cli_doc.py"
     assert f"{NUMERIC_OPTIONS} options, {NUMERIC_CASES} cases, {LEGAL_ZEROS} legal zeros" in " ".join(text.split())
+
+
+def test_ctrl_c_anywhere_in_every_core_command(tmp_path):
+    """A real SIGINT at calls spread over each core command's run (the first, the last before its first output,
+    two seeded between): exit 130, the one `specbridge: error: interrupted` line, the error object under --json;
+    an interrupted convert leaves no output or a whole one, and nothing hidden beside it."""
+    from conftest import STORY, TINY_TARGET
+
+    from specbridge.fuzzing import CTRL_C_CASES_PER_RUN, CTRL_C_RUNS, ctrl_c_cases, interrupted_problems
+
+    cases = ctrl_c_cases(STORY, TINY_TARGET, tmp_path)
+    assert len(cases) == len(CTRL_C_RUNS) * CTRL_C_CASES_PER_RUN == 28
+    assert {c["argv"].split()[0] for c in cases} == {"inspect", "check", "convert", "restore", "launch", "engines"}
+    for c in cases:
+        assert c["fired"] and c["of"] > 100, c  # the signal was sent, inside a run of some length
+        assert not interrupted_problems(c["code"], c["stdout"], c["stderr"], as_json=True), (
+            c,
+            interrupted_problems(c["code"], c["stdout"], c["stderr"], True),
+        )
+        if c["argv"].startswith("convert"):
+            assert c["left"] in ([], ["out"]) and c["out_opens"] in (None, True), c

@@ -470,9 +470,9 @@ def number_refusals(d: Path, target: Path, work: Path) -> list[tuple[str, bool, 
     group = typer.main.get_command(cli_main.app)
     for cmd in group.commands.values():
         cmd.callback = _work_started
-    saved = sys.argv, os.environ.get("SPECBRIDGE_DEBUG"), cli_main.app
+    saved = sys.argv, os.environ.get("SPECBRIDGE_DEBUG"), cli_main.click_command
     os.environ["SPECBRIDGE_DEBUG"] = "1"  # what users would see as exit 3 raises here
-    cli_main.app = group  # entry.run_typer calls it as it calls the typer app
+    cli_main.click_command = lambda: group  # what entry.run_typer invokes
     out, runs = work / "out", []
     try:
         for command, flag, value, legal in cases:
@@ -490,7 +490,7 @@ def number_refusals(d: Path, target: Path, work: Path) -> list[tuple[str, bool, 
                 code = None
             runs.append((" ".join(argv), legal, code, err.getvalue(), std.getvalue() == ""))
     finally:
-        sys.argv, cli_main.app = saved[0], saved[2]
+        sys.argv, cli_main.click_command = saved[0], saved[2]
         if saved[1] is None:
             os.environ.pop("SPECBRIDGE_DEBUG", None)
         else:
@@ -500,3 +500,180 @@ def number_refusals(d: Path, target: Path, work: Path) -> list[tuple[str, bool, 
 
 def _work_started(**params):
     raise WorkStarted(", ".join(params))
+
+
+# Ctrl-C anywhere: every core command, under --json, interrupted by a real SIGINT at points spread over its run
+# up to its first output ({d}: a drafter, {t}: a target config directory, {out}: a directory not made yet,
+# {inplace}: a drafter converted in place with its backup, made fresh for each case). eval, train, bench, sweep
+# and serve get the same signal from outside in tests/test_interrupt.py (a model, a server or an engine).
+CTRL_C_RUNS = (
+    ("inspect", "{d}", "--json"),
+    ("check", "{d}", "--json"),
+    ("check", "{d}", "--engine", "vllm==0.32.0", "--target", "{t}", "--json"),
+    ("convert", "{d}", "--to", "sglang", "-o", "{out}", "--json"),
+    ("restore", "{inplace}", "--json"),
+    ("launch", "{d}", "-e", "sglang", "-t", "{t}", "--json"),
+    ("engines", "--json"),
+)
+CTRL_C_CASES_PER_RUN = 4
+
+
+def interrupted_problems(code: int, stdout: str, stderr: str, as_json: bool) -> list[str]:
+    """What an interrupted command's outcome breaks of the contract (docs/ci.md): exit 130, exactly one line on
+    stderr (`specbridge: error: interrupted…`), and under --json exactly the error object on stdout carrying the
+    same message. Empty when it keeps it."""
+    problems = []
+    if code != 130:
+        problems.append(f"exit {code}, not 130")
+    lines = stderr.splitlines()
+    if len(lines) != 1 or not lines[0].startswith("specbridge: error: interrupted"):
+        problems.append(f"stderr is not the one interrupted line: {stderr[-600:]!r}")
+    if as_json:
+        try:
+            doc = json.loads(stdout)
+        except ValueError:
+            return [*problems, f"stdout is not one JSON object: {stdout[-600:]!r}"]
+        error = doc.get("error") if isinstance(doc, dict) else None
+        if doc.get("schema") != "specbridge.error/2" or doc.get("ok") is not False or not isinstance(error, dict):
+            problems.append(f"stdout is not the error object: {stdout[-600:]!r}")
+        elif error.get("exit_code") != 130 or lines[:1] != [f"specbridge: error: {error.get('message')}"]:
+            problems.append(f"the error object does not say the stderr line: {error!r}")
+    return problems
+
+
+def _in_process(argv: list[str], on_call=None, out=None, err=None) -> tuple[int, str, str]:
+    """One `specbridge ARGV` through the entry point in this process, stdout and stderr captured (into `out` and
+    `err` when given); `on_call` is the profile hook while it runs (sys.setprofile: every Python call, this thread)."""
+    import contextlib
+    import io
+    import sys
+
+    from .cli import entry
+
+    out, err = out or io.StringIO(), err or io.StringIO()
+    saved = sys.argv
+    sys.argv = ["specbridge", *argv]
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            sys.setprofile(on_call)
+            try:
+                entry.main()
+                code = 0
+            except SystemExit as e:
+                code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
+            finally:
+                sys.setprofile(None)
+    finally:
+        sys.argv = saved
+    return code, out.getvalue(), err.getvalue()
+
+
+class _CallCounter:
+    """A profile hook counting calls into specbridge's own code; it sends SIGINT to this process at call number
+    `interrupt_at`, and remembers how many calls came before the command's first output."""
+
+    def __init__(self, interrupt_at: int | None = None):
+        from pathlib import Path
+
+        self.root = str(Path(__file__).resolve().parent)
+        self.calls, self.interrupt_at, self.fired = 0, interrupt_at, False
+
+    def __call__(self, frame, event, arg):
+        import signal
+
+        where = frame.f_code.co_filename
+        if event != "call" or not where.startswith(self.root) or where == __file__:  # not the fuzzer's own sinks
+            return
+        self.calls += 1  # call 1 is entry.main itself: the console script's call, before any handler can exist
+        if self.calls == self.interrupt_at and not self.fired:
+            self.fired = True
+            signal.raise_signal(signal.SIGINT)  # a real SIGINT: Python's own handler raises KeyboardInterrupt here
+
+
+def calls_before_output(argv: list[str]) -> int:
+    """How many calls into specbridge's code one run of ARGV makes before its first write to stdout or stderr."""
+    import io
+
+    counter = _CallCounter()
+
+    class FirstWrite(io.StringIO):
+        at: int | None = None
+
+        def write(self, s):
+            if s and FirstWrite.at is None:
+                FirstWrite.at = counter.calls
+            return super().write(s)
+
+    _in_process(argv, counter, FirstWrite(), FirstWrite())
+    return FirstWrite.at if FirstWrite.at is not None else counter.calls
+
+
+def ctrl_c_cases(d: Path, target: Path, work: Path, seed: int = 0, per_run: int = CTRL_C_CASES_PER_RUN) -> list[dict]:
+    """Every CTRL_C_RUNS row interrupted by SIGINT at `per_run` calls spread over the run before its first output
+    (the first, the last, and seeded ones between). Each case: argv, the call interrupted, exit code, stdout,
+    stderr, whether the signal was sent, and what a convert left in `work` (it must be nothing half written).
+    SPECBRIDGE_DEBUG is set: an internal error raises here instead of passing as exit 3."""
+    import shutil
+    import signal
+
+    rng = random.Random(seed)
+    saved_handler, saved_debug = signal.getsignal(signal.SIGINT), os.environ.get("SPECBRIDGE_DEBUG")
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    os.environ["SPECBRIDGE_DEBUG"] = "1"
+    cases = []
+    try:
+        for template in CTRL_C_RUNS:
+            for n in range(per_run + 2):  # two unmeasured runs first: imports and caches warm, so counts repeat
+                case_dir = work / f"ctrl-c-{len(cases)}-{n}"
+                case_dir.mkdir(parents=True)
+                inplace = _converted_in_place(d, case_dir) if "{inplace}" in template else None
+                argv = [a.format(d=d, t=target, out=case_dir / "out", inplace=inplace) for a in template]
+                if n < 2:
+                    total = calls_before_output(argv) if n == 1 else _in_process(argv)[0]
+                    shutil.rmtree(case_dir)
+                    continue
+                k = n - 2
+                at = 2 if k == 0 else total if k == 1 else rng.randint(2, max(2, total))
+                counter = _CallCounter(at)
+                code, out, err = _in_process(argv, counter)
+                left = sorted(p.name for p in case_dir.iterdir()) if inplace is None else None  # what a convert left
+                case = {"argv": " ".join(argv), "at": at, "of": total, "code": code, "stdout": out, "stderr": err}
+                cases.append({**case, "fired": counter.fired, "left": left, "out_opens": _opens(case_dir / "out")})
+                shutil.rmtree(case_dir, ignore_errors=True)
+    finally:
+        signal.signal(signal.SIGINT, saved_handler)
+        if saved_debug is None:
+            os.environ.pop("SPECBRIDGE_DEBUG", None)
+        else:
+            os.environ["SPECBRIDGE_DEBUG"] = saved_debug
+    return cases
+
+
+def _opens(path: Path) -> bool | None:
+    """Whether a convert's output directory opens as a whole checkpoint; None when there is none."""
+    from .checkpoint.reader import open_checkpoint
+
+    if not path.exists():
+        return None
+    try:
+        open_checkpoint(path)
+        return True
+    except CheckpointError:
+        return False
+
+
+def _converted_in_place(d: Path, case_dir: Path) -> Path:
+    """A copy of drafter `d` converted in place to the sglang layout with its backup: what restore undoes."""
+    import contextlib
+    import io
+    import shutil
+
+    from .cli.convert_cmd import convert_cmd
+
+    inplace = case_dir / "inplace"
+    shutil.copytree(d, inplace)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        code = convert_cmd(str(inplace), "sglang", None, True, None, None, "keep", False, True, None, False)
+    if code != 0:
+        raise AssertionError(f"converting a copy of {d} in place to restore it: exit {code}")
+    return inplace

@@ -87,8 +87,14 @@ def dumps(obj: dict) -> str:
         return json.dumps(finite(obj), indent=2, allow_nan=False)
 
 
+# Whether this run has printed its --json document: an interrupt that comes after it (Ctrl-C while the command
+# tidies up) still exits 130 with its line, but adds no second object to stdout (entry.main resets it per run).
+ANSWERED = {"json": False}
+
+
 def print_json(command: str, body: dict) -> None:
     print(dumps(document(command, body)))
+    ANSWERED["json"] = True
 
 
 def one_line(message: str) -> str:
@@ -99,6 +105,6 @@ def one_line(message: str) -> str:
 def report_error(err: CliError, as_json: bool) -> int:
     message = one_line(err.message)
     sys.stderr.write(f"specbridge: error: {message}\n")
-    if as_json:
+    if as_json and not ANSWERED["json"]:
         print(dumps(document("error", {"ok": False, "error": error_object(err.code, message)})))
     return err.code

@@ -8,6 +8,9 @@ from __future__ import annotations
 import os
 import sys
 
+# at import, not in main(): a Ctrl-C while main() imports what its handlers need would escape them
+from .contract import ANSWERED, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, CliError, report_error
+
 FAST = ("inspect", "check", "convert", "restore")
 # Old spellings keep working, with one line saying the new one (docs/cli.md: one vocabulary).
 DEPRECATED = {"--max-tokens": "--max-new-tokens", "--verbose": "--tables"}
@@ -72,10 +75,9 @@ def _fast(argv: list[str]) -> int:
 
 
 def main() -> None:
-    from .contract import EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, CliError, report_error
-
     args = sys.argv[1:]
     as_json = "--json" in (args[: args.index("--")] if "--" in args else args)  # after --: the engine's arguments
+    ANSWERED["json"] = False
     try:
         _main()
     except CliError as e:
@@ -83,8 +85,8 @@ def main() -> None:
     except BrokenPipeError:  # `specbridge … | head` is fine; don't print a traceback
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(0)
-    except KeyboardInterrupt:
-        sys.exit(report_error(CliError("interrupted", EXIT_INTERRUPTED), as_json))
+    except KeyboardInterrupt as e:  # Ctrl-C (and serve's SIGTERM) anywhere, in every command: one line, exit 130
+        sys.exit(report_error(CliError(interrupted_message(e), EXIT_INTERRUPTED), as_json))
     except MemoryError:
         sys.exit(report_error(CliError("out of memory (the input claims more than this machine has)", EXIT_USAGE), as_json))
     except Exception as e:  # a bug of ours: still one line, never a traceback dump on a user
@@ -92,6 +94,13 @@ def main() -> None:
             raise
         message = f"internal error: {type(e).__name__}: {e} (set SPECBRIDGE_DEBUG=1 for the traceback; please report)"
         sys.exit(report_error(CliError(message, EXIT_INTERNAL), as_json))
+
+
+def interrupted_message(interrupt: KeyboardInterrupt) -> str:
+    """'interrupted', and what the interrupted work kept when it says so: a layer that leaves something a rerun
+    resumes from (train's generated data) sets `specbridge_kept` on the KeyboardInterrupt on its way out."""
+    kept = getattr(interrupt, "specbridge_kept", None)
+    return f"interrupted; {kept}" if kept else "interrupted"
 
 
 def _main() -> None:
@@ -114,14 +123,24 @@ def _main() -> None:
 def run_typer(argv: list[str]) -> int:
     """The full CLI. A usage error (bad option, value out of range) is a CliError like any refusal: one line
     on stderr naming the command's --help, and under --json the error object on stdout. Only a bare
-    `specbridge` (or a command without its arguments) prints the help it asks for."""
+    `specbridge` (or a command without its arguments) prints the help it asks for.
+
+    The command is invoked here, not through typer's standalone handling (`app(...)`): that handling turns
+    Ctrl-C into a silent `Exit(130)` (typer 0.2x) or an `Abort` (older typer, click), so the interrupt never
+    reached main() and nothing was said. Here a KeyboardInterrupt leaves as itself, whatever the typer version."""
+    import typer
     from typer.exceptions import TyperException
 
-    from .contract import EXIT_USAGE, CliError
-    from .main import app
+    from .main import app, click_command
 
+    if any(name.endswith("_COMPLETE") and name.startswith("_SPECBRIDGE") for name in os.environ):
+        return app(args=argv, prog_name="specbridge", standalone_mode=False) or 0  # shell completion: typer's own path
+    command = click_command()
     try:
-        return app(args=argv, prog_name="specbridge", standalone_mode=False) or 0
+        with command.make_context("specbridge", list(argv)) as ctx:
+            return command.invoke(ctx) or 0
+    except typer.Exit as e:  # every command ends with `raise typer.Exit(code)`; --help and --version too
+        return e.exit_code
     except TyperException as e:
         if type(e).__name__ == "NoArgsIsHelpError" and "--json" not in argv:
             e.show()

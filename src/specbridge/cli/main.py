@@ -139,6 +139,11 @@ def _register_optional() -> None:
 _register_optional()
 
 
+def click_command():
+    """The click command typer builds from `app`: what entry.run_typer invokes (and the fuzzer replaces)."""
+    return typer.main.get_command(app)
+
+
 def main() -> None:
     app()
 

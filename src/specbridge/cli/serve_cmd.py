@@ -107,9 +107,9 @@ def serve_cmd(
             time.sleep(1)
         sys.stderr.write(f"specbridge: the server exited with code {srv.proc.returncode}\n{srv.tail(20)}\n")
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # the engine stopped first; the entry point says "interrupted" and exits 130
         srv.stop()
-        return 130
+        raise
 
 
 def _interrupt(signum, frame):

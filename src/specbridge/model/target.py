@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 from pathlib import Path
 
 import torch
@@ -68,9 +69,13 @@ def resolve_target_path(name_or_path: str | os.PathLike) -> Path:
 
 
 def load_target(name_or_path: str | os.PathLike, dtype: torch.dtype = torch.float32, device: str = "cpu"):
-    """Return (model in eval mode, tokenizer or None, local path) for a target name or HF dir."""
+    """Return (model in eval mode, tokenizer or None, local path) for a target name or HF dir. transformers' weight
+    loading bar shows on a terminal only: on a pipe (CI, `--json`) stderr keeps to what the command itself says."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
 
+    if not sys.stderr.isatty():
+        hf_logging.disable_progress_bar()
     path = resolve_target_path(name_or_path)
     model = AutoModelForCausalLM.from_pretrained(path, dtype=dtype).to(device).eval()
     try:

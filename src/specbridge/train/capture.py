@@ -29,6 +29,7 @@ so a retrain with another --draft-vocab-size reuses the capture. Reading is shar
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -109,8 +110,9 @@ def capture_batch(model, sequences: list[list[int]], aux_layer_ids: list[int], p
 SEQ_KEYS = ("input_ids", "loss_mask", "aux_hidden", "final_hidden", "target_next")
 
 
-def write_shard(out_dir: Path, index: int, seqs: list[dict]) -> dict:
-    """Pack per-sequence capture dicts end to end into shard-{index}; return its manifest entry."""
+def write_shard(out_dir: Path, index: int, seqs: list[dict], prefix: str = "shard") -> dict:
+    """Pack per-sequence capture dicts end to end into {prefix}-{index}; return its manifest entry. Written
+    beside, synced, then renamed: a file under its name is whole even after a Ctrl-C or a crash mid-write."""
     from safetensors.torch import save_file
 
     offsets = [0]
@@ -118,14 +120,36 @@ def write_shard(out_dir: Path, index: int, seqs: list[dict]) -> dict:
         offsets.append(offsets[-1] + q["input_ids"].shape[0])
     tensors = {k: torch.cat([q[k] for q in seqs]).contiguous() for k in SEQ_KEYS}
     tensors["seq_offsets"] = torch.tensor(offsets, dtype=torch.int64)
-    name = f"shard-{index:05d}.safetensors"
-    save_file(tensors, str(Path(out_dir) / name))
+    name = f"{prefix}-{index:05d}.safetensors"
+    final = Path(out_dir) / name
+    tmp = final.with_name(final.name + ".tmp")
+    save_file(tensors, str(tmp))
+    fsync_file(tmp)
+    os.replace(tmp, final)
     return {
         "file": name,
         "num_seqs": len(seqs),
         "num_tokens": offsets[-1],
         "seq_lengths": [b - a for a, b in zip(offsets[:-1], offsets[1:])],
     }
+
+
+def read_packed(path: str | Path) -> list[dict]:
+    """The per-sequence dicts of one file `write_shard` wrote (a shard, or a batch kept for a resume)."""
+    from safetensors.torch import load_file
+
+    t = load_file(str(path))
+    off = t["seq_offsets"].tolist()
+    return [{k: t[k][a:b] for k in SEQ_KEYS} for a, b in zip(off[:-1], off[1:])]
+
+
+def fsync_file(path: Path) -> None:
+    """Flush a file's bytes to disk before it is renamed into place (a rename alone can outlive the data)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def one_pass_manifest(shards: list[dict], response_tokens: int, seconds: float, base: dict, **extra) -> dict:
@@ -229,13 +253,9 @@ def load_manifest(capture_dir: str | Path) -> dict:
 
 def iter_shards(capture_dir: str | Path, order: list[int] | None = None):
     """Yield (shard_index, list of per-sequence dicts) one shard at a time (streaming)."""
-    from safetensors.torch import load_file
-
     manifest = load_manifest(capture_dir)
     for si in order if order is not None else range(len(manifest["shards"])):
-        t = load_file(str(Path(capture_dir) / manifest["shards"][si]["file"]))
-        off = t["seq_offsets"].tolist()
-        yield si, [{k: t[k][a:b] for k in SEQ_KEYS} for a, b in zip(off[:-1], off[1:])]
+        yield si, read_packed(Path(capture_dir) / manifest["shards"][si]["file"])
 
 
 def token_counts(rows: list[dict], vocab_size: int) -> torch.Tensor:

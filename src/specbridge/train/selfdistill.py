@@ -24,14 +24,18 @@ import inspect
 import json
 import os
 import shutil
+import signal
+import sys
 import time
 from pathlib import Path
 
 import torch
 
 from . import capture as cap
+from . import parts
 
-RESPONSES = "responses.jsonl"
+RESPONSES = parts.RESPONSES
+SHARD_TOKENS = 16384  # sequence tokens per capture shard
 
 
 class _Hooks:
@@ -141,6 +145,22 @@ def generate_capture_batch(
     return rows
 
 
+def part_plan(prompt_ids: list[list[int]], aux_layer_ids, max_new_tokens: int, eos_ids, pad_id: int, batch_size: int, shard_tokens: int):
+    """The batches one worker decodes (its prompts sorted by length: little left padding) and the plan that
+    names them: a rerun resumes a part only under the same plan (parts.plan_of)."""
+    order = sorted(range(len(prompt_ids)), key=lambda i: len(prompt_ids[i]))
+    batches = [order[start : start + batch_size] for start in range(0, len(order), batch_size)]
+    plan = parts.plan_of(
+        [[prompt_ids[i] for i in idx] for idx in batches],
+        aux=list(aux_layer_ids),
+        max_new_tokens=max_new_tokens,
+        eos=sorted(eos_ids),
+        pad=pad_id,
+        shard_tokens=shard_tokens,
+    )
+    return batches, plan
+
+
 def generate_capture_part(
     model,
     tokenizer,
@@ -152,64 +172,69 @@ def generate_capture_part(
     eos_ids: set[int],
     pad_id: int,
     batch_size: int,
-    shard_tokens: int = 16384,
+    shard_tokens: int = SHARD_TOKENS,
     progress=None,
 ) -> dict:
-    """One worker's slice -> a part directory (capture shards + responses.jsonl)."""
+    """One worker's slice -> a part directory (capture shards + responses.jsonl). Every batch is kept on disk as
+    it is decoded, so an interrupted run resumes after the last batch kept (parts.py); the batches and shards are
+    those of an uninterrupted run."""
     out_dir = Path(out_dir)
-    if (out_dir / "part.json").exists():
-        return json.loads((out_dir / "part.json").read_text())
-    shutil.rmtree(out_dir, ignore_errors=True)
-    out_dir.mkdir(parents=True)
-    order = sorted(range(len(prompt_ids)), key=lambda i: len(prompt_ids[i]))  # little left padding
-    shards, pending, resp_lines, response_tokens = [], [], [], 0
+    if (out_dir / parts.PART).exists():
+        return json.loads((out_dir / parts.PART).read_text())
+    batches, plan = part_plan(prompt_ids, aux_layer_ids, max_new_tokens, eos_ids, pad_id, batch_size, shard_tokens)
+    state = parts.open_part(out_dir, plan)
+    if progress is not None and state.kept_prompts:
+        progress(state.kept_prompts, state.shard_response_tokens + state.pending_response_tokens)
     t0 = time.time()
-    for start in range(0, len(order), batch_size):
-        idx = order[start : start + batch_size]
+    for idx in batches[state.next_batch :]:
         got = generate_capture_batch(model, [prompt_ids[i] for i in idx], aux_layer_ids, max_new_tokens, eos_ids, pad_id)
-        batch_tokens = 0
+        lines, batch_tokens = [], 0
         for i, g in zip(idx, got):
             resp = g.pop("response_ids")
             batch_tokens += len(resp)
             text = tokenizer.decode(resp, skip_special_tokens=True) if tokenizer is not None else ""
-            resp_lines.append(json.dumps({"prompt": prompts[i], "prompt_ids": prompt_ids[i], "response_ids": resp, "text": text}))
-            pending.append(g)
-        response_tokens += batch_tokens
-        if sum(p["input_ids"].shape[0] for p in pending) >= shard_tokens:
-            shards.append(cap.write_shard(out_dir, len(shards), pending))
-            pending = []
+            lines.append(json.dumps({"prompt": prompts[i], "prompt_ids": prompt_ids[i], "response_ids": resp, "text": text}))
+        parts.keep_batch(state, got, lines, batch_tokens)
+        if state.pending_tokens >= shard_tokens:
+            parts.write_pending_shard(state)
         if progress is not None:
             progress(len(idx), batch_tokens)
-    if pending:
-        shards.append(cap.write_shard(out_dir, len(shards), pending))
-    (out_dir / RESPONSES).write_text("".join(line + "\n" for line in resp_lines))
-    part = {"shards": shards, "seconds": round(time.time() - t0, 1), "response_tokens": response_tokens}
-    (out_dir / "part.json").write_text(json.dumps(part))
-    return part
+    if state.pending:
+        parts.write_pending_shard(state)
+    return parts.finish_part(state, time.time() - t0)
 
 
-def merge_parts(parts: list[Path], out_dir: Path, manifest_base: dict, seconds: float) -> dict:
-    """Join worker parts into one capture directory (files moved, not copied), atomically."""
+def merge_parts(part_dirs: list[Path], out_dir: Path, manifest_base: dict, seconds: float) -> dict:
+    """Join worker parts into one capture directory, atomically. Shards are hard-linked (copied where a link is
+    refused), not moved: the parts stay whole until the capture is in place, so a merge interrupted anywhere is
+    done again from them."""
     out_dir = Path(out_dir)
     tmp = out_dir.with_name(out_dir.name + ".partial")
     shutil.rmtree(tmp, ignore_errors=True)
     tmp.mkdir(parents=True)
     shards, lines, response_tokens = [], [], 0
-    for part_dir in parts:
+    for part_dir in part_dirs:
         part = json.loads((part_dir / "part.json").read_text())
         response_tokens += part["response_tokens"]
         for s in part["shards"]:
             name = f"shard-{len(shards):05d}.safetensors"
-            os.replace(part_dir / s["file"], tmp / name)
+            _link_or_copy(part_dir / s["file"], tmp / name)
             shards.append({**s, "file": name})
         lines += (part_dir / RESPONSES).read_text().splitlines(keepends=True)
     (tmp / RESPONSES).write_text("".join(lines))
     manifest = cap.one_pass_manifest(shards, response_tokens, seconds, manifest_base)
     (tmp / "manifest.json").write_text(json.dumps(manifest, indent=2))
     os.replace(tmp, out_dir)
-    for part_dir in parts:
+    for part_dir in part_dirs:
         shutil.rmtree(part_dir, ignore_errors=True)
     return manifest
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    try:
+        os.link(src, dst)
+    except OSError:  # a filesystem without hard links
+        shutil.copyfile(src, dst)
 
 
 def load_rows(capture_dir: Path) -> list[dict]:
@@ -251,6 +276,28 @@ def _worker(job: dict) -> dict:
     )
 
 
+def _ignore_sigint() -> None:
+    """Worker initializer: Ctrl-C reaches the whole process group, but the parent alone answers it (it stops the
+    workers), so no worker prints a traceback of its own."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def run_workers(jobs: list[dict]) -> list[dict]:
+    """Every job in its own spawned process. Interrupted, the workers are stopped at once: each keeps the batches
+    it finished (parts.py), and one that dies mid-write leaves only files a resume removes."""
+    import multiprocessing as mp
+
+    pool = mp.get_context("spawn").Pool(len(jobs), initializer=_ignore_sigint)
+    try:
+        results = pool.map(_worker, jobs)
+    except BaseException:
+        pool.terminate()
+        raise
+    pool.close()
+    pool.join()
+    return results
+
+
 def build_capture(
     target_name: str,
     model,
@@ -268,6 +315,8 @@ def build_capture(
     """Cached: responses + capture for a prompt list, split over `workers` processes."""
     out_dir = Path(out_dir)
     if (out_dir / "manifest.json").exists():
+        for stale in out_dir.parent.glob(f"{out_dir.name}.part*"):  # a merge interrupted after placing the capture
+            shutil.rmtree(stale, ignore_errors=True)
         return cap.load_manifest(out_dir)
     workers = max(1, min(workers, len(prompts)))
     # interleaved slices keep the length mix (and so the work) even across workers
@@ -284,36 +333,45 @@ def build_capture(
         }
         for w in range(workers)
     ]
+    from .data import eos_and_pad
+
+    eos_ids, pad_id = eos_and_pad(model, tokenizer)
+    plans = [part_plan(j["prompt_ids"], aux_layer_ids, max_new_tokens, eos_ids, pad_id, batch_size, SHARD_TOKENS)[1] for j in jobs]
+    reused = sum(parts.kept_prompts(Path(j["out"]), plan) for j, plan in zip(jobs, plans))
+    if reused:
+        sys.stderr.write(
+            f"specbridge: resuming {out_dir.name}: the data of {reused} of {len(prompts)} prompts, kept by an interrupted run, is reused\n"
+        )
     t0 = time.time()
-    if workers == 1:
-        from .data import eos_and_pad
+    try:
+        if workers == 1:
+            from tqdm.auto import tqdm
 
-        eos_ids, pad_id = eos_and_pad(model, tokenizer)
-        from tqdm.auto import tqdm
-
-        with tqdm(total=len(prompts), desc=f"generate+capture {out_dir.name}", unit="prompt") as bar:
-            generate_capture_part(
-                model,
-                tokenizer,
-                prompts,
-                prompt_ids,
-                Path(jobs[0]["out"]),
-                aux_layer_ids,
-                max_new_tokens,
-                eos_ids,
-                pad_id,
-                batch_size,
-                progress=lambda n, t: bar.update(n),
-            )
-    else:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
-
-        log(f"generate+capture {len(prompts)} prompts in {workers} worker processes (1 thread each)")
-        with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn")) as pool:
-            list(pool.map(_worker, jobs))
-    wall = time.time() - t0
-    manifest = merge_parts([Path(j["out"]) for j in jobs], out_dir, manifest_base, wall)
+            with tqdm(total=len(prompts), desc=f"generate+capture {out_dir.name}", unit="prompt") as bar:
+                generate_capture_part(
+                    model,
+                    tokenizer,
+                    prompts,
+                    prompt_ids,
+                    Path(jobs[0]["out"]),
+                    aux_layer_ids,
+                    max_new_tokens,
+                    eos_ids,
+                    pad_id,
+                    batch_size,
+                    progress=lambda n, t: bar.update(n),
+                )
+        else:
+            log(f"generate+capture {len(prompts)} prompts in {workers} worker processes (1 thread each)")
+            run_workers(jobs)
+        wall = time.time() - t0
+        manifest = merge_parts([Path(j["out"]) for j in jobs], out_dir, manifest_base, wall)
+    except KeyboardInterrupt as interrupt:  # what is kept is said on the entry point's one line
+        kept = sum(parts.kept_prompts(Path(j["out"]), plan) for j, plan in zip(jobs, plans))
+        interrupt.specbridge_kept = (
+            f"the data of {kept} of {len(prompts)} prompts is kept in {out_dir}.part*: the same command resumes from it"
+        )
+        raise
     log(
         f"generated+captured {manifest['num_loss_tokens']} response tokens ({manifest['num_tokens']} in all, "
         f"{manifest['num_seqs']} seqs) in {wall:.0f}s ({manifest['num_loss_tokens'] / max(wall, 1e-9):.1f} response tok/s)"
