@@ -1,5 +1,5 @@
 """An MTP layer's routed experts accounted parameter by parameter, as vLLM's FusedMoE fills them: every expert's
-gate/up fill its slice of `mtp_block.mlp.experts.w13_weight`, its down its slice of `w2_weight`
+gate/up fill its slice of `mtp_block.mlp.experts.routed_experts.w13_weight`, its down its slice of `w2_weight`
 (FusedMoE.make_expert_params_mapping in deepseek_mtp.py / glm4_moe_mtp.py). A checkpoint whose MTP layer lacks its
 experts, or some of them, used to read OK (the decoder block was one group any tensor filled); vLLM leaves those slices
 as allocated (torch.empty) and starts from 0.21 (FusedMoE has a quantization method, so DefaultModelLoader's check skips
@@ -47,7 +47,7 @@ def test_a_whole_layer_fills_every_expert_slice(targets):
     res = _check(targets["glm"], "vllm==0.32.0")["vllm==0.32.0"]
     assert res.ok, error_messages(res)
     params = {p.name: p for p in res.report.params}
-    w13, w2 = params["model.layers.2.mtp_block.mlp.experts.w13_weight"], params["model.layers.2.mtp_block.mlp.experts.w2_weight"]
+    w13, w2 = (params[f"model.layers.2.mtp_block.mlp.experts.routed_experts.{w}_weight"] for w in ("w13", "w2"))
     assert w13.shape == (mx.E, 2 * mx.MI, mx.H) and w2.shape == (mx.E, mx.H, mx.MI)  # FusedMoE's own shapes
     assert w13.status == w2.status == "loaded"
     assert len(w13.filled_by) == 2 * mx.E and len(w2.filled_by) == mx.E  # one tensor per expert and projection

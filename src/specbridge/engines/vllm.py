@@ -3797,11 +3797,11 @@ EXPERT_I = "mI if quant is None else None"
 def _routed_experts(strict_all: bool) -> tuple[Param, ...]:
     """The MoE block's routed experts as FusedMoE builds them: w13_weight (gate and up of every expert) and w2_weight
     (down), each expert's slice filled by that expert's own tensors (ExpertShard). An expert the checkpoint lacks keeps
-    its slice as FusedMoE allocated it (torch.empty, UnquantizedFusedMoEMethod.create_weights). FusedMoE has a
+    its slice as FusedMoE allocated it (torch.empty: unquantized_fused_moe_method.py create_weights @ 0.29.0). FusedMoE has a
     quantization method, so DefaultModelLoader's check skips it from 0.21 as it skips the block's linears (conformance
     'mtp-linears-absent' loads on 0.32.0); until 0.20 the check names a parameter no expert reached at all (`strict_all`).
     A slice some experts fill and others do not is reported by no release (the check compares parameter names)."""
-    b = "model.layers.{m}.mtp_block.mlp.experts."
+    b = "model.layers.{m}.mtp_block.mlp.experts.routed_experts."
     return (
         Param(
             b + "w13_weight",
@@ -3852,11 +3852,14 @@ def _mtp_loader(file: str, glm: bool) -> tuple:
         else (Drop("lm_head.weight", why="the target's own head: the MTP loader skips it", cite=f"{file} load_weights"),)
     )
     scale = (IgnoreSuffix(".weight_scale", why="LM-head scales are skipped when no quantized head is built", cite=f"{file} load_weights"),)
-    mapping = f"{file} load_weights (expert_params_mapping: FusedMoE.make_expert_params_mapping over n_routed_experts)"
+    mapping = (
+        f"{file} load_weights (expert_params_mapping: fused_moe_make_expert_params_mapping over n_routed_experts, "
+        "routed_experts_prefix 'routed_experts'; read in the 0.27.1 and 0.29.0 wheels)"
+    )
     experts = (
-        ExpertShard(r"\.mlp\.experts\.(\d+)\.gate_proj\.weight$", fused=".mlp.experts.w13_weight", shard="0", cite=mapping),
-        ExpertShard(r"\.mlp\.experts\.(\d+)\.up_proj\.weight$", fused=".mlp.experts.w13_weight", shard="1", cite=mapping),
-        ExpertShard(r"\.mlp\.experts\.(\d+)\.down_proj\.weight$", fused=".mlp.experts.w2_weight", shard="", cite=mapping),
+        ExpertShard(r"\.mlp\.experts\.(\d+)\.gate_proj\.weight$", fused=".mlp.experts.routed_experts.w13_weight", shard="0", cite=mapping),
+        ExpertShard(r"\.mlp\.experts\.(\d+)\.up_proj\.weight$", fused=".mlp.experts.routed_experts.w13_weight", shard="1", cite=mapping),
+        ExpertShard(r"\.mlp\.experts\.(\d+)\.down_proj\.weight$", fused=".mlp.experts.routed_experts.w2_weight", shard="", cite=mapping),
     )
     return (
         Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite=f"{file} load_weights"),
