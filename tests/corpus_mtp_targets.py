@@ -2,13 +2,16 @@
 safetensors shards whose headers name every tensor of the published key list and whose data is a hole (sparse
 files). The key lists are published names; shapes and dtypes are derived from the config (the corpus stores names,
 not headers): norms [H] (MLA's low-rank norms their rank, q/k norms head_dim), eh_proj and Qwen's mtp.fc [H, 2H], embeddings and heads [V, H], the router
-gate [E, H] and its bias [E], scales F32, a quantized weight F8/I32 beside its scale, anything else a one-element
-placeholder the engine rows count but do not shape-check (an MTP decoder block's linears and experts)."""
+gate [E, H] and its bias [E], a routed expert's gate/up [moe_intermediate_size, H] and down [H, moe_intermediate_size]
+(the slices of vLLM's FusedMoE w13/w2 the rows account per expert), scales F32, a quantized weight F8/I32 beside its
+scale, anything else a one-element placeholder the engine rows count but do not shape-check (an MTP decoder block's
+attention and shared-expert linears)."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import re
 from pathlib import Path
 
 from specbridge.checkpoint.write import write_header_only
@@ -18,6 +21,7 @@ _SPEC = importlib.util.spec_from_file_location("corpus_mtp_build", DIR / "_build
 build = importlib.util.module_from_spec(_SPEC)
 _SPEC.loader.exec_module(build)
 
+ROUTED_EXPERT = re.compile(r"\.experts\.\d+\.(gate|up|down)_proj\.weight$")
 SCALES = ("weight_scale_inv", "weight_scale", "weight_scale_2", "input_scale", "weight_global_scale", "input_global_scale")
 HEAD_SHARD, BODY_SHARD = "model-00002-of-00002.safetensors", "model-00001-of-00002.safetensors"
 
@@ -49,6 +53,10 @@ def shape_of(name: str, cfg: dict) -> list[int]:
         return [e, h]
     if name.endswith("e_score_correction_bias"):
         return [e]
+    expert = ROUTED_EXPERT.search(name)
+    if expert and t.get("moe_intermediate_size"):
+        mi = t["moe_intermediate_size"]
+        return [h, mi] if expert.group(1) == "down" else [mi, h]
     return [1]
 
 

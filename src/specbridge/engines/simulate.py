@@ -4,7 +4,7 @@ every checkpoint tensor and every engine parameter. Nothing engine-specific live
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -213,8 +213,28 @@ def expand_params(cls: DraftClass, ns: dict) -> list[tuple[str, Param, dict]]:
             for j in idx_j:
                 local = {**ns, "i": i, "j": j}
                 if _when(p.when, local):
-                    out.append((p.name.format(i=i, j=j, m=base + i), p, local))
+                    out.append((p.name.format(i=i, j=j, m=base + i), _per_expert(p, local), local))
     return out
+
+
+def _per_expert(p: Param, local: dict) -> Param:
+    """A fused routed-expert parameter with its shards once per expert id (Param.experts); any other as it is. An
+    expert count the config does not give (or not a sane one) leaves the parameter without shards to account."""
+    if not p.experts:
+        return p
+    n = _count(p.experts, local)
+    shards = tuple((f"{e}.{s}" if s else str(e), shape) for e in range(n or 0) for s, shape in p.shards)
+    return replace(p, shards=shards)
+
+
+def _count(expr: str, ns: dict) -> int | None:
+    try:
+        n = evaluate(expr, ns)
+    except RowError:
+        raise
+    except (ExprError, TypeError, ZeroDivisionError):
+        return None
+    return n if type(n) is int and 0 < n < 4096 else None
 
 
 def _outside_layers(name: str, step: Step, ns: dict, params: dict, pattern: re.Pattern) -> bool:
@@ -270,6 +290,8 @@ def _apply_steps(name: str, steps: tuple, params: dict, ns: dict) -> tuple[str, 
             name = st.a + name
         elif st.op == "stack" and st.a in name and shard is None:
             name, shard = name.replace(st.a, st.b), st.c
+        elif st.op == "expert" and shard is None and (m := re.search(st.a, name)):
+            name, shard = re.sub(st.a, st.b, name), f"{int(m.group(1))}.{st.c}" if st.c else str(int(m.group(1)))
     return name, shard, None, None
 
 
@@ -636,6 +658,10 @@ def _param_shape(p: Param, local: dict) -> tuple | None:
     """The parameter's shape; a fused one's is its shards stacked along dim 0 (when they agree elsewhere)."""
     if not p.shards:
         return _shape(p.shape, local)
+    if p.experts:  # FusedMoE's (experts, one expert's shards stacked, …): expert 0's shards give one expert's shape
+        first = tuple(x for x in p.shards if x[0].split(".")[0] == "0")
+        one = _param_shape(replace(p, experts="", shards=first), local) if first else None
+        return (len(p.shards) // len(first), *one) if one else None
     parts = [_shape(s, local) for _, s in p.shards]
     if all(parts) and len({x[1:] for x in parts}) == 1:
         return (sum(x[0] for x in parts), *parts[0][1:])

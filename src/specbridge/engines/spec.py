@@ -77,6 +77,10 @@ class Param:
     # a plain torch parameter (a norm, an nn.Linear) rather than one whose module has a quantization method: the
     # parameters vLLM's DefaultModelLoader names when nothing filled them (DraftClass.unfilled_when)
     plain: bool = False
+    # a fused routed-expert parameter (vLLM's FusedMoE w13_weight / w2_weight): an expression for the expert count;
+    # `shards` then describe one expert, and the parameter has them once per expert id ("{id}.{shard}", or "{id}" for a
+    # shard named ""), each filled by that expert's own tensor (ExpertShard): an expert no tensor reaches stays unfilled
+    experts: str = ""
 
 
 @dataclass(frozen=True)
@@ -224,6 +228,22 @@ class Stack(Step):
 
     def _view(self):
         return {"old": self.a, "fused": self.b, "shard": self.c, "when": self.when, "cite": self.cite}
+
+    __repr__ = _kw_repr
+
+
+class ExpertShard(Step):
+    r"""A routed expert's tensor fills its slice of the fused expert parameter: a name `pattern` finds (group 1: the
+    expert id) becomes `re.sub(pattern, fused)` and fills shard "{id}.{shard}" ("{id}" for shard "") of it, as vLLM's
+    FusedMoE.make_expert_params_mapping pairs `experts.{id}.gate_proj.` with `experts.w13_` (shard w1, expert id)."""
+
+    _required = ("pattern", "fused", "shard")
+
+    def __init__(self, pattern: str, *, fused: str, shard: str, cite: str = "", when: str = "True"):
+        Step.__init__(self, "expert", pattern, fused, shard, cite=cite, when=when)
+
+    def _view(self):
+        return {"pattern": self.a, "fused": self.b, "shard": self.c, "when": self.when, "cite": self.cite}
 
     __repr__ = _kw_repr
 

@@ -22,6 +22,7 @@ from .spec import (
     DraftModelRange,
     Drop,
     Era,
+    ExpertShard,
     FamilyLaunch,
     FamilyRange,
     Field,
@@ -3736,6 +3737,7 @@ MTP_FIELDS = (
     Field("L", ("num_nextn_predict_layers", "text_config.num_nextn_predict_layers"), 0),
     Field("quant", ("quantization_config", "text_config.quantization_config"), None, kind="any"),
     Field("E", ("n_routed_experts",), None),
+    Field("mI", ("moe_intermediate_size",), None),
     Field("hd", ("head_dim",), None),
     Field("qk_norm", ("use_qk_norm",), False, kind="bool"),
     Field("q_rank", ("q_lora_rank",), None),
@@ -3787,6 +3789,35 @@ def _block_plain(glm: bool, gate_plain: bool) -> tuple[Param, ...]:
     return tuple(out)
 
 
+# one routed expert's rows of FusedMoE's w13_weight / w2_weight (moe_intermediate_size × hidden); a quantized target
+# stores them in its own packing (FP4 halves the last dimension, FP8 blocks have scales beside): not shape-checked there
+EXPERT_I = "mI if quant is None else None"
+
+
+def _routed_experts(strict_all: bool) -> tuple[Param, ...]:
+    """The MoE block's routed experts as FusedMoE builds them: w13_weight (gate and up of every expert) and w2_weight
+    (down), each expert's slice filled by that expert's own tensors (ExpertShard). An expert the checkpoint lacks keeps
+    its slice as FusedMoE allocated it (torch.empty: unquantized_fused_moe_method.py create_weights @ 0.29.0). FusedMoE has a
+    quantization method, so DefaultModelLoader's check skips it from 0.21 as it skips the block's linears (conformance
+    'mtp-linears-absent' loads on 0.32.0); until 0.20 the check names a parameter no expert reached at all (`strict_all`).
+    A slice some experts fill and others do not is reported by no release (the check compares parameter names)."""
+    b = "model.layers.{m}.mtp_block.mlp.experts.routed_experts."
+    return (
+        Param(
+            b + "w13_weight",
+            shards=(("0", (EXPERT_I, "H")), ("1", (EXPERT_I, "H"))),
+            experts="E",
+            when="E",
+            per_layer=True,
+            role="routed experts",
+            plain=strict_all,
+        ),
+        Param(
+            b + "w2_weight", shards=(("", ("H", EXPERT_I)),), experts="E", when="E", per_layer=True, role="routed experts", plain=strict_all
+        ),
+    )
+
+
 def _mtp_params(strict_all: bool, glm: bool, gate_plain: bool) -> tuple[Param, ...]:
     """One MTP layer as DeepSeekMultiTokenPredictorLayer / Glm4MoeMultiTokenPredictorLayer build it: two norms, eh_proj
     over cat(embedding, previous hidden state), a shared head (norm + lm head), and the target's decoder layer (its
@@ -3799,6 +3830,7 @@ def _mtp_params(strict_all: bool, glm: bool, gate_plain: bool) -> tuple[Param, .
         Param("model.layers.{m}.shared_head.norm.weight", ("H",), per_layer=True, role="norm", plain=True),
         Param("model.layers.{m}.shared_head.head.weight", ("V", "H"), per_layer=True, share="head", role="head", plain=strict_all),
         *_block_plain(glm, gate_plain),
+        *_routed_experts(strict_all),
         Param("model.layers.{m}.mtp_block.*", per_layer=True, role="decoder", group=True, group_parts=DECODER_PARTS, plain=strict_all),
     )
 
@@ -3820,12 +3852,22 @@ def _mtp_loader(file: str, glm: bool) -> tuple:
         else (Drop("lm_head.weight", why="the target's own head: the MTP loader skips it", cite=f"{file} load_weights"),)
     )
     scale = (IgnoreSuffix(".weight_scale", why="LM-head scales are skipped when no quantized head is built", cite=f"{file} load_weights"),)
+    mapping = (
+        f"{file} load_weights (expert_params_mapping: fused_moe_make_expert_params_mapping over n_routed_experts, "
+        "routed_experts_prefix 'routed_experts'; read in the 0.27.1 and 0.29.0 wheels)"
+    )
+    experts = (
+        ExpertShard(r"\.mlp\.experts\.(\d+)\.gate_proj\.weight$", fused=".mlp.experts.routed_experts.w13_weight", shard="0", cite=mapping),
+        ExpertShard(r"\.mlp\.experts\.(\d+)\.up_proj\.weight$", fused=".mlp.experts.routed_experts.w13_weight", shard="1", cite=mapping),
+        ExpertShard(r"\.mlp\.experts\.(\d+)\.down_proj\.weight$", fused=".mlp.experts.routed_experts.w2_weight", shard="", cite=mapping),
+    )
     return (
         Drop("rotary_emb.inv_freq", why="rotary caches are recomputed", cite=f"{file} load_weights"),
         *head,
         keep,
         to_top,
         block,
+        *experts,
         IgnoreSuffix(".bias", why="an extra .bias (GPTQ) no module has is skipped", cite=f"{file} load_weights"),
         *(scale if glm else ()),
     )
@@ -3898,7 +3940,11 @@ def _mtp_class(
         unfilled_message=NOT_INITIALISED,
         quant_skips=MTP_QUANT_UNMAPPED,
         launch_checks=MTP_STEPS,
-        notes=("the decoder block (mtp_block) is the target's own decoder-layer class: its tensors are counted, not simulated one by one",),
+        notes=(
+            "the decoder block (mtp_block) is the target's own decoder-layer class: its attention and shared-expert tensors "
+            "are counted, not simulated one by one; its router and routed experts (FusedMoE w13_weight / w2_weight, one "
+            "slice per expert) are accounted parameter by parameter",
+        ),
     )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from ..checkpoint.reader import Checkpoint
+from .fit import TargetFit, config_int, tensor_shape
 
 LAYER = re.compile(r"^(?:model\.)?layers\.(\d+)\.")
 SIDE_FILES = ("mask_embedding.pt",)
@@ -81,3 +82,27 @@ def geometry(ckpt: Checkpoint) -> dict:
         "vocab_size": cfg.get("vocab_size"),
         "q_k_norms": any(".q_norm." in n for n in names),
     }
+
+
+DFLASH_FIT = (
+    "vLLM builds fc [hidden_size, {key} × k] from the drafter's config (qwen3_dflash.py: target_hidden_size, else "
+    "hidden_size) and its combine_hidden_states raises at the first draft step when the k target states it is fed are "
+    "another width: 'ValueError: DFlash drafter expects N concatenated aux hidden features but received M' "
+    "(vllm/model_executor/models/qwen3_dflash.py DFlashQwen3ForCausalLM.combine_hidden_states, read in the 0.29.0 and "
+    "0.32.0 wheels; the load itself reports nothing); SGLang's DFlashDraftModel sizes fc from hidden_size alone"
+)
+
+
+def target_fit(ckpt: Checkpoint) -> TargetFit | None:
+    """A DFlash, DFlash2 or DSpark drafter takes k target states of `target_hidden_size` (else `hidden_size`) each: the
+    width fc is built for. Neither written: fc's input over the number of target layer ids."""
+    cfg = ckpt.config or {}
+    width, key = config_int(cfg, "target_hidden_size", "hidden_size")
+    if width is not None:
+        return TargetFit(width, f"config {key}", DFLASH_FIT.format(key=key))
+    fc, (ids, where) = tensor_shape(ckpt, "fc.weight"), target_layer_ids(cfg)
+    if fc and len(fc) == 2 and isinstance(ids, list) and ids and fc[1] % len(ids) == 0:
+        return TargetFit(
+            fc[1] // len(ids), f"fc.weight input {fc[1]} over the {len(ids)} {where}", DFLASH_FIT.format(key="the state width")
+        )
+    return None

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..checkpoint.reader import Checkpoint
+from .fit import TargetFit, config_int, tensor_shape
 
 LAYER = re.compile(r"^(?:model\.)?layers\.(\d+)\.")
 
@@ -37,3 +38,23 @@ def speculators_tokens(cfg: dict) -> int | None:
     first = methods[0] if isinstance(methods, list) and methods and isinstance(methods[0], dict) else {}
     v = first.get("speculative_tokens")
     return v if type(v) is int and v > 0 else None
+
+
+EAGLE1_FIT = (
+    "fc reads cat(embedding, the target's last hidden state) and is built [hidden_size, 2 × hidden_size] from the "
+    "drafter's config (vllm/model_executor/models/llama_eagle.py EagleLlamaForCausalLM); vLLM's proposer allocates its "
+    "hidden_states buffer at the draft's hidden size and copies the target's states into it at the first draft step "
+    "(vllm/v1/spec_decode/llm_base_proposer.py: hidden_size = draft_model_config.get_hidden_size(); "
+    "self.hidden_states[:num_tokens] = target_hidden_states, read in the 0.32.0 wheel), a copy torch refuses between "
+    "widths (the RuntimeError is inferred: no conformance run feeds a target of another width)"
+)
+
+
+def target_fit(ckpt: Checkpoint) -> TargetFit | None:
+    """An EAGLE-1/2 drafter takes the target's last hidden state at its own `hidden_size` (fc's rows when the config
+    does not say)."""
+    width, key = config_int(ckpt.config or {}, "hidden_size")
+    if width is not None:
+        return TargetFit(width, f"config {key}", EAGLE1_FIT)
+    fc = tensor_shape(ckpt, "fc.weight")
+    return TargetFit(fc[0], "fc.weight rows", EAGLE1_FIT) if fc and len(fc) == 2 else None

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..checkpoint.index import TargetIndex, read_shard_headers, read_target_index
+from .fit import TargetFit
 from .names import at_least, lines_with, name_lines
 
 VLLM = "vllm/model_executor/models/{} @ 0.32.0"
@@ -389,3 +390,19 @@ def head_of(index: TargetIndex) -> MtpHead:
 
 
 __all__ = ["MtpHead", "MtpLayer", "TargetIndex", "find_mtp_head", "head_of", "mtp_shapes", "read_target_index"]
+
+
+MTP_FIT = (
+    "each MTP layer's eh_proj (Qwen's mtp.fc) is [hidden_size, 2 × hidden_size] over cat(enorm(embedding), hnorm(the "
+    "target's hidden state)) (vllm/model_executor/models/deepseek_mtp.py, glm4_moe_mtp.py, qwen3_next_mtp.py @ 0.32.0), "
+    "so hnorm and eh_proj cannot take another width (inferred from the source); the head's own shapes against the "
+    "target's config are the load's (L003)"
+)
+FUSION = ("eh_proj.weight", "mtp.fc.weight")
+
+
+def target_fit(ckpt) -> TargetFit | None:
+    """An MTP head takes the hidden states of the model it ships in at the width of its eh_proj (Qwen: mtp.fc) rows.
+    Compared with a `--target` given beside it; its own target's config is the load simulation's."""
+    fused = next((tuple(t.shape) for n, t in sorted(ckpt.tensors.items()) if n.endswith(FUSION)), None)
+    return TargetFit(fused[0], "eh_proj rows", MTP_FIT) if fused and len(fused) == 2 else None

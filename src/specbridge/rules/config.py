@@ -10,6 +10,7 @@ from ..checkpoint.target import rope_of
 from ..engines.expr import evaluate
 from ..engines.launch import max_draft_tokens
 from ..engines.registry import LAUNCHERS
+from ..families.fit import FIT_FAMILIES
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import Hit, rule
@@ -64,10 +65,18 @@ def rope_differs(c: Context) -> Iterator[Hit]:
         yield Hit(WARNING, f"draft rope_type {dr['rope_type']!r} ≠ target's {tr.get('rope_type')!r}.")
 
 
-@rule("C003", "fp16 drafter with a bf16 target", severity=WARNING, failure_modes=(28,), fix="serve the drafter in bfloat16.")
+@rule(
+    "C003",
+    "fp16 drafter with a bf16 target",
+    severity=WARNING,
+    failure_modes=(28,),
+    fix="serve the drafter in bfloat16.",
+    families=("eagle3", *(f for f in FIT_FAMILIES if f != "mtp")),
+)
 def fp16_with_bf16(c: Context) -> Iterator[Hit]:
     """The draft config is float16 and the target bfloat16: fp16 overflows on degenerate draft branches, giving NaN
-    logits (sgl-project/sglang PR #27883).
+    logits (sgl-project/sglang PR #27883). The dtype of a drafter of every family with a target of its own (EAGLE-3,
+    DFlash, DFlash2, DSpark, EAGLE-1/2, Medusa; an MTP head is the target's own checkpoint).
     """
     if c.target is None:
         return

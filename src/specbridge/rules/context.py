@@ -104,6 +104,13 @@ class Context:
         return None
 
     @cached_property
+    def fit(self):
+        """What the drafter reads from its target, as its family's module states it (families/fit.py), or None."""
+        from ..families.fit import fit_of
+
+        return fit_of(self.family, self.ckpt)
+
+    @cached_property
     def vocab(self) -> VocabMaps:
         return read_vocab_maps(self)
 

@@ -139,6 +139,8 @@ def _unfilled(c: Context, p) -> Hit:
         "embed": "the embedding",
     }.get(p.role, p.role)
     shards = f" (shards {', '.join(p.missing_shards)})" if p.status == P_PARTIAL else ""
+    if p.role == "routed experts":
+        return _unfilled_experts(c, p)
     if p.role == "head" and c.family == "medusa":  # each head is trained on its own: the target's head is not one
         fix = (
             f"ship the trained {p.name} (a Medusa head has its own; the target's lm_head is not one), or build no more heads "
@@ -153,6 +155,20 @@ def _unfilled(c: Context, p) -> Hit:
         f"{p.name}{shards} — {what} — is filled by nothing in the checkpoint on {c.eng}; "
         "it keeps its random initial value and drafts will be rejected.",
         fix,
+    )
+
+
+def _unfilled_experts(c: Context, p) -> Hit:
+    """A fused routed-expert parameter (FusedMoE's w13_weight / w2_weight) some or all of whose experts no tensor
+    fills: said by expert id, not by shard, with what the engine does with the slices left."""
+    ids = sorted({int(s.split(".")[0]) for s in p.missing_shards}) if p.status == P_PARTIAL else None
+    n = p.shape[0] if p.shape else None
+    which = f"expert{'s' if len(ids) > 1 else ''} {_list([str(i) for i in ids], 8)} of {n}" if ids else f"all {n} routed experts"
+    return Hit(
+        ERROR,
+        f"{p.name}: {which} {'is' if ids and len(ids) == 1 else 'are'} filled by nothing in the checkpoint on {c.eng}; FusedMoE allocates the parameter "
+        "uninitialised (torch.empty): where the load starts, that MoE layer runs on whatever memory held and its drafts are rejected.",
+        c.convert_fix,
     )
 
 

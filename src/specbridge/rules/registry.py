@@ -43,6 +43,15 @@ The G rules compare the checkpoint's tensor shapes with its config and, with `--
 config (`src/specbridge/rules/geometry.py`). All but G009 (the KV cache each engine version allocates) do
 not depend on the engine.""",
     ),
+    "F": (
+        "Target fit",
+        """
+With `--target`, whether the target feeds what a drafter of a family other than EAGLE-3 reads (EAGLE-3's are the G and
+V rules): the width of the target hidden states it takes, as its family's module reads it from the files
+(`src/specbridge/families/fit.py`), and the vocabulary of the embedding and head each engine release keeps as the
+drafter's own (`src/specbridge/rules/fit.py`). The target layers a DFlash-family drafter reads are D001; the dtype is
+C003; a plain draft model's vocabulary and tokenizer are the T rules'.""",
+    ),
     "V": (
         "Vocab maps",
         """
@@ -183,4 +192,4 @@ def _position(code: str) -> tuple[int, str]:
 
 
 # The rule modules register themselves on import.
-from . import aux, config, dflash, draft_model, embed_head, geometry, load, medusa, mtp, versions, vocab  # noqa: E402,F401
+from . import aux, config, dflash, draft_model, embed_head, fit, geometry, load, medusa, mtp, versions, vocab  # noqa: E402,F401
