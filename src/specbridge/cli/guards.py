@@ -33,6 +33,13 @@ def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str
     does not model, or one `what` does not read (`read_here`). A checkpoint is never read as a family its
     evidence does not show."""
     ckpt, v = view.ckpt, view.verdict
+    if v.not_drafter:
+        raise CliError(f"{ckpt.root}: {v.not_drafter}; nothing was read as a drafter ({what} reads drafters)")
+    if v.family is not None and v.family.name == "mtp" and "mtp" not in read_here:  # a target, but one with a head
+        raise CliError(
+            f"{ckpt.root}: a target carrying its own MTP head ({'; '.join(v.evidence)}); {what} does not read MTP heads "
+            "(inspect, check and launch read them from the target)"
+        )
     why = full_lm_reason(ckpt, view.drafter)
     if why:
         raise CliError(f"{ckpt.root}: looks like {why}; pass a drafter here (and a target as --target)")

@@ -11,8 +11,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .medusa import heads as medusa_heads
 from .mtp import announced_layers
 from .names import lines_with, name_lines
+from .not_drafter import what_it_is
 from .table import BY_NAME, FAMILIES, Family
 
 STRONG, MEDIUM, WEAK = 3, 2, 1
@@ -20,11 +22,17 @@ STRONG, MEDIUM, WEAK = 3, 2, 1
 # a line and every next line with the same layer prefix: one match per run of a layer's names (they come grouped)
 LAYER_RUN = re.compile(r"\n((?:model\.)?(?:layers\.(\d+)|midlayer)\.)[^\n]*(?:\n\1[^\n]*)*")
 # any name a drafter head's vote looks at (most targets have none, and one scan says so)
-DRAFTER_HEADS = re.compile(r"\n(?:model\.)?(?:candidate_selector|medusa_head|blocks|emb|proj|head|ln)\.")
+DRAFTER_HEADS = re.compile(r"\n(?:model\.)?(?:candidate_selector|medusa_heads?|blocks|lm_heads|emb|proj|head|ln|\d+)\.")
 LAYER_HIDDEN_NORM = re.compile(r"\n(?:model\.)?(?:layers\.\d+|midlayer)\.hidden_norm\.weight\n")
-MEDUSA = re.compile(r"\n(?:model\.)?(?:medusa_head|blocks)\.\d+\.")
+# a name that may be part of a Medusa head (its whole structure is medusa.heads: a block and a vocab head per number)
+MEDUSA = re.compile(r"\n(?:model\.)?(?:medusa_heads?\.|blocks\.\d+\.layers\.|lm_heads\.|\d+\.\d+\.)")
 MLP_SPECULATOR = re.compile(r"\n(?:model\.)?(?:emb|proj|head|ln)\.\d+\.weight\n")
 MLP_PROJ = re.compile(r"\n(?:model\.)?proj\.")
+MEDUSA_WORDS = {
+    "fasterdecoding": "N.M.linear.* + N.L.weight",
+    "medusa_head": "medusa_head.N.M.linear.* + medusa_head.N.L.weight",
+    "vllm": "blocks.N.layers.M.* + lm_heads.N",
+}
 MTP_NEEDLES = (".eh_proj.weight\n", ".enorm.weight\n", ".hnorm.weight\n", "mtp")  # lines to test exactly (4 scans, not 7)
 
 
@@ -37,6 +45,7 @@ class FamilyVerdict:
     evidence: list[str] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)
     seen: str = ""  # one line: what was seen, for a refusal
+    not_drafter: str = ""  # what a checkpoint that is no drafter is (families/not_drafter.py), for its refusal
 
     @property
     def name(self) -> str:
@@ -99,8 +108,12 @@ def structure_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int,
                 f"fc [{h}, {2 * h}] over (embedding, feature){' with fc.bias' if _has(shapes, 'fc.bias') else ''} and no hidden_norm",
             )
         )
-    if heads and MEDUSA.search(text):
-        votes.append(("medusa", MEDIUM, "medusa_head.N.* / blocks.N.* heads"))
+    medusa = medusa_heads(shapes) if heads and MEDUSA.search(text) else None
+    if medusa:
+        layout, numbers, _ = medusa
+        votes.append(
+            ("medusa", MEDIUM, f"{len(numbers)} Medusa head(s), each a residual block and a vocabulary head ({MEDUSA_WORDS[layout]})")
+        )
     if heads and MLP_SPECULATOR.search(text) and MLP_PROJ.search(text):
         votes.append(("mlp_speculator", MEDIUM, "emb.N / proj.N / head.N tensors"))
     near = [_strip(n) for n in (shapes if odd else lines_with(text, *MTP_NEEDLES))]  # then exactly, as read without "model."
@@ -154,7 +167,11 @@ def path_votes(path: str) -> list[tuple[str, int, str]]:
 
 
 def detect_family(config: Mapping | None, shapes: Mapping[str, Sequence[int]], path: str = "") -> FamilyVerdict:
-    """The family all witnesses support most; ambiguous when two tie; unknown when none speaks."""
+    """The family all witnesses support most; ambiguous when two tie; unknown when none speaks; none at all for a
+    checkpoint whose whole structure is no drafter's (a vision model, a LoRA adapter, a Mamba model, a reward head)."""
+    other = what_it_is(config, shapes)
+    if other:
+        return FamilyVerdict(None, [], [], _seen(config or {}, shapes), not_drafter=other)
     votes = config_votes(config or {}) + structure_votes(shapes)
     # the path is heard only when the files say nothing: a directory's or Hub repo's name is not the checkpoint
     votes = votes or path_votes(path)
