@@ -80,6 +80,8 @@ def _inspect_family(view, geometry: dict, as_json: bool) -> int:
         return 0
     print(f"{ckpt.root}  ({ckpt.storage}, {len(ckpt.weight_files)} file(s))")
     print(f"family: {fam.family.title}")
+    if fam.mislabel is not None:
+        print(f"mislabelled: {fam.mislabel.line()}")
     for e in fam.evidence:
         print(f"  evidence: {e}")
     print("geometry:")

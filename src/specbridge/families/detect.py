@@ -46,18 +46,47 @@ class FamilyVerdict:
     candidates: list[str] = field(default_factory=list)
     seen: str = ""  # one line: what was seen, for a refusal
     not_drafter: str = ""  # what a checkpoint that is no drafter is (families/not_drafter.py), for its refusal
+    # the architecture names one family and the tensors' whole structure another: the engines build the named family's
+    # class (they dispatch on the name), so `family` is that one, and this is the disagreeing evidence (rule L017)
+    mislabel: Mislabel | None = None
 
     @property
     def name(self) -> str:
         return self.family.name if self.family else ("ambiguous" if self.candidates else "unknown")
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "name": self.name,
             "title": self.family.title if self.family else None,
             "evidence": self.evidence,
             "candidates": self.candidates,
         }
+        if self.mislabel is not None:
+            out["mislabel"] = self.mislabel.to_json()
+        return out
+
+
+@dataclass(frozen=True)
+class Mislabel:
+    """A checkpoint whose config names one family's architecture (`named`, what the engines dispatch on) over another
+    family's tensors (`shown`, with the structural evidence that says so)."""
+
+    named: str  # the family the architecture name belongs to (the class the engines build)
+    arch: str  # architectures[0]
+    shown: str  # the family the tensors' structure (and config keys) show
+    evidence: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"architecture": self.arch, "named": self.named, "tensors_show": self.shown, "evidence": list(self.evidence)}
+
+    def line(self) -> str:
+        """What inspect says: the name engines dispatch on, and what the tensors are."""
+        named, shown = BY_NAME[self.named].short, BY_NAME[self.shown].short
+        return (
+            f"architectures[0] {self.arch!r} names the {named} family, but the tensors are {shown} tensors "
+            f"({'; '.join(self.evidence)}): engines build the {named} class they dispatch on the name "
+            "(specbridge check says what each release does, L017)"
+        )
 
 
 def _shape(shapes: Mapping[str, Sequence[int]], *names: str) -> tuple | None:
@@ -195,9 +224,40 @@ def detect_family(config: Mapping | None, shapes: Mapping[str, Sequence[int]], p
     # the witnesses disagree, and reading it as either could turn a valid drafter into false errors
     supported = [k for k, v in ranked if v >= MEDIUM]
     if len(supported) > 1:
+        mislabel = _mislabel(config or {}, votes, supported)
+        if mislabel is not None:  # the engines build what the name says: that family is simulated, the rest is a finding
+            return FamilyVerdict(BY_NAME[mislabel.named], evidence, [], seen, mislabel=mislabel)
         return FamilyVerdict(None, evidence, supported, seen)
     best = ranked[0][0]
     return FamilyVerdict(BY_NAME.get(best), evidence, [] if best in BY_NAME else [best], seen)
+
+
+def _mislabel(config: Mapping, votes: list[tuple[str, int, str]], supported: list[str]) -> Mislabel | None:
+    """Two families supported, one by the architecture name alone and the other by the tensors' structure: engines
+    dispatch on the name (SGLang's registry by architectures[0], vLLM's by the name its method rewrites), so the named
+    family's class is what gets built. None when the name is not the only witness of its family, when the other family
+    has no structural evidence (two config witnesses disagreeing are not a mislabel), or when more than two disagree."""
+    archs = config.get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+    if arch is None or len(supported) != 2 or config.get("speculators_model_type") is not None:
+        return None
+    by_name = [fam for fam, w, why in votes if w == STRONG and why.startswith("architectures[0] = ")]
+    if len(by_name) != 1 or by_name[0] not in supported or by_name[0] not in BY_NAME:
+        return None
+    named = by_name[0]
+    named_votes = [why for fam, _, why in votes if fam == named]
+    if len(named_votes) != 1:  # the tensors speak for the named family too: a real tie, not a mislabel
+        return None
+    shown = next(f for f in supported if f != named)
+    structural = {why for fam, _, why in _structural(votes) if fam == shown}
+    if not structural or shown not in BY_NAME:
+        return None
+    return Mislabel(named, arch, shown, tuple(why for fam, _, why in votes if fam == shown))
+
+
+def _structural(votes: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+    """The structural votes among `votes` (MEDIUM ones that are not config keys)."""
+    return [v for v in votes if v[1] == MEDIUM and not v[2].startswith(("config key ", "dflash_config has "))]
 
 
 def _seen(config: Mapping, shapes: Mapping[str, Sequence[int]]) -> str:

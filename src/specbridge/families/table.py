@@ -42,6 +42,11 @@ class Family:
     # (inspect); "" = the family is described by the EAGLE-3 canonical description (layouts/canonical.py)
     geometry: str = ""
 
+    @property
+    def short(self) -> str:
+        """The title without its parenthesis ("plain causal LM"), for a sentence that names two families."""
+        return self.title.split(" (")[0]
+
     def describe(self, ckpt) -> dict | None:
         """The drafter's own geometry (inspect), from the family's module; None when the family has none."""
         if not self.geometry:

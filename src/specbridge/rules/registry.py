@@ -183,4 +183,4 @@ def _position(code: str) -> tuple[int, str]:
 
 
 # The rule modules register themselves on import.
-from . import aux, config, dflash, draft_model, embed_head, geometry, load, medusa, mtp, versions, vocab  # noqa: E402,F401
+from . import aux, config, dflash, draft_model, embed_head, family, geometry, load, medusa, mtp, versions, vocab  # noqa: E402,F401
