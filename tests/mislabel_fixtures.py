@@ -19,6 +19,11 @@ def cases() -> dict[str, tuple[dict, dict]]:
         "dflash-as-eagle3": (df.config(architectures=["LlamaForCausalLMEagle3"]), df.tensors()),
         # a Qwen3 EAGLE-3 drafter (per-layer hidden_norm, q_proj over 2H) named as a DFlash drafter
         "eagle3-as-dflash": (z.qwen3_config(architectures=["DFlashDraftModel"]), z.qwen3_tensors()),
+        # the same with a dflash_config (its three target layers fit the EAGLE-3 fc's width): the load gets to the layers
+        "eagle3-as-dflash-configured": (
+            z.qwen3_config(architectures=["DFlashDraftModel"], dflash_config={"target_layer_ids": [0, 1, 2], "mask_token_id": z.V - 1}),
+            z.qwen3_tensors(),
+        ),
         # EAGLE's research layout (fc [H, 2H] with a bias, no hidden_norm) named as an EAGLE-3 drafter
         "eagle1-as-eagle3": (e1.config(architectures=["LlamaForCausalLMEagle3"]), e1.tensors()),
         # a Qwen3 EAGLE-3 drafter whose fc is EAGLE-1's ([H, 2H] with a bias) or reads one state ([H, H])

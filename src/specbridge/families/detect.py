@@ -233,10 +233,11 @@ def detect_family(config: Mapping | None, shapes: Mapping[str, Sequence[int]], p
 
 
 def _mislabel(config: Mapping, votes: list[tuple[str, int, str]], supported: list[str]) -> Mislabel | None:
-    """Two families supported, one by the architecture name alone and the other by the tensors' structure: engines
-    dispatch on the name (SGLang's registry by architectures[0], vLLM's by the name its method rewrites), so the named
-    family's class is what gets built. None when the name is not the only witness of its family, when the other family
-    has no structural evidence (two config witnesses disagreeing are not a mislabel), or when more than two disagree."""
+    """Two families supported, one by the config alone (its architecture name, maybe its keys) and the other by the
+    tensors' structure: engines dispatch on the name (SGLang's registry by architectures[0], vLLM's by the name its
+    method rewrites), so the named family's class is what gets built. None when the tensors speak for the named family
+    too (a real tie), when the other family has no structural evidence (two config witnesses disagreeing are not a
+    mislabel), when a speculators config names the method, or when more than two disagree."""
     archs = config.get("architectures")
     arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
     if arch is None or len(supported) != 2 or config.get("speculators_model_type") is not None:
@@ -245,12 +246,11 @@ def _mislabel(config: Mapping, votes: list[tuple[str, int, str]], supported: lis
     if len(by_name) != 1 or by_name[0] not in supported or by_name[0] not in BY_NAME:
         return None
     named = by_name[0]
-    named_votes = [why for fam, _, why in votes if fam == named]
-    if len(named_votes) != 1:  # the tensors speak for the named family too: a real tie, not a mislabel
+    structural = {fam for fam, _, _ in _structural(votes)}
+    if named in structural:  # the tensors speak for the named family too: a real tie, not a mislabel
         return None
     shown = next(f for f in supported if f != named)
-    structural = {why for fam, _, why in _structural(votes) if fam == shown}
-    if not structural or shown not in BY_NAME:
+    if shown not in structural or shown not in BY_NAME:
         return None
     return Mislabel(named, arch, shown, tuple(why for fam, _, why in votes if fam == shown))
 
