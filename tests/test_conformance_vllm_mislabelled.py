@@ -44,22 +44,30 @@ def real(release: str, key: tuple, cases: dict[str, Path], tmp_root: Path) -> di
 
 
 def shapes_of(message: str) -> list[tuple[int, ...]]:
-    """Every shape a message names: [64, 128] as check writes it, torch.Size([64, 128]) as vLLM does."""
-    return [tuple(int(x) for x in m.split(",") if x.strip()) for m in re.findall(r"\[(\d+(?:,\s*\d+)*)\]", message)]
+    """Every shape a message names: [64, 128] as check writes it, torch.Size([64, 128]) as vLLM does, (64, 128) as
+    SGLang's DFlash loader does."""
+    found = re.findall(r"\[(\d+(?:,\s*\d+)*)\]", message) + re.findall(r"\((\d+(?:,\s*\d+)+)\)", message)
+    return [tuple(int(x) for x in m.split(",") if x.strip()) for m in found]
 
 
 def agrees(raised: str, predicted: list[str]) -> bool:
-    """vLLM's exception is one check predicts: the same unknown name, the same missing config key, or the same
-    (checkpoint, parameter) shapes."""
+    """The engine's exception is one check predicts: the same missing config attribute, unknown name or config key, the
+    same (checkpoint, parameter) shapes, or the engine's own words as the row quotes them."""
     for p in predicted:
         keys = set(re.findall(r"`([^`]+)`", p))
         if keys and keys & set(re.findall(r"`([^`]+)`", raised)):
+            return True
+        missing = re.findall(r"has no attribute '([^']+)'", p)  # the config attribute read (whatever the config class)
+        if missing and all(f"attribute '{a}'" in raised for a in missing):
             return True
         named = re.findall(r"named '([^']+)'", p)  # the unknown name, bare or under its layer ('layers.0.hidden_norm')
         if named and all(f"'{n}'" in raised or f".{n}'" in raised for n in named):
             return True
         want = shapes_of(p)
         if len(want) == 2 and set(want) <= set(shapes_of(raised)):
+            return True
+        said = raised.split(": ", 1)[-1][:40]  # the engine's own words, as the row quotes them
+        if len(said) > 20 and said in p:
             return True
     return False
 
