@@ -27,7 +27,6 @@ sys.path.pop(0)
 
 LAYER = re.compile(r"^(?:model\.)?(?:layers\.(\d+)|midlayer)\.")
 LAYER_HIDDEN_NORM = re.compile(r"^(layers\.\d+|midlayer)\.hidden_norm\.weight$")
-MLP_SPECULATOR = re.compile(r"^(emb|proj|head|ln)\.\d+\.weight$")
 
 
 def per_name_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int, str]]:
@@ -57,9 +56,7 @@ def per_name_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int, 
     if medusa:
         what = "each a residual block and a vocabulary head"
         votes.append(("medusa", MEDIUM, f"{len(medusa[1])} Medusa head(s), {what} ({MEDUSA_WORDS[medusa[0]]})"))
-    if any(n.startswith(("emb.", "proj.", "head.", "ln.")) and MLP_SPECULATOR.match(n) for n in names) and any(
-        n.startswith("proj.") for n in names
-    ):
+    if all(any(re.fullmatch(rf"{part}\.\d+\.weight", n) for n in names) for part in ("emb", "proj", "head")):
         votes.append(("mlp_speculator", MEDIUM, "emb.N / proj.N / head.N tensors"))
     mtp = [n for n in names if n.endswith((".eh_proj.weight", ".enorm.weight", ".hnorm.weight")) or n.startswith(("mtp.", "mtp_"))]
     if mtp and len(layers) >= 2:

@@ -26,12 +26,12 @@ DRAFTER_HEADS = re.compile(r"\n(?:model\.)?(?:candidate_selector|medusa_heads?|b
 LAYER_HIDDEN_NORM = re.compile(r"\n(?:model\.)?(?:layers\.\d+|midlayer)\.hidden_norm\.weight\n")
 # a name that may be part of a Medusa head (its whole structure is medusa.heads: a block and a vocab head per number)
 MEDUSA = re.compile(r"\n(?:model\.)?(?:medusa_heads?\.|blocks\.\d+\.layers\.|lm_heads\.|\d+\.\d+\.)")
-MLP_SPECULATOR = re.compile(r"\n(?:model\.)?(?:emb|proj|head|ln)\.\d+\.weight\n")
-MLP_PROJ = re.compile(r"\n(?:model\.)?proj\.")
+# an MLP speculator's whole structure: per predicted token an embedding, a projection and a head (mlp_speculator.py)
+MLP_PARTS = tuple(re.compile(rf"\n(?:model\.)?{part}\.\d+\.weight\n") for part in ("emb", "proj", "head"))
 MEDUSA_WORDS = {
     "fasterdecoding": "N.M.linear.* + N.L.weight",
     "medusa_head": "medusa_head.N.M.linear.* + medusa_head.N.L.weight",
-    "vllm": "blocks.N.layers.M.* + lm_heads.N",
+    "blocks": "blocks.N.layers.M.* + lm_heads.N",
 }
 MTP_NEEDLES = (".eh_proj.weight\n", ".enorm.weight\n", ".hnorm.weight\n", "mtp")  # lines to test exactly (4 scans, not 7)
 
@@ -143,7 +143,7 @@ def structure_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int,
         votes.append(
             ("medusa", MEDIUM, f"{len(numbers)} Medusa head(s), each a residual block and a vocabulary head ({MEDUSA_WORDS[layout]})")
         )
-    if heads and MLP_SPECULATOR.search(text) and MLP_PROJ.search(text):
+    if heads and all(part.search(text) for part in MLP_PARTS):
         votes.append(("mlp_speculator", MEDIUM, "emb.N / proj.N / head.N tensors"))
     near = [_strip(n) for n in (shapes if odd else lines_with(text, *MTP_NEEDLES))]  # then exactly, as read without "model."
     mtp = [n for n in near if n.endswith((".eh_proj.weight", ".enorm.weight", ".hnorm.weight")) or n.startswith(("mtp.", "mtp_"))]

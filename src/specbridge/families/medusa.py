@@ -4,7 +4,7 @@ ViT has `blocks.N.attn.*`): a head is a block *and* its lm head under the same n
 
 Layouts (vllm/model_executor/models/medusa.py @ 0.32.0 load_weights and _remap_old_checkpoint_key):
 FasterDecoding's medusa_lm_head.pt `{h}.{l}.linear.weight` + `{h}.{L}.weight`; the HF Medusa model's
-`medusa_head.{h}.{l}.linear.weight` + `medusa_head.{h}.{L}.weight`; vLLM's own `blocks.{h}.layers.{l}.weight` +
+`medusa_head.{h}.{l}.linear.weight` + `medusa_head.{h}.{L}.weight`; vLLM's own names ("blocks") `blocks.{h}.layers.{l}.weight` +
 `lm_heads.{h}.weight`, optionally under `medusa_heads.`."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ LAYOUTS = (
     ("fasterdecoding", re.compile(r"^(\d+)\.(\d+)\.linear\.weight$"), re.compile(r"^(\d+)\.(\d+)\.weight$")),
     ("medusa_head", re.compile(r"^medusa_head\.(\d+)\.(\d+)\.linear\.weight$"), re.compile(r"^medusa_head\.(\d+)\.(\d+)\.weight$")),
     (
-        "vllm",
+        "blocks",
         re.compile(r"^(?:medusa_heads\.)?blocks\.(\d+)\.layers\.(\d+)\.weight$"),
         re.compile(r"^(?:medusa_heads\.)?lm_heads\.(\d+)\.weight$"),
     ),
@@ -41,7 +41,7 @@ def heads(names: Iterable[str]) -> tuple[str, list[int], int] | None:
         heads_ = {
             int(m.group(1))
             for n in stripped
-            if (m := head.fullmatch(n)) and (layout == "vllm" or int(m.group(2)) not in blocks.get(int(m.group(1)), ()))
+            if (m := head.fullmatch(n)) and (layout == "blocks" or int(m.group(2)) not in blocks.get(int(m.group(1)), ()))
         }
         whole = sorted(set(blocks) & heads_)
         if whole:

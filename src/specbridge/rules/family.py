@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..engines.registry import LAUNCHERS, era_at, family_rows, releases_read
+from ..engines.registry import DRAFT_MODEL, LAUNCHERS, era_at, family_rows, releases_read
 from ..engines.spec import in_release_range
 from ..families.table import BY_NAME, Family
 from .context import Context
@@ -117,7 +117,8 @@ def how_known(c: Context, named: Family) -> str:
 def fix_line(c: Context, shown: Family, engine: str, version: str) -> str:
     """The other family's architecture name this release builds, and its launch method."""
     if shown.name == "causal_lm":  # a whole causal LM: served as a draft model, under its own class's name
-        plain = "--speculative-algorithm STANDALONE" if engine == "sglang" else '"method": "draft_model"'
+        rows = [r for r in DRAFT_MODEL.get(engine, ()) if r.method]  # the word each release range asks for it with
+        plain = method_words(engine, rows[-1].method) if rows else "its draft-model method"
         return (
             f"write the causal LM's own architecture (LlamaForCausalLM for a Llama) in config.json and launch it as a draft model ({plain})"
         )
@@ -149,10 +150,25 @@ def shown_architecture(fam: Family, engine: str, version: str, model_type) -> st
 
 
 def launch_method(fam: Family, engine: str) -> str:
+    """How the engine's launch line names `fam`'s method (its LAUNCH row: the family's spec_method, else the family's)."""
     launcher = LAUNCHERS.get(engine)
+    if launcher is not None and fam.name == "eagle3":  # the EAGLE-3 line's own method (TensorRT-LLM: Eagle)
+        return method_words(engine, launcher.eagle3_method)
     row = launcher.families.get(fam.name) if launcher is not None else None
-    if engine == "sglang":
-        return f"--speculative-algorithm {(row.spec_method if row and row.spec_method else fam.method).upper()}"
-    if engine == "vllm":
-        return f'"method": "{(row.spec_method if row and row.spec_method else fam.method).lower()}"'
-    return f"the {fam.title} speculative decoding type"
+    return method_words(engine, row.spec_method if row is not None and row.spec_method else fam.method)
+
+
+def method_words(engine: str, method: str) -> str:
+    """A speculative method as the engine's launch line writes it: an algorithm flag (SGLang's
+    --speculative-algorithm), a JSON speculative config's "method" (vLLM), or a config file's key (TensorRT-LLM)."""
+    launcher = LAUNCHERS.get(engine)
+    if launcher is None:
+        return f"method {method}"
+    flag = next((f for f, attr in launcher.flags.items() if attr == "algorithm"), None)
+    if flag:
+        return f"{flag} {method.upper()}"
+    if launcher.spec_config_flags:
+        return f'"method": "{method.lower()}" in {launcher.spec_config_flags[0]}'
+    if launcher.spec_file is not None:
+        return f"{launcher.spec_file.method_key}: {method} in {launcher.spec_file.name}"
+    return f"method {method}"
