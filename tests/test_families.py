@@ -251,15 +251,18 @@ def test_a_checkpoint_of_no_known_family_is_refused_in_one_line(tmp_path):
     assert len(r.stderr.strip().splitlines()) == 1 and not r.stdout.strip()
 
 
-def test_evidence_that_fits_two_families_equally_is_ambiguous(tmp_path):
-    """An EAGLE-3 architecture name over DFlash's structure and keys of neither: named as ambiguous, not guessed."""
+def test_an_architecture_name_over_another_familys_structure_is_answered_as_the_engine_builds_it(tmp_path):
+    """An EAGLE-3 architecture name over DFlash's structure and keys of neither: the engines dispatch on the name, so
+    the EAGLE-3 class is simulated (said as such: the verdict's mislabel, rule L017) and the answer is the engine's
+    (a load that raises), not a refusal as "ambiguous" (tests/test_mislabelled.py has the matrix)."""
     cfg = dfx.config(architectures=["Eagle3LlamaForCausalLM"])
     del cfg["dflash_config"]
     d = dfx.write(tmp_path / "both", cfg)
     v = detect_family(json.loads((d / "config.json").read_text()), {n: t.shape for n, t in open_checkpoint(d).tensors.items()})
-    assert v.family is None and set(v.candidates) == {"eagle3", "dflash"}
-    r = run_cli("check", d)
-    assert r.returncode == 2 and "eagle3 and dflash" in r.stderr or "dflash and eagle3" in r.stderr
+    assert v.family.name == "eagle3" and v.candidates == [] and (v.mislabel.named, v.mislabel.shown) == ("eagle3", "dflash")
+    r = run_cli("check", d, "--engine", "vllm==0.32.0")
+    assert r.returncode == 1 and "L017 error: architectures[0] 'Eagle3LlamaForCausalLM' names the EAGLE-3 family" in r.stdout
+    assert "write architectures ['DFlashDraftModel']" in r.stdout, r.stdout
 
 
 # --- D rules: the public DFlash failures, reproduced from files -------------------------------------------------

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from specbridge.families.detect import MEDIUM, _shape, structure_votes
+from specbridge.families.detect import MEDIUM, MEDUSA_WORDS, _shape, structure_votes
+from specbridge.families.medusa import heads as medusa_heads
 from specbridge.families.mtp import find_mtp_head
 from specbridge.families.names import at_least, lines_with, name_lines
 
@@ -26,8 +27,6 @@ sys.path.pop(0)
 
 LAYER = re.compile(r"^(?:model\.)?(?:layers\.(\d+)|midlayer)\.")
 LAYER_HIDDEN_NORM = re.compile(r"^(layers\.\d+|midlayer)\.hidden_norm\.weight$")
-MEDUSA = re.compile(r"^(medusa_head|blocks)\.\d+\.")
-MLP_SPECULATOR = re.compile(r"^(emb|proj|head|ln)\.\d+\.weight$")
 
 
 def per_name_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int, str]]:
@@ -53,11 +52,11 @@ def per_name_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int, 
     if fc and h and fc[1] == 2 * h and not layer_hidden_norm and not top_hidden_norm and q_in in (None, h):
         bias = " with fc.bias" if "fc.bias" in names else ""
         votes.append(("eagle", MEDIUM, f"fc [{h}, {2 * h}] over (embedding, feature){bias} and no hidden_norm"))
-    if any(n.startswith(("medusa_head.", "blocks.")) and MEDUSA.match(n) for n in names):
-        votes.append(("medusa", MEDIUM, "medusa_head.N.* / blocks.N.* heads"))
-    if any(n.startswith(("emb.", "proj.", "head.", "ln.")) and MLP_SPECULATOR.match(n) for n in names) and any(
-        n.startswith("proj.") for n in names
-    ):
+    medusa = medusa_heads(shapes)  # name by name: a head number with both a residual block and a vocabulary head
+    if medusa:
+        what = "each a residual block and a vocabulary head"
+        votes.append(("medusa", MEDIUM, f"{len(medusa[1])} Medusa head(s), {what} ({MEDUSA_WORDS[medusa[0]]})"))
+    if all(any(re.fullmatch(rf"{part}\.\d+\.weight", n) for n in names) for part in ("emb", "proj", "head")):
         votes.append(("mlp_speculator", MEDIUM, "emb.N / proj.N / head.N tensors"))
     mtp = [n for n in names if n.endswith((".eh_proj.weight", ".enorm.weight", ".hnorm.weight")) or n.startswith(("mtp.", "mtp_"))]
     if mtp and len(layers) >= 2:
@@ -76,8 +75,9 @@ EAGLE3_LAYERS = {"fc.weight": (H, 3 * H), "layers.0.self_attn.q_proj.weight": (H
 EAGLE = {"fc.weight": (H, 2 * H), "fc.bias": (H,), "layers.0.self_attn.q_proj.weight": (H, H), "embed_tokens.weight": (9, H)}
 DFLASH = {"fc.weight": (H, 3 * H), "hidden_norm.weight": (H,), "layers.0.self_attn.q_proj.weight": (H, H), "layers.1.mlp.x": (1,)}
 DFLASH2 = DFLASH | {"candidate_selector.proj.weight": (4, H), "model.layers.0.kernel_projection.w": (2,)}
-MEDUSA_NAMES = {"medusa_head.0.0.linear.weight": (H, H), "medusa_head.1.1.weight": (9, H)}
-BLOCKS = {"model.blocks.0.linear.weight": (H, H)}
+MEDUSA_NAMES = {"medusa_head.0.0.linear.weight": (H, H), "medusa_head.0.1.weight": (9, H), "medusa_head.1.1.weight": (9, H)}
+MEDUSA_VLLM = {"model.blocks.0.layers.0.weight": (H, H), "lm_heads.0.weight": (9, H), "blocks.1.layers.0.weight": (H, H)}
+BLOCKS = {"model.blocks.0.linear.weight": (H, H), "blocks.1.attn.qkv.weight": (3 * H, H), "head.weight": (9, H)}  # a ViT's
 MLP_SPEC = {f"{p}.{i}.weight": (H,) for p in ("emb", "proj", "head", "ln") for i in range(2)}
 CAUSAL = {f"model.layers.{i}.self_attn.q_proj.weight": (H, H) for i in range(3)} | {"model.embed_tokens.weight": (9, H)}
 ODD = {
@@ -105,6 +105,7 @@ LAYOUTS = {
     "dflash": DFLASH,
     "dflash2": DFLASH2,
     "medusa": MEDUSA_NAMES,
+    "medusa_vllm": MEDUSA_VLLM,
     "blocks": BLOCKS,
     "mlp_speculator": MLP_SPEC,
     "causal": CAUSAL,
@@ -125,13 +126,14 @@ def test_the_layouts_do_vote_so_the_comparison_means_something():
     voted = {name: {f for f, _, _ in per_name_votes(s)} for name, s in LAYOUTS.items()}
     assert voted["deepseek"] == voted["glm"] == {"mtp"} and voted["causal"] == {"causal_lm"}
     assert {"eagle3", "eagle", "dflash", "dflash2", "medusa", "mlp_speculator"} <= set().union(*voted.values())
+    assert voted["medusa"] == voted["medusa_vllm"] == {"medusa"} and voted["blocks"] == set()  # blocks.N alone: no Medusa
 
 
 def test_structure_votes_on_random_names():
     rng = random.Random(24)
     words = ["model.", "layers.", "midlayer.", "mtp.", "mtp_", "blocks.", "medusa_head.", "emb.", "proj.", "head.", "ln."]
     words += ["0.", "1.", "12.", "eh_proj.", "enorm.", "hnorm.", "hidden_norm.", "weight", "fc.", "d2t", "\n", "candidate_selector."]
-    words += ["embed_tokens.", "kernel_projection.", "x", "."]
+    words += ["embed_tokens.", "kernel_projection.", "x", ".", "lm_heads.", "layers.", "linear.", "medusa_heads."]
     for _ in range(400):
         shapes = {"".join(rng.choices(words, k=rng.randint(1, 6))): (H, 2 * H) for _ in range(rng.randint(0, 30))}
         assert structure_votes(shapes) == per_name_votes(shapes), sorted(shapes)

@@ -85,6 +85,10 @@ def open_checkpoint(path: str | os.PathLike) -> Checkpoint:
 
     config_path = root / "config.json"
     if not config_path.is_file():
+        if (root / "adapter_config.json").is_file():  # PEFT writes adapter_config.json, never config.json
+            from ..families.not_drafter import adapter_dir_line
+
+            raise CheckpointError(root, adapter_dir_line(root, read_json(root / "adapter_config.json")))
         raise CheckpointError(root, "no config.json beside the weights (the engines need it to build the drafter)")
     config = read_json(config_path)
     return Checkpoint(root, config, config_path, tensors, files, storage, meta, pickles)

@@ -54,13 +54,9 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
         if shown is not None:
             return shown
     fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa"), what="inspect")
-    if fam.family.name not in ("eagle3", "peagle"):  # P-EAGLE's files are an EAGLE-3 drafter's plus mask_hidden
-        from ..families import dflash, eagle
-
-        describe_family = {"dflash": dflash.geometry, "dflash2": dflash.geometry, "dspark": dflash.geometry, "eagle": eagle.geometry}[
-            fam.family.name
-        ]
-        return _inspect_family(view, describe_family(view.ckpt), as_json)
+    own = fam.family.describe(view.ckpt)  # P-EAGLE's files are an EAGLE-3 drafter's plus mask_hidden: EAGLE-3's description
+    if own is not None:
+        return _inspect_family(view, own, as_json)
     if as_json:
         from .jsonout import inspect_json
 
@@ -98,6 +94,8 @@ def _inspect_family(view, geometry: dict, as_json: bool) -> int:
 
     print(f"{ckpt.root}  ({ckpt.storage}, {len(ckpt.weight_files)} file(s))")
     print(f"family: {fam.family.title}")
+    if fam.mislabel is not None:
+        print(f"mislabelled: {fam.mislabel.line()}")
     for e in fam.evidence:
         print(f"  evidence: {e}")
     print("geometry:")

@@ -148,6 +148,7 @@ def eval_cmd(
         return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
     parallel = None
     if peagle:  # the masked slots' token and mask_hidden, as this release reads them (before the target is loaded)
+        need_ml()  # read as torch tensors
         from ..eval.load import peagle_parallel
 
         parallel = peagle_parallel(view, report)
@@ -351,6 +352,19 @@ def run_facts(notes: list[str], findings: list, tpath, draft, device: str, dtype
     }
 
 
+def need_ml() -> None:
+    """Refuse (exit 2, naming the extra) when torch is not installed: eval measures with the models themselves."""
+    from importlib.util import find_spec
+
+    from .commands import fail
+
+    if find_spec("torch") is None:
+        fail(ML_MISSING)
+
+
+ML_MISSING = "eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)"
+
+
 def load_for_eval(load_as: str, findings: list, threads: int, device: str, dtype: str):
     """(torch, the device picked, the target's (model, tokenizer, path)), the engine-version warnings said first."""
     from .commands import fail
@@ -358,7 +372,7 @@ def load_for_eval(load_as: str, findings: list, threads: int, device: str, dtype
     try:
         import torch
     except ImportError:
-        return fail("eval needs torch and transformers: pip install 'specbridge[ml]' (torch==2.13.0)")
+        return fail(ML_MISSING)
     say_version_findings(findings)
     torch.set_num_threads(threads)
     device = pick_device(torch, device)

@@ -33,6 +33,13 @@ def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str
     does not model, or one `what` does not read (`read_here`). A checkpoint is never read as a family its
     evidence does not show."""
     ckpt, v = view.ckpt, view.verdict
+    if v.not_drafter:
+        raise CliError(f"{ckpt.root}: {v.not_drafter}; nothing was read as a drafter ({what} reads drafters)")
+    if v.family is not None and v.family.name == "mtp" and "mtp" not in read_here:  # a target, but one with a head
+        raise CliError(
+            f"{ckpt.root}: a target carrying its own MTP head ({'; '.join(v.evidence)}); {what} does not read MTP heads "
+            "(inspect, check and launch read them from the target)"
+        )
     why = full_lm_reason(ckpt, view.drafter)
     if why:
         raise CliError(f"{ckpt.root}: looks like {why}; pass a drafter here (and a target as --target)")
@@ -47,6 +54,15 @@ def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str
         raise CliError(
             f"{ckpt.root}: a {v.family.title} drafter ({ev}); specbridge does not model {v.family.title} loading yet, "
             "so nothing was checked (it reads EAGLE-3, DFlash, DFlash2, DSpark and EAGLE-1/2 drafters)"
+        )
+    if v.mislabel is not None and what in ("convert", "eval"):  # it would be rewritten / built as the wrong network
+        from ..families.table import BY_NAME
+
+        shown, named = BY_NAME[v.mislabel.shown].short, BY_NAME[v.mislabel.named].short
+        raise CliError(
+            f"{ckpt.root}: architectures[0] {v.mislabel.arch!r} names the {named} family but the tensors are {shown} "
+            f"tensors ({'; '.join(v.mislabel.evidence)}); {what} does not read one family's tensors as another's: give "
+            f"the config the {shown} architecture (`specbridge check` names the one each engine builds, L017)"
         )
     if v.family.name not in read_here:
         from ..families.table import FAMILIES

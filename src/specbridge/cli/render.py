@@ -85,6 +85,8 @@ def print_inspect(view: CheckpointView) -> None:
     ckpt, d, fam = view.ckpt, view.drafter, view.verdict
     console.print(f"[bold]{esc(ckpt.root)}[/]  ({esc(ckpt.storage)}, {len(ckpt.weight_files)} file(s))")
     console.print(f"family: [bold]{esc(fam.family.title)}[/] ({esc('; '.join(fam.evidence))})")
+    if fam.mislabel is not None:
+        console.print(f"[yellow]mislabelled: {esc(fam.mislabel.line())}[/]")
     console.print(f"layout: [bold]{esc(layout_label(d))}[/]  architecture: {esc(d.architecture)}")
     for e in d.evidence:
         console.print(f"  evidence: {esc(e)}")

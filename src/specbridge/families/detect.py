@@ -11,8 +11,10 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .medusa import heads as medusa_heads
 from .mtp import announced_layers
 from .names import lines_with, name_lines
+from .not_drafter import what_it_is
 from .table import BY_NAME, FAMILIES, Family
 
 STRONG, MEDIUM, WEAK = 3, 2, 1
@@ -20,11 +22,17 @@ STRONG, MEDIUM, WEAK = 3, 2, 1
 # a line and every next line with the same layer prefix: one match per run of a layer's names (they come grouped)
 LAYER_RUN = re.compile(r"\n((?:model\.)?(?:layers\.(\d+)|midlayer)\.)[^\n]*(?:\n\1[^\n]*)*")
 # any name a drafter head's vote looks at (most targets have none, and one scan says so)
-DRAFTER_HEADS = re.compile(r"\n(?:model\.)?(?:candidate_selector|medusa_head|blocks|emb|proj|head|ln)\.")
+DRAFTER_HEADS = re.compile(r"\n(?:model\.)?(?:candidate_selector|medusa_heads?|blocks|lm_heads|emb|proj|head|ln|\d+)\.")
 LAYER_HIDDEN_NORM = re.compile(r"\n(?:model\.)?(?:layers\.\d+|midlayer)\.hidden_norm\.weight\n")
-MEDUSA = re.compile(r"\n(?:model\.)?(?:medusa_head|blocks)\.\d+\.")
-MLP_SPECULATOR = re.compile(r"\n(?:model\.)?(?:emb|proj|head|ln)\.\d+\.weight\n")
-MLP_PROJ = re.compile(r"\n(?:model\.)?proj\.")
+# a name that may be part of a Medusa head (its whole structure is medusa.heads: a block and a vocab head per number)
+MEDUSA = re.compile(r"\n(?:model\.)?(?:medusa_heads?\.|blocks\.\d+\.layers\.|lm_heads\.|\d+\.\d+\.)")
+# an MLP speculator's whole structure: per predicted token an embedding, a projection and a head (mlp_speculator.py)
+MLP_PARTS = tuple(re.compile(rf"\n(?:model\.)?{part}\.\d+\.weight\n") for part in ("emb", "proj", "head"))
+MEDUSA_WORDS = {
+    "fasterdecoding": "N.M.linear.* + N.L.weight",
+    "medusa_head": "medusa_head.N.M.linear.* + medusa_head.N.L.weight",
+    "blocks": "blocks.N.layers.M.* + lm_heads.N",
+}
 MTP_NEEDLES = (".eh_proj.weight\n", ".enorm.weight\n", ".hnorm.weight\n", "mtp")  # lines to test exactly (4 scans, not 7)
 
 
@@ -37,18 +45,48 @@ class FamilyVerdict:
     evidence: list[str] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)
     seen: str = ""  # one line: what was seen, for a refusal
+    not_drafter: str = ""  # what a checkpoint that is no drafter is (families/not_drafter.py), for its refusal
+    # the architecture names one family and the tensors' whole structure another: the engines build the named family's
+    # class (they dispatch on the name), so `family` is that one, and this is the disagreeing evidence (rule L017)
+    mislabel: Mislabel | None = None
 
     @property
     def name(self) -> str:
         return self.family.name if self.family else ("ambiguous" if self.candidates else "unknown")
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "name": self.name,
             "title": self.family.title if self.family else None,
             "evidence": self.evidence,
             "candidates": self.candidates,
         }
+        if self.mislabel is not None:
+            out["mislabel"] = self.mislabel.to_json()
+        return out
+
+
+@dataclass(frozen=True)
+class Mislabel:
+    """A checkpoint whose config names one family's architecture (`named`, what the engines dispatch on) over another
+    family's tensors (`shown`, with the structural evidence that says so)."""
+
+    named: str  # the family the architecture name belongs to (the class the engines build)
+    arch: str  # architectures[0]
+    shown: str  # the family the tensors' structure (and config keys) show
+    evidence: tuple[str, ...]
+
+    def to_json(self) -> dict:
+        return {"architecture": self.arch, "named": self.named, "tensors_show": self.shown, "evidence": list(self.evidence)}
+
+    def line(self) -> str:
+        """What inspect says: the name engines dispatch on, and what the tensors are."""
+        named, shown = BY_NAME[self.named].short, BY_NAME[self.shown].short
+        return (
+            f"architectures[0] {self.arch!r} names the {named} family, but the tensors are {shown} tensors "
+            f"({'; '.join(self.evidence)}): engines build the {named} class they dispatch on the name "
+            "(specbridge check says what each release does, L017)"
+        )
 
 
 def _shape(shapes: Mapping[str, Sequence[int]], *names: str) -> tuple | None:
@@ -99,9 +137,13 @@ def structure_votes(shapes: Mapping[str, Sequence[int]]) -> list[tuple[str, int,
                 f"fc [{h}, {2 * h}] over (embedding, feature){' with fc.bias' if _has(shapes, 'fc.bias') else ''} and no hidden_norm",
             )
         )
-    if heads and MEDUSA.search(text):
-        votes.append(("medusa", MEDIUM, "medusa_head.N.* / blocks.N.* heads"))
-    if heads and MLP_SPECULATOR.search(text) and MLP_PROJ.search(text):
+    medusa = medusa_heads(shapes) if heads and MEDUSA.search(text) else None
+    if medusa:
+        layout, numbers, _ = medusa
+        votes.append(
+            ("medusa", MEDIUM, f"{len(numbers)} Medusa head(s), each a residual block and a vocabulary head ({MEDUSA_WORDS[layout]})")
+        )
+    if heads and all(part.search(text) for part in MLP_PARTS):
         votes.append(("mlp_speculator", MEDIUM, "emb.N / proj.N / head.N tensors"))
     near = [_strip(n) for n in (shapes if odd else lines_with(text, *MTP_NEEDLES))]  # then exactly, as read without "model."
     mtp = [n for n in near if n.endswith((".eh_proj.weight", ".enorm.weight", ".hnorm.weight")) or n.startswith(("mtp.", "mtp_"))]
@@ -154,7 +196,11 @@ def path_votes(path: str) -> list[tuple[str, int, str]]:
 
 
 def detect_family(config: Mapping | None, shapes: Mapping[str, Sequence[int]], path: str = "") -> FamilyVerdict:
-    """The family all witnesses support most; ambiguous when two tie; unknown when none speaks."""
+    """The family all witnesses support most; ambiguous when two tie; unknown when none speaks; none at all for a
+    checkpoint whose whole structure is no drafter's (a vision model, a LoRA adapter, a Mamba model, a reward head)."""
+    other = what_it_is(config, shapes)
+    if other:
+        return FamilyVerdict(None, [], [], _seen(config or {}, shapes), not_drafter=other)
     votes = config_votes(config or {}) + structure_votes(shapes)
     # the path is heard only when the files say nothing: a directory's or Hub repo's name is not the checkpoint
     votes = votes or path_votes(path)
@@ -178,9 +224,40 @@ def detect_family(config: Mapping | None, shapes: Mapping[str, Sequence[int]], p
     # the witnesses disagree, and reading it as either could turn a valid drafter into false errors
     supported = [k for k, v in ranked if v >= MEDIUM]
     if len(supported) > 1:
+        mislabel = _mislabel(config or {}, votes, supported)
+        if mislabel is not None:  # the engines build what the name says: that family is simulated, the rest is a finding
+            return FamilyVerdict(BY_NAME[mislabel.named], evidence, [], seen, mislabel=mislabel)
         return FamilyVerdict(None, evidence, supported, seen)
     best = ranked[0][0]
     return FamilyVerdict(BY_NAME.get(best), evidence, [] if best in BY_NAME else [best], seen)
+
+
+def _mislabel(config: Mapping, votes: list[tuple[str, int, str]], supported: list[str]) -> Mislabel | None:
+    """Two families supported, one by the config alone (its architecture name, maybe its keys) and the other by the
+    tensors' structure: engines dispatch on the name (SGLang's registry by architectures[0], vLLM's by the name its
+    method rewrites), so the named family's class is what gets built. None when the tensors speak for the named family
+    too (a real tie), when the other family has no structural evidence (two config witnesses disagreeing are not a
+    mislabel), when a speculators config names the method, or when more than two disagree."""
+    archs = config.get("architectures")
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+    if arch is None or len(supported) != 2 or config.get("speculators_model_type") is not None:
+        return None
+    by_name = [fam for fam, w, why in votes if w == STRONG and why.startswith("architectures[0] = ")]
+    if len(by_name) != 1 or by_name[0] not in supported or by_name[0] not in BY_NAME:
+        return None
+    named = by_name[0]
+    structural = {fam for fam, _, _ in _structural(votes)}
+    if named in structural:  # the tensors speak for the named family too: a real tie, not a mislabel
+        return None
+    shown = next(f for f in supported if f != named)
+    if shown not in structural or shown not in BY_NAME:
+        return None
+    return Mislabel(named, arch, shown, tuple(why for fam, _, why in votes if fam == shown))
+
+
+def _structural(votes: list[tuple[str, int, str]]) -> list[tuple[str, int, str]]:
+    """The structural votes among `votes` (MEDIUM ones that are not config keys)."""
+    return [v for v in votes if v[1] == MEDIUM and not v[2].startswith(("config key ", "dflash_config has "))]
 
 
 def _seen(config: Mapping, shapes: Mapping[str, Sequence[int]]) -> str:

@@ -38,6 +38,22 @@ class Family:
     # the family it builds on (DFlash2 and DSpark are DFlash plus a head): the parent's structural evidence is
     # theirs too once their own evidence is there
     extends: str = ""
+    # the module under specbridge.families whose `geometry(ckpt)` describes a drafter of this family as itself
+    # (inspect); "" = the family is described by the EAGLE-3 canonical description (layouts/canonical.py)
+    geometry: str = ""
+
+    @property
+    def short(self) -> str:
+        """The title without its parenthesis ("plain causal LM"), for a sentence that names two families."""
+        return self.title.split(" (")[0]
+
+    def describe(self, ckpt) -> dict | None:
+        """The drafter's own geometry (inspect), from the family's module; None when the family has none."""
+        if not self.geometry:
+            return None
+        from importlib import import_module
+
+        return import_module(f"specbridge.families.{self.geometry}").geometry(ckpt)
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -79,6 +95,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "dflash",
         "DFlash",
+        geometry="dflash",
         architectures=("DFlashDraftModel", "DFlashLagunaForCausalLM", "MuseGlimmerAssistantModel", "DFlashMuseGlimmerAssistantModel"),
         arch_words=("dflash",),
         config_keys=("dflash_config",),
@@ -90,6 +107,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "dflash2",
         "DFlash2",
+        geometry="dflash",
         architectures=("DFlash2DraftModel",),
         arch_words=("dflash2",),
         speculators_types=("dflash2",),
@@ -101,6 +119,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "dspark",
         "DSpark",
+        geometry="dflash",
         architectures=(
             "Qwen3DSparkModel",
             "Qwen3OmniDSparkModel",
@@ -121,6 +140,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "eagle",
         "EAGLE-1/2",
+        geometry="eagle",
         architectures=(
             "EagleLlamaForCausalLM",
             "EagleDeepSeekMTPModel",
@@ -142,6 +162,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "medusa",
         "Medusa",
+        geometry="medusa",
         architectures=("MedusaModel",),
         config_keys=("medusa_num_heads", "medusa_num_layers"),
         modelled=True,  # vLLM rows: engines/vllm.py (medusa.py Medusa, 0.27.0+)

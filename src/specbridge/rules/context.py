@@ -63,6 +63,15 @@ class Context:
 
     @property
     def convert_fix(self) -> str:
+        mis = self.view.verdict.mislabel
+        if mis is not None:  # converting would not make another family's tensors this family's: L017 says what would
+            from ..families.table import BY_NAME
+
+            shown, named = BY_NAME[mis.shown].short, BY_NAME[mis.named].short
+            return (
+                f"these are {shown} tensors under an architecture name of the {named} family: give the config the {shown} "
+                f"architecture and launch method (L017); converting them as {named} would not load them"
+            )
         if self.family == "mtp":  # the head ships inside the target: nothing to convert, the files must hold it
             return (
                 f"serve a checkpoint whose MTP tensors are the ones {self.rep.cls.name} reads on {self.eng} (the publisher's "

@@ -192,4 +192,4 @@ def _position(code: str) -> tuple[int, str]:
 
 
 # The rule modules register themselves on import.
-from . import aux, config, dflash, draft_model, embed_head, fit, geometry, load, medusa, mtp, versions, vocab  # noqa: E402,F401
+from . import aux, config, dflash, draft_model, embed_head, family, fit, geometry, load, medusa, mtp, versions, vocab  # noqa: E402,F401
