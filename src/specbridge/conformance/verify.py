@@ -388,8 +388,6 @@ def verify(req: Request, cache: Path | None = None) -> VerifyResult:
 
 
 def _verify_vllm(req, view, family, version, env, workdir, cache) -> dict:
-    from ..checkpoint.target import open_target
-
     target_dir, target_cfg, how = vllm_target(req, view, family.name, env, workdir, cache)
     method = req.method or family.method
     steps = _steps(req, view, family.name, "vllm")
@@ -397,7 +395,18 @@ def _verify_vllm(req, view, family, version, env, workdir, cache) -> dict:
     argv = [req.python, "-m", "specbridge.conformance.vllm_loader", "load", "--target", str(target_dir), "--method", method]
     argv += ["--k", str(steps), "--generate", "0", *(["--parallel-drafting"] if parallel else []), str(Path(req.path).absolute())]
     got, stderr = _run_harness(argv, env, f"vLLM {version} harness")
-    got = got[0]
+    body = vllm_body(req, view, family, version, got[0], target_dir, method, steps)
+    body["target"]["how"] = how
+    body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+    return body
+
+
+def vllm_body(req: Request, view, family, version: str, got: dict, target_dir: Path, method: str, steps: int) -> dict:
+    """The facts of one vLLM harness outcome (`got`) beside check's prediction for `version` (no engine needed: the
+    core tests feed recorded harness JSON through it)."""
+    from ..checkpoint.target import open_target
+
+    parallel = family.name == "peagle"
     line = vllm_launch_line(str(target_dir), str(req.path), method, steps, parallel)
     result, why = predict(view, f"vllm=={version}", family, open_target(target_dir), line)
     pred = compare.vllm_prediction(result.to_json()) if result is not None else None
@@ -413,7 +422,7 @@ def _verify_vllm(req, view, family, version, env, workdir, cache) -> dict:
         "family": family.name,
         "method": method,
         "steps": steps,
-        "target": {"given": req.target, "used": str(target_dir), "how": how},
+        "target": {"given": req.target, "used": str(target_dir), "how": f"the target at {target_dir}"},
         "loader": facts,
         "prediction": _prediction_summary(result, pred, why, f"vllm=={version}"),
         "differences": diffs,
@@ -421,16 +430,22 @@ def _verify_vllm(req, view, family, version, env, workdir, cache) -> dict:
         "cpu_limit": _cpu_limit(got["raised"]),
         "loader_errors": loader_errors(facts, pred, "vLLM"),
         "harness": got,
-        "harness_log_tail": stderr.strip().splitlines()[-20:],
     }
 
 
 def _verify_sglang(req, view, family, version, env) -> dict:
-    from ..cli.targets import open_target_arg
-
     argv = [req.python, "-m", "specbridge.conformance.sglang_loader"]
     argv += [*(["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []), str(Path(req.path).absolute())]
     got, stderr = _run_harness(argv, env, f"SGLang {version} harness")
+    body = sglang_body(req, view, family, version, got)
+    body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+    return body
+
+
+def sglang_body(req: Request, view, family, version: str, got: dict) -> dict:
+    """The facts of one SGLang harness outcome beside check's prediction for `version` (as vllm_body)."""
+    from ..cli.targets import open_target_arg
+
     target_info = open_target_arg(req.target) if req.target else None
     result, why = predict(view, f"sglang=={version}", family, target_info, None)
     pred_json = result.to_json() if result is not None else None
@@ -456,7 +471,6 @@ def _verify_sglang(req, view, family, version, env) -> dict:
         "cpu_limit": False,
         "loader_errors": loader_errors(facts, pred_json, "SGLang"),
         "harness": got,
-        "harness_log_tail": stderr.strip().splitlines()[-20:],
     }
 
 
