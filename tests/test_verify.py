@@ -103,6 +103,39 @@ def test_the_report_keeps_the_contract():
     assert doc["prediction"]["engine"] == "vllm==0.27.1" and doc["prediction"]["available"]
 
 
+def _sglang_story(got: dict) -> V.VerifyResult:
+    """The recorded story outcome on SGLang 0.5.2 (midlayer era), read against check for that release."""
+    view = open_view(STORY)
+    req = V.Request(str(STORY), "sglang", sys.executable)
+    return V.finish(V.sglang_body(req, view, view.verdict.family, "0.5.2", got))
+
+
+def test_recorded_sglang_outcome_agrees_and_shows_the_story_bug():
+    """SGLang 0.5.2 skips the ten layers.0.* tensors (its decoder is midlayer.*): check predicts exactly that, so the
+    verdict is the loader's error outcome, exit 1, with no difference."""
+    res = _sglang_story(_recorded("sglang-0.5.2-story.json"))
+    assert res.report["agrees"] is True and res.report["differences"] == []
+    assert res.exit_code == 1 and res.report["verdict"] == "loader-error"
+    dropped = next(e for e in res.report["loader_errors"] if e.startswith("checkpoint tensors loaded nowhere"))
+    assert "layers.0.self_attn.q_proj.weight" in dropped and "t2d" not in dropped  # t2d: unused by design
+
+
+def test_a_tensor_sglang_loaded_elsewhere_is_a_difference():
+    got = _recorded("sglang-0.5.2-story.json")
+    got["tensors"]["fc.weight"]["loaded_into"] = [["model.norm.weight", None]]
+    res = _sglang_story(got)
+    [d] = [d for d in res.report["differences"] if d["what"] == "loaded_into"]
+    assert d["name"] == "fc.weight" and d["engine"] == [["model.norm.weight", None]] and d["check"] == [["model.fc.weight", None]]
+    assert res.report["verdict"] == "disagrees"
+
+
+def test_a_failed_sglang_harness_is_never_a_pass():
+    got = _recorded("sglang-0.5.2-story.json")
+    got["harness_failed"], got["errors"] = True, ["HarnessError: stubbed objects inside the model: ['model.norm']"]
+    res = _sglang_story(got)
+    assert res.exit_code == 3 and "stubbed objects" in res.report["error"]["message"]
+
+
 def test_derived_target_fits_the_drafter():
     cfg = json.loads((STORY / "config.json").read_text())
     t = V.derived_target_config(cfg, "eagle3")
