@@ -28,7 +28,7 @@ Stubbed (a MagicMock meta-path finder), none of them on the weight-loading path:
 A guard fails the run ("harness_failed") if any stub ends up inside the built model (other than the bound
 rotary kernel function). torch 2.13 moved `torch._C._cpu._is_amx_tile_supported` (read by 0.4.x at import
 time) to `torch.cpu`; it is aliased back. triton 3.8 dropped `triton.runtime.cache.default_{cache,dump,override}_dir`
-(imported by 0.4.6-0.4.8's utils.py, never called while loading); stand-ins returning ~/.triton/<kind> are put there. Parameters are float32 (torch's default), not the config dtype.
+(imported by 0.4.6-0.4.8's utils.py, never called while loading); stand-ins returning ~/.triton/<kind> are put there. Parameters are float32 (torch's default), not the config dtype, unless `--param-dtype config` (what `specbridge verify` passes: a bf16 drafter in half the memory).
 Dispatch is read from SGLang's sources (the sglang/srt/models module whose EntryClass exports
 architectures[0]), not by importing SGLang's ModelRegistry (which imports every model).
 
@@ -80,6 +80,7 @@ import tempfile
 import time
 import traceback
 import types
+import weakref
 from pathlib import Path
 
 FALLBACK = "LlamaForCausalLMEagle3"  # what our simulation falls back to when SGLang cannot dispatch
@@ -412,9 +413,9 @@ def _sources(loaded, seen: dict, by_storage: dict, current: str) -> list[str]:
     one pair does; else the name being read."""
     import torch
 
-    name = by_storage.get(loaded.untyped_storage().data_ptr())
-    if name is not None:
-        return [name]
+    held = by_storage.get(loaded.untyped_storage().data_ptr())
+    if held is not None and held[1]() is not None:  # the tensor read is still alive: the address is still its
+        return [held[0]]
 
     def block(t, at_start: bool, rows: int | None = None) -> bool:
         n = t.shape[0] if t.dim() else 0
@@ -422,13 +423,8 @@ def _sources(loaded, seen: dict, by_storage: dict, current: str) -> list[str]:
             return False
         return torch.equal(loaded[:n] if at_start else loaded[-n:], t)
 
-    pairs = [
-        [a, b]
-        for a, ta in seen.items()
-        if block(ta, True)
-        for b, tb in seen.items()
-        if b != a and block(tb, False, loaded.shape[0] - ta.shape[0])
-    ]
+    alive = list(seen.items())
+    pairs = [[a, b] for a, ta in alive if block(ta, True) for b, tb in alive if b != a and block(tb, False, loaded.shape[0] - ta.shape[0])]
     return pairs[0] if len(pairs) == 1 else [current]
 
 
@@ -443,7 +439,22 @@ class _Warnings(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict:
+def _param_dtype(view: dict, choice: str):
+    """The dtype SGLang's parameters are built in: float32 (torch's default, the conformance matrices), or with
+    `config` the checkpoint config's torch_dtype / dtype as SGLang's ModelConfig sets it on a GPU (half the memory of
+    float32 for a bf16 drafter: what lets a multi-GB drafter load once)."""
+    import torch
+
+    if choice == "float32":
+        return torch.float32
+    name = view.get("torch_dtype") or view.get("dtype") or (view.get("text_config") or {}).get("torch_dtype") or "float32"
+    dtype = getattr(torch, str(name).replace("torch.", ""), None)
+    if dtype not in (torch.float32, torch.bfloat16, torch.float16):
+        raise ValueError(f"config dtype {name!r} is not one SGLang builds parameters in (float32, bfloat16, float16)")
+    return dtype
+
+
+def run(root: Path, config_json: str | None = None, nextn: bool = False, param_dtype: str = "float32") -> dict:
     """Build SGLang's drafter class for ROOT's config and run its load_weights over ROOT's tensors. `nextn`: ROOT is a
     target and the class is the NEXTN draft SGLang builds from it (--speculative-algorithm NEXTN, no draft path)."""
     view, notes, orig_arch = _config_view(root, config_json)
@@ -474,7 +485,7 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
         "sglang_version": env["sglang_version"],
         "server_args": env["server_args"],
         "errors": [],
-        "assumptions": [f"stubbed modules: {env['stubs']}", "parameters in float32 (torch default), not the config dtype"],
+        "assumptions": [f"stubbed modules: {env['stubs']}"],
     }
     out["assumptions"] += notes
     out["config_view"] = view
@@ -501,6 +512,14 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
     else:
         hf_config = _load_config(view, tempfile.mkdtemp(dir=env["tmp"]))
     torch.manual_seed(0)
+    dtype = _param_dtype(view, param_dtype)
+    out["param_dtype"] = str(dtype).replace("torch.", "")
+    out["assumptions"].append(
+        f"parameters in {out['param_dtype']}"
+        + (" (torch default), not the config dtype" if param_dtype == "float32" else " (the config's dtype)")
+    )
+    saved_dtype = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
     try:
         # by keyword, as sglang/srt/model_loader/loader.py _initialize_model does (model_class(config=…, quant_config=…)):
         # some classes take them keyword-only (mistral_large_3_eagle.py MistralLarge3ForCausalLMEagle)
@@ -519,6 +538,8 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
         out["errors"].append(f"{type(e).__name__}: {e}")
         out["construct_traceback"] = traceback.format_exc(limit=-3)
         return out
+    finally:
+        torch.set_default_dtype(saved_dtype)
 
     leaks = _stub_leaks(model)
     if leaks:  # a stub replaced a real layer: the parameter list would be wrong, so say so and stop
@@ -531,8 +552,10 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
     current: list = [None]
     record: dict[str, dict] = {}
 
-    seen: dict = {}  # checkpoint name -> tensor, for tensors the loader fuses itself
-    by_storage: dict = {}  # storage address -> checkpoint name
+    # checkpoint name -> tensor, for tensors the loader fuses itself; held weakly: a tensor the loader let go of can be
+    # fused into nothing later, and a multi-GB drafter is never held whole by the harness
+    seen = weakref.WeakValueDictionary()
+    by_storage: dict = {}  # storage address -> (checkpoint name, weak reference to the tensor read there)
 
     def wrap(fn):
         def loader(param, loaded_weight, *args, **kwargs):
@@ -568,7 +591,7 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
             current[0] = name
             record[name] = {"loaded_into": [], "hot_token_id": False}
             seen[name] = tensor
-            by_storage[tensor.untyped_storage().data_ptr()] = name
+            by_storage[tensor.untyped_storage().data_ptr()] = (name, weakref.ref(tensor))
             before = getattr(model, "hot_token_id", None)
             yield name, tensor
             record[name]["hot_token_id"] = getattr(model, "hot_token_id", None) is not before
@@ -592,7 +615,7 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
 
     params = {}
     for n, p in named.items():
-        nan = torch.isnan(p.data.float()).sum().item()
+        nan = torch.isnan(p.data).sum().item()  # in the parameter's own dtype: no float32 copy of a vocab-sized table
         params[n] = {"shape": list(p.shape), "written": 1.0 - nan / max(p.numel(), 1)}
     out["params"] = params
     out["filled"] = sorted(n for n, v in params.items() if v["written"] == 1.0)
@@ -610,6 +633,12 @@ def main(argv=None) -> int:
     ap.add_argument("--sglang-dir", help="folder holding the unpacked sglang package (put first on sys.path)")
     ap.add_argument("--config", help="use this config.json instead of CKPT/config.json (one CKPT only)")
     ap.add_argument("--nextn", action="store_true", help="each CKPT is a target: build the NEXTN draft SGLang derives from it")
+    ap.add_argument(
+        "--param-dtype",
+        choices=("float32", "config"),
+        default="float32",
+        help="float32 (torch's default; the conformance matrices) or the config's dtype (specbridge verify: a bf16 drafter in half the memory)",
+    )
     ap.add_argument("ckpt", type=Path, nargs="+", help="drafter folder(s); several share one SGLang import")
     a = ap.parse_args(argv)
     if a.config and len(a.ckpt) > 1:
@@ -622,7 +651,7 @@ def main(argv=None) -> int:
         outs = []
         for c in a.ckpt:
             t0 = time.monotonic()
-            outs.append(run(c, a.config, a.nextn))
+            outs.append(run(c, a.config, a.nextn, a.param_dtype))
             outs[-1]["seconds"] = round(time.monotonic() - t0, 2)  # the first one includes SGLang's import
     out = outs[0] if len(outs) == 1 else outs
     real_stdout.write(json.dumps(out, default=str) + "\n")

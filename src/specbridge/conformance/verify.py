@@ -434,7 +434,7 @@ def vllm_body(req: Request, view, family, version: str, got: dict, target_dir: P
 
 
 def _verify_sglang(req, view, family, version, env) -> dict:
-    argv = [req.python, "-m", "specbridge.conformance.sglang_loader"]
+    argv = [req.python, "-m", "specbridge.conformance.sglang_loader", "--param-dtype", "config"]
     argv += [*(["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []), str(Path(req.path).absolute())]
     got, stderr = _run_harness(argv, env, f"SGLang {version} harness")
     body = sglang_body(req, view, family, version, got)
