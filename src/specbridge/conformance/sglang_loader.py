@@ -225,19 +225,69 @@ def _load_config(config: dict, tmp: str):
     return AutoConfig.from_pretrained(str(d))
 
 
-def _weights(root: Path):
-    """(name, tensor) in the order SGLang's DefaultModelLoader yields them: files sorted, keys per file."""
-    from safetensors import safe_open
+def _count_nan(t) -> int:
+    """NaN elements of a parameter, counted a block at a time in its own dtype: a bool mask summed whole is widened to
+    int64 (8 bytes per element: 9 GB for a 163840 x 7168 embedding)."""
+    import torch
 
+    flat = t.reshape(-1)
+    step = 1 << 24
+    return sum(int(torch.count_nonzero(torch.isnan(flat[i : i + step]))) for i in range(0, flat.numel(), step))
+
+
+def _files(root: Path) -> list[Path]:
     index = root / "model.safetensors.index.json"
     if index.is_file():
-        files = sorted({root / f for f in json.loads(index.read_text())["weight_map"].values()})
-    else:
-        files = sorted(root.glob("*.safetensors"))
-    for f in files:
+        return sorted({root / f for f in json.loads(index.read_text())["weight_map"].values()})
+    return sorted(root.glob("*.safetensors"))
+
+
+def _header(f: Path) -> tuple[dict, int]:
+    """A safetensors file's header and where its data section starts."""
+    import struct
+
+    with open(f, "rb") as fh:
+        n = struct.unpack("<Q", fh.read(8))[0]
+        return json.loads(fh.read(n)), 8 + n
+
+
+ST_DTYPES = {
+    "F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64", "I32": "int32",
+    "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool", "F8_E4M3": "float8_e4m3fn", "F8_E5M2": "float8_e5m2",
+}  # fmt: skip
+
+
+def _weights(root: Path, stand_in_over: int | None = None):
+    """(name, tensor) in the order SGLang's DefaultModelLoader yields them: files sorted, keys per file (safetensors'
+    own order). `stand_in_over` (bytes): a tensor larger than that is handed over as a constant of its exact shape and
+    dtype (a broadcast zero: one element of storage), the others are read into memory of their own, freed once the
+    loader lets go of them; a multi-GB drafter is then never resident beside the parameters it fills. The loader's
+    names, shapes, narrowing, shard routing and fills are what the harness measures, never the values."""
+    import torch
+    from safetensors import safe_open
+
+    for f in _files(root):
         with safe_open(str(f), framework="pt") as fh:
-            for name in fh.keys():
-                yield name, fh.get_tensor(name)
+            if stand_in_over is None:
+                for name in fh.keys():
+                    yield name, fh.get_tensor(name)
+                continue
+            names = list(fh.keys())
+        header, start = _header(f)
+        with open(f, "rb") as raw:
+            for name in names:
+                t = header[name]
+                a, b = t["data_offsets"]
+                dtype = getattr(torch, ST_DTYPES[t["dtype"]])
+                if b - a > stand_in_over:
+                    yield name, torch.zeros(1, dtype=dtype).expand(t["shape"])
+                elif b == a:
+                    yield name, torch.empty(t["shape"], dtype=dtype)
+                else:
+                    raw.seek(start + a)
+                    buf = bytearray(b - a)
+                    raw.readinto(buf)
+                    yield name, torch.frombuffer(buf, dtype=dtype).reshape(t["shape"])
 
 
 def _config_view(root: Path, config_json: str | None) -> tuple[dict, list[str], str | None]:
@@ -439,22 +489,38 @@ class _Warnings(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def _param_dtype(view: dict, choice: str):
+def _stored_float_dtype(root: Path) -> str | None:
+    """The floating dtype most of the checkpoint's bytes are stored in (from the safetensors headers), or None."""
+    names = {"F32": "float32", "BF16": "bfloat16", "F16": "float16"}
+    by_dtype: dict[str, int] = {}
+    for f in _files(root):
+        header, _ = _header(f)
+        for k, t in header.items():
+            if k != "__metadata__" and t["dtype"] in names:
+                by_dtype[names[t["dtype"]]] = by_dtype.get(names[t["dtype"]], 0) + t["data_offsets"][1] - t["data_offsets"][0]
+    return max(by_dtype, key=by_dtype.get) if by_dtype else None
+
+
+def _param_dtype(view: dict, choice: str, root: Path):
     """The dtype SGLang's parameters are built in: float32 (torch's default, the conformance matrices), or with
-    `config` the checkpoint config's torch_dtype / dtype as SGLang's ModelConfig sets it on a GPU (half the memory of
-    float32 for a bf16 drafter: what lets a multi-GB drafter load once)."""
+    `config` the checkpoint config's torch_dtype / dtype as SGLang's ModelConfig sets it on a GPU, else (no dtype in the
+    config) the dtype the tensors are stored in: half the memory of float32 for a bf16 drafter, what lets a multi-GB
+    drafter load once."""
     import torch
 
     if choice == "float32":
         return torch.float32
-    name = view.get("torch_dtype") or view.get("dtype") or (view.get("text_config") or {}).get("torch_dtype") or "float32"
+    name = view.get("torch_dtype") or view.get("dtype") or (view.get("text_config") or {}).get("torch_dtype")
+    name = name or _stored_float_dtype(root) or "float32"
     dtype = getattr(torch, str(name).replace("torch.", ""), None)
     if dtype not in (torch.float32, torch.bfloat16, torch.float16):
         raise ValueError(f"config dtype {name!r} is not one SGLang builds parameters in (float32, bfloat16, float16)")
     return dtype
 
 
-def run(root: Path, config_json: str | None = None, nextn: bool = False, param_dtype: str = "float32") -> dict:
+def run(
+    root: Path, config_json: str | None = None, nextn: bool = False, param_dtype: str = "float32", stand_in_over: int | None = None
+) -> dict:
     """Build SGLang's drafter class for ROOT's config and run its load_weights over ROOT's tensors. `nextn`: ROOT is a
     target and the class is the NEXTN draft SGLang builds from it (--speculative-algorithm NEXTN, no draft path)."""
     view, notes, orig_arch = _config_view(root, config_json)
@@ -512,12 +578,17 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False, param_d
     else:
         hf_config = _load_config(view, tempfile.mkdtemp(dir=env["tmp"]))
     torch.manual_seed(0)
-    dtype = _param_dtype(view, param_dtype)
+    dtype = _param_dtype(view, param_dtype, root)
     out["param_dtype"] = str(dtype).replace("torch.", "")
     out["assumptions"].append(
         f"parameters in {out['param_dtype']}"
         + (" (torch default), not the config dtype" if param_dtype == "float32" else " (the config's dtype)")
     )
+    if stand_in_over is not None:
+        out["assumptions"].append(
+            f"checkpoint tensors over {stand_in_over} bytes handed to load_weights as zeros of their exact shape and dtype "
+            "(one element of storage, broadcast): names, shapes, routing and fills are measured, not values"
+        )
     saved_dtype = torch.get_default_dtype()
     torch.set_default_dtype(dtype)
     try:
@@ -587,7 +658,7 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False, param_d
             p.data.fill_(float("nan"))
 
     def stream():
-        for name, tensor in _weights(root):
+        for name, tensor in _weights(root, stand_in_over):
             current[0] = name
             record[name] = {"loaded_into": [], "hot_token_id": False}
             seen[name] = tensor
@@ -615,7 +686,7 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False, param_d
 
     params = {}
     for n, p in named.items():
-        nan = torch.isnan(p.data).sum().item()  # in the parameter's own dtype: no float32 copy of a vocab-sized table
+        nan = _count_nan(p.data)
         params[n] = {"shape": list(p.shape), "written": 1.0 - nan / max(p.numel(), 1)}
     out["params"] = params
     out["filled"] = sorted(n for n, v in params.items() if v["written"] == 1.0)
@@ -639,6 +710,13 @@ def main(argv=None) -> int:
         default="float32",
         help="float32 (torch's default; the conformance matrices) or the config's dtype (specbridge verify: a bf16 drafter in half the memory)",
     )
+    ap.add_argument(
+        "--stand-in-over-mb",
+        type=float,
+        default=None,
+        help="hand tensors larger than this (MiB) to load_weights as broadcast zeros of their shape and dtype (specbridge verify: "
+        "a multi-GB drafter is not resident twice); the others are read into memory of their own",
+    )
     ap.add_argument("ckpt", type=Path, nargs="+", help="drafter folder(s); several share one SGLang import")
     a = ap.parse_args(argv)
     if a.config and len(a.ckpt) > 1:
@@ -651,7 +729,8 @@ def main(argv=None) -> int:
         outs = []
         for c in a.ckpt:
             t0 = time.monotonic()
-            outs.append(run(c, a.config, a.nextn, a.param_dtype))
+            stand_in = None if a.stand_in_over_mb is None else int(a.stand_in_over_mb * 2**20)
+            outs.append(run(c, a.config, a.nextn, a.param_dtype, stand_in))
             outs[-1]["seconds"] = round(time.monotonic() - t0, 2)  # the first one includes SGLang's import
     out = outs[0] if len(outs) == 1 else outs
     real_stdout.write(json.dumps(out, default=str) + "\n")

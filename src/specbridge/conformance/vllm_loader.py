@@ -222,7 +222,7 @@ class Probe:
         with torch.no_grad():
             for n, p in named:
                 unfilled = torch.isnan(p) if p.is_floating_point() else (p == INT_SENTINEL)
-                k = int(unfilled.sum())
+                k = int(torch.count_nonzero(unfilled))  # not unfilled.sum(): that widens the mask to int64 first
                 filled = 1.0 - k / max(1, p.numel())
                 rec = {"shape": list(p.shape), "dtype": str(p.dtype).replace("torch.", ""), "filled": filled}
                 if k == 0:
