@@ -136,6 +136,35 @@ def test_a_failed_sglang_harness_is_never_a_pass():
     assert res.exit_code == 3 and "stubbed objects" in res.report["error"]["message"]
 
 
+def _vllm_story_as(version: str, got: dict) -> V.VerifyResult:
+    view = open_view(STORY)
+    req = V.Request(str(STORY), "vllm", sys.executable, str(TINY_TARGET))
+    return V.finish(V.vllm_body(req, view, view.verdict.family, version, got, TINY_TARGET, "eagle3", 3))
+
+
+def test_a_release_newer_than_the_tables_is_still_verified():
+    """An environment holding a release the tables do not model: check answers with the newest era (R001), and the
+    report says the release is not modelled."""
+    res = _vllm_story_as("9.0.0", _recorded("vllm-0.27.1-story.json"))
+    pred = res.report["prediction"]
+    assert pred["available"] and pred["modelled"] is False and pred["engine"] == "vllm==9.0.0"
+    assert "a release the tables do not model" in "\n".join(res.lines) or res.report["differences"]
+
+
+def test_a_release_check_refuses_leaves_the_loader_outcome_alone():
+    """Before the first modelled release check gives no prediction: the report says why, and the verdict is the
+    engine's own outcome. Without the tables nothing says t2d is unused by design: the tensor vLLM loaded nowhere is
+    reported as such."""
+    res = _vllm_story_as("0.1.0", _recorded("vllm-0.27.1-story.json"))
+    assert res.report["prediction"]["available"] is False and res.report["prediction"]["why"]
+    assert res.report["agrees"] is None and res.report["differences"] == []
+    assert res.exit_code == 1 and res.report["loader_errors"] == ["checkpoint tensors loaded nowhere: ['t2d']"]
+    got = _recorded("vllm-0.27.1-story.json")
+    got["dropped"], got["landed"] = [], sorted([*got["landed"], "t2d"])
+    clean = _vllm_story_as("0.1.0", got)
+    assert clean.exit_code == 0 and clean.report["verdict"] == "loaded-no-prediction"
+
+
 def test_derived_target_fits_the_drafter():
     cfg = json.loads((STORY / "config.json").read_text())
     t = V.derived_target_config(cfg, "eagle3")

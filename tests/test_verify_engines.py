@@ -84,6 +84,23 @@ def test_verify_agrees_with_check(engine, case, tmp_path):
     engine_args = vllm_args() if engine == "vllm" else sglang_args()
     _, write, target = CASES[case]
     rc, doc = run_verify(write(tmp_path), engine_args, target(tmp_path) if target else None, tmp_path)
+    summary = os.environ.get("SPECBRIDGE_VERIFY_SUMMARY")  # one line per case for a run's record (verdict, time)
+    if summary:
+        with open(summary, "a") as f:
+            f.write(
+                json.dumps(
+                    {
+                        "engine": engine,
+                        "version": doc["engine"]["version"],
+                        "case": case,
+                        "exit": rc,
+                        "verdict": doc["verdict"],
+                        "agrees": doc["agrees"],
+                        "seconds": doc["seconds"],
+                    }
+                )
+                + "\n"
+            )
     assert doc["harness_errors"] == [], doc["harness_errors"]
     assert doc["engine"]["version"] == (VLLM_RELEASE if engine == "vllm" else SGLANG_RELEASE)
     assert doc["agrees"] is True, "\n".join(d["message"] for d in doc["differences"])

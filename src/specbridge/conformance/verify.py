@@ -533,6 +533,8 @@ def finish(body: dict) -> VerifyResult:
         verdict, code = "disagrees", 1
     elif body["loader_errors"]:
         verdict, code = "loader-error", 1
+    elif not body["prediction"]["available"]:
+        verdict, code = "loaded-no-prediction", 0
     else:
         verdict, code = "agrees", 0
     available = body["prediction"]["available"]
