@@ -173,6 +173,18 @@ def test_derived_target_fits_the_drafter():
     assert V.derived_target_config(cfg, "dflash")["architectures"] == ["Qwen3ForCausalLM"]
 
 
+def test_stand_in_refuses_a_target_too_large_to_build_at_random(tmp_path):
+    """A Kimi-K2-shaped drafter with no --target: the derived Llama stand-in (hidden 7168, vocab 163840, 60 layers)
+    would be tens of GB; refused with the way out, before any engine starts."""
+    cfg = {"architectures": ["LlamaForCausalLM"], "hidden_size": 7168, "vocab_size": 163840, "num_hidden_layers": 60}
+    cfg |= {"num_attention_heads": 56, "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 18432}
+    assert V.stand_in_bytes(cfg) > V.STAND_IN_MAX_BYTES
+    with pytest.raises(V.VerifyRefused, match="pass --target with the target's own weights"):
+        V.stand_in_dir(cfg, tmp_path)
+    tiny = json.loads((TINY_TARGET / "config.json").read_text()) | {"architectures": ["LlamaForCausalLM"]}
+    assert V.stand_in_dir(tiny, tmp_path)[1] == "llama"
+
+
 def test_stand_in_refuses_a_geometry_it_cannot_build(tmp_path):
     with pytest.raises(V.VerifyRefused, match="DeepseekV3ForCausalLM"):
         V.stand_in_dir({"architectures": ["DeepseekV3ForCausalLM"]}, tmp_path)

