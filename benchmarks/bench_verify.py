@@ -83,7 +83,9 @@ def main() -> None:
             wall = statistics.median(r["wall"] for r in rs)
             peak = max(r["peak_kib"] for r in rs) / 1e6 * 1.024
             goal = ""
-            if k.startswith("tiny"):
+            if rs[-1]["rc"] not in (0, 1):
+                goal = f"no measurement: exit {rs[-1]['rc']}"
+            elif k.startswith("tiny"):
                 goal = f"< {GOAL_TINY_S:.0f} s: {'ok' if wall < GOAL_TINY_S else 'MISSED'}"
             elif k.startswith("4.3"):
                 rss_ok = peak <= size_gb + GOAL_LARGE_EXTRA_GB
