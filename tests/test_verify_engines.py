@@ -62,6 +62,9 @@ CASES = {
     "eagle1": (("vllm",), lambda root: e1.write(root / "eagle1"), lambda root: TINY_TARGET),
     "eagle1-sglang-arch": (("sglang",), lambda root: e1.write(root / "eagle1s", e1.config(architectures=["LlamaForCausalLMEagle"])), None),
     "medusa": (("vllm",), lambda root: z.write(root / "medusa", *mf.cases()["vllm-names"]), lambda root: TINY_TARGET),
+    "peagle": (("vllm",), lambda root: z.write(root / "peagle", z.peagle_config(), z.peagle_tensors()), lambda root: TINY_TARGET),
+    "dflash2": (("vllm", "sglang"), lambda root: dfx.write(root / "dflash2", dfx.config2(), dfx.tensors2()), _qwen3_target),
+    "dspark": (("vllm", "sglang"), lambda root: dfx.write(root / "dspark", dfx.config_dspark(), dfx.tensors_dspark()), _qwen3_target),
 }
 PARAMS = [(engine, case) for case, (engines, _, _) in CASES.items() for engine in engines]
 
@@ -104,6 +107,9 @@ def test_verify_agrees_with_check(engine, case, tmp_path):
     assert doc["harness_errors"] == [], doc["harness_errors"]
     assert doc["engine"]["version"] == (VLLM_RELEASE if engine == "vllm" else SGLANG_RELEASE)
     assert doc["agrees"] is True, "\n".join(d["message"] for d in doc["differences"])
+    if doc["verdict"] == "cannot-build-on-cpu":  # what a CPU build lacks (Model Runner V2 needs Triton): exit 2, its words
+        assert rc == 2 and doc["loader"]["raised"] in doc["error"]["message"]
+        return
     assert rc == (1 if doc["loader_errors"] else 0) and doc["verdict"] == ("loader-error" if doc["loader_errors"] else "agrees")
 
 
