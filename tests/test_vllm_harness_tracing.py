@@ -67,3 +67,12 @@ def test_the_parameter_hash_is_the_whole_tensors_in_blocks():
 
     t = torch.arange(3 * 5, dtype=torch.bfloat16).reshape(3, 5)
     assert H._sha256_f32(torch.nn.Parameter(t)) == hashlib.sha256(t.float().numpy().tobytes()).hexdigest()
+
+
+def test_without_the_initial_copy_unfilled_elements_become_zeros():
+    m, p = Tiny(), H.Probe(keep_init=False)
+    p.wrap(m)
+    with torch.no_grad():
+        m.b.fill_(7.0)
+    m.load_weights([("w", torch.ones(4, 2))])
+    assert p.params["b"]["filled"] == 0.0 and torch.equal(m.b.data, torch.zeros(3)) and torch.equal(m.w.data, torch.ones(4, 2))

@@ -431,7 +431,7 @@ def _verify_vllm(reqs, views, families, version, env, workdir, cache) -> list[di
     steps = _steps(req, view, family.name, "vllm")
     parallel = family.name == "peagle"
     argv = [req.python, "-m", "specbridge.conformance.vllm_loader", "load", "--target", str(target_dir), "--method", method]
-    argv += ["--k", str(steps), "--generate", "0", *(["--parallel-drafting"] if parallel else [])]
+    argv += ["--k", str(steps), "--generate", "0", "--restore", "zeros", *(["--parallel-drafting"] if parallel else [])]
     got, stderr = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"vLLM {version} harness")
     bodies = []
     for r, v, f, g in zip(reqs, views, families, got):

@@ -150,7 +150,10 @@ def make_target(out: str, config_path: str, seed: int = 0, zero_norm: bool = Fal
 class Probe:
     """Wraps the draft model's load_weights (sentinel fill -> load -> measure -> restore)."""
 
-    def __init__(self):
+    def __init__(self, keep_init: bool = True):
+        # keep_init: a copy of every parameter's initial values, put back where load_weights wrote nothing (the engine
+        # then generates as it would have); without it those elements become 0 and the drafter is held once, not twice
+        self.keep_init = keep_init
         self.draft = None
         self.target = None
         self.params: dict[str, dict] = {}
@@ -181,7 +184,8 @@ class Probe:
             init = {}
             with torch.no_grad():
                 for n, p in named:
-                    init[n] = p.detach().clone()
+                    if probe.keep_init:
+                        init[n] = p.detach().clone()
                     p.fill_(float("nan") if p.is_floating_point() else INT_SENTINEL)
             t0 = time.perf_counter()
             by_ptr: dict[int, str] = {}
@@ -229,7 +233,7 @@ class Probe:
                     rec["sha256"] = _sha256_f32(p)
                 if k:
                     rec["unfilled"] = _unfilled_parts(model, n, unfilled)
-                    p[unfilled] = init[n][unfilled]
+                    p[unfilled] = init[n][unfilled] if n in init else 0
                 self.params[n] = rec
 
     def watch_copies(self, by_ptr: dict[int, str]):
@@ -377,10 +381,19 @@ def _cleanup(llm) -> list[str]:
     return failed
 
 
-def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: int, method: str = "eagle3", parallel: bool = False) -> dict:
+def load_one(
+    target: str,
+    drafter: str,
+    k: int,
+    generate: int,
+    max_model_len: int,
+    method: str = "eagle3",
+    parallel: bool = False,
+    keep_init: bool = True,
+) -> dict:
     from vllm import LLM, SamplingParams
 
-    probe = Probe()
+    probe = Probe(keep_init)
     _install(probe)
     res = {"drafter": drafter, "raised": None, "inner_error": None, "params": {}, "missing": [], "generate": None}
     llm = None
@@ -537,6 +550,13 @@ def main(argv=None) -> int:
     )
     ld.add_argument("--keep-guard", action="append", default=[], help="a drafter loaded with V1's refusal in place (repeatable)")
     ld.add_argument("--parallel-drafting", action="store_true", help="speculative_config parallel_drafting (P-EAGLE)")
+    ld.add_argument(
+        "--restore",
+        choices=("init", "zeros"),
+        default="init",
+        help="what unfilled parameter elements get after the measurement: their initial values (a copy of every parameter "
+        "is kept: generation runs as it would have) or zeros (specbridge verify with --generate 0: the drafter held once)",
+    )
     args = ap.parse_args(argv)
 
     if args.cmd == "make-target":
@@ -566,7 +586,8 @@ def main(argv=None) -> int:
     for d in args.drafters:
         if guard is not None:  # vLLM's own check for the drafters in --keep-guard, none for the others
             vllm_config.VllmConfig._validate_v1_model_runner = guard if d in args.keep_guard else (lambda self: None)
-        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method, args.parallel_drafting))
+        keep_init = args.restore == "init"
+        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method, args.parallel_drafting, keep_init))
         sys.stderr.write(f"[vllm_loader] {d}: {'raised ' + results[-1]['raised'][:200] if results[-1]['raised'] else 'loaded'}\n")
     sys.stdout.write("\n@@SPECBRIDGE-RESULT@@" + json.dumps(results) + "\n")
     sys.stdout.flush()
