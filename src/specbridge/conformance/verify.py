@@ -397,9 +397,10 @@ def verify_batch(reqs: list[Request], cache: Path | None = None) -> list[VerifyR
         raise VerifyRefused(f"one batch shares {', '.join(shared)}")
     cache = cache or Path(os.environ.get("SPECBRIDGE_CACHE", Path.home() / ".cache" / "specbridge"))
     engine, wanted = _engine_name(req.engine)
-    if req.sglang_dir and engine != "sglang":
+    harness = HARNESSES[engine]
+    if req.sglang_dir and not harness["package_dir"]:
         raise VerifyRefused("--sglang-dir is for --engine sglang")
-    if req.method and engine != "vllm":
+    if req.method and not harness["method"]:
         raise VerifyRefused("--method names vLLM's speculative method; SGLang's algorithm follows the drafter's class")
     views = []
     for r in reqs:
@@ -415,10 +416,7 @@ def verify_batch(reqs: list[Request], cache: Path | None = None) -> list[VerifyR
     with tempfile.TemporaryDirectory(prefix="specbridge-verify-") as tmp:
         workdir = Path(tmp)
         env = engine_env(harness_pythonpath(workdir))
-        if engine == "vllm":
-            bodies = _verify_vllm(reqs, views, families, version, env, workdir, cache)
-        else:
-            bodies = _verify_sglang(reqs, views, families, version, env)
+        bodies = harness["run"](reqs, views, families, version, env, workdir, cache)
     for body in bodies:
         body["seconds"] = round((time.monotonic() - t0) / len(bodies), 2)
     return [finish(b) for b in bodies]
@@ -474,7 +472,7 @@ def vllm_body(req: Request, view, family, version: str, got: dict, target_dir: P
     }
 
 
-def _verify_sglang(reqs, views, families, version, env) -> list[dict]:
+def _verify_sglang(reqs, views, families, version, env, workdir, cache) -> list[dict]:
     req = reqs[0]
     argv = [
         req.python,
@@ -604,3 +602,10 @@ def text_lines(report: dict) -> list[str]:
         out.append(f"  harness failure: {e}")
     out.append(f"verdict: {report['verdict']}")
     return out
+
+
+# per engine: its harness run, and the options it takes (--sglang-dir: a package folder; --method: a speculative method)
+HARNESSES = {
+    "vllm": {"run": _verify_vllm, "package_dir": False, "method": True},
+    "sglang": {"run": _verify_sglang, "package_dir": True, "method": False},
+}
