@@ -165,6 +165,23 @@ def test_a_release_check_refuses_leaves_the_loader_outcome_alone():
     assert clean.exit_code == 0 and clean.report["verdict"] == "loaded-no-prediction"
 
 
+def test_an_mtp_head_is_read_from_the_shards_that_hold_it(tmp_path):
+    """A sharded target: the MTP loader is handed only the shard holding the head (and the config beside it)."""
+    import mtp_fixtures as mtp
+
+    from specbridge.cli.mtp_check import check_mtp, mtp_index
+
+    root = mtp.write_sharded_target(tmp_path / "glm", mtp.glm_config())
+    idx = mtp_index(root, True)
+    results, _skipped, head, _verdict, _view = check_mtp(idx, root, ["vllm==0.32.0"], None, None)
+    needed = {t for layer in head.layers for t in layer.tensors} | {t.name for t in results[0].report.tensors if t.status == "loaded"}
+    out, kept = V.head_view(root, idx, needed, tmp_path)
+    assert kept == ["model-00002-of-00002.safetensors"]
+    assert sorted(p.name for p in out.iterdir()) == ["config.json", "model-00002-of-00002.safetensors", "model.safetensors.index.json"]
+    weight_map = json.loads((out / "model.safetensors.index.json").read_text())["weight_map"]
+    assert set(weight_map.values()) == set(kept) and all(n.startswith("model.layers.2.") for n in weight_map)
+
+
 def test_derived_target_fits_the_drafter():
     cfg = json.loads((STORY / "config.json").read_text())
     t = V.derived_target_config(cfg, "eagle3")

@@ -12,6 +12,7 @@ nor an engine (numpy only for the byte comparison of vLLM loads, skipped and sai
 from __future__ import annotations
 
 import hashlib
+import re
 from pathlib import Path
 
 
@@ -253,3 +254,87 @@ def sglang_diffs(pred: dict, obs: dict) -> list[dict]:
             )
         )
     return out
+
+
+# ------------------------------------------------------------------------------------------------------
+# vLLM MTP heads (conformance/vllm_mtp.py `load`): the rows' prediction (check of the target's head) beside the outcome
+
+# what this CPU cannot build or run (not a loader fact): MLA on 0.27.0, FP8 kernels, Qwen3-Next's conv1d on 0.29.0
+MTP_CPU_LIMITS = (
+    "MLA is not supported on CPU",
+    "Failed to find a kernel",
+    "static_scaled_fp8_quant",
+    "causal_conv1d",
+    # on an AMX-capable CPU, after the weights are loaded: the fused-MoE AMX kernel refuses the tiny experts, and the
+    # AMX linear packing refuses input features below its tile (the recorded runs were on a CPU without AMX)
+    "AMX grouped-gemm kernel cannot be used",
+    "invalid weight input features",
+)
+SCALE = re.compile(r"\.(weight_scale|k_scale|v_scale|q_scale|prob_scale|input_scale)$")
+UNINITIALIZED = re.compile(r"(Following weights were not initialized from checkpoint: )\{(.*?)\}")
+
+
+def _uninitialized(message: str) -> set[str]:
+    m = UNINITIALIZED.search(message)
+    return {n.strip("'") for n in m.group(2).split(", ")} if m else set()
+
+
+def vllm_mtp_diffs(obs: dict, res) -> list[dict]:
+    """What differs between the rows' prediction for a target's MTP head (`res`: check's result for it) and vLLM's
+    outcome (`obs`: one vllm_mtp `load` record); empty when they agree. A run this CPU could not build at all is no
+    loader fact (empty)."""
+    rep, diffs = res.report, []
+    raised = obs["raised"] or ""
+    if any(w in raised for w in MTP_CPU_LIMITS) and not obs["params"]:
+        return []
+    if obs["stage"] == "config":
+        m5 = [f.message for f in res.findings if f.code == "M005" and f.severity == "error"]
+        if m5 and raised.split(", ")[-1].split("must be divisible")[-1] in m5[0]:
+            return []
+        return [difference("raises", f"config raise {raised!r} vs M005 {m5}", None, m5, raised)]
+    load_raise = raised if obs["stage"] == "load" and not any(w in raised for w in MTP_CPU_LIMITS) else ""
+    ours = rep.errors[0] if rep.errors else ""
+    if bool(load_raise) != bool(ours) or (load_raise and load_raise.split(":")[0] != ours.split(":")[0]):
+        return [difference("raises", f"raise: engine {load_raise!r} vs rows {ours!r}", None, ours, load_raise)]
+    if load_raise.startswith("ValueError: Following weights") and _uninitialized(load_raise) != _uninitialized(ours.replace("{", "{'", 1)):
+        ours_names = set(ours.split("{", 1)[1].rstrip("}").split(", "))
+        if _uninitialized(load_raise) != ours_names:
+            engine_names = sorted(_uninitialized(load_raise))
+            diffs.append(
+                difference(
+                    "missing",
+                    f"not-initialized names: engine {engine_names} vs rows {sorted(ours_names)}",
+                    None,
+                    sorted(ours_names),
+                    engine_names,
+                )
+            )
+    if load_raise.startswith("ValueError: MTP speculative decoding layer") and load_raise != ours:
+        diffs.append(difference("raises", f"completeness: engine {load_raise!r} vs rows {ours!r}", None, ours, load_raise))
+    if load_raise:
+        return diffs  # the load stopped: what it left is the order of the tensors, not a row fact
+    fates = {p.name: p.status for p in rep.params}
+    for name, state in obs["params"].items():
+        if SCALE.search(name):
+            continue
+        group = next((g for g in fates if g.endswith("*") and name.startswith(g[:-1])), None)
+        if name in fates:
+            ok = {"loaded": ("loaded", "shared-from-target"), "init": ("missing", "shared-from-target")}.get(state, ())
+            if fates[name] not in ok:
+                diffs.append(difference("filled", f"{name}: engine {state} vs rows {fates[name]}", name, fates[name], state))
+        elif group is None:
+            diffs.append(difference("parameters", f"{name}: no row parameter", name, None, state))
+    for g in (g for g in fates if g.endswith("*")):
+        engine_filled = any(
+            n.startswith(g[:-1]) and n not in fates and v == "loaded" and not SCALE.search(n) for n, v in obs["params"].items()
+        )
+        if engine_filled != (fates[g] == "loaded"):
+            state = "filled" if engine_filled else "empty"
+            diffs.append(difference("filled", f"{g}: engine {state} vs rows {fates[g]}", g, fates[g], state))
+    scales_at_init = any(SCALE.search(n) and n.endswith("weight_scale") and v == "init" for n, v in obs["params"].items())
+    m4 = any(f.code == "M004" and f.severity == "error" for f in res.findings)
+    if scales_at_init != m4:
+        diffs.append(
+            difference("quantization", f"quantization: engine scales at init {scales_at_init} vs M004 {m4}", None, m4, scales_at_init)
+        )
+    return diffs

@@ -32,12 +32,12 @@ from . import compare
 ENGINES = ("vllm", "sglang")
 # the families each harness builds (conformance tests run them): the rest is refused with the reason
 HARNESS_FAMILIES = {
-    "vllm": ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa"),
+    "vllm": ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa", "mtp"),
     "sglang": ("eagle3", "dflash", "dflash2", "dspark", "eagle"),
 }
 NOT_BUILT = {
-    "mtp": "an MTP head inside a target is read by the MTP harnesses (conformance/vllm_mtp.py, sglang_loader --nextn), "
-    "which verify does not drive yet",
+    "mtp": "SGLang's NEXTN draft of a target's MTP head (sglang_loader --nextn) has no comparison with check yet: "
+    "verify reads MTP heads on vLLM",
     "causal_lm": "a plain draft model (method draft_model / SGLang STANDALONE) is read by vllm_draft_model.py and "
     "sglang_standalone.py, which verify does not drive yet",
     "medusa": "SGLang has no Medusa drafter class (its speculative algorithms are EAGLE, EAGLE3, NEXTN, STANDALONE, DFLASH)",
@@ -368,6 +368,8 @@ def family_for(view, engine: str):
     from ..cli.guards import refuse_non_drafter
 
     v = view.verdict
+    if v.family is not None and v.family.name == "mtp" and "mtp" in HARNESS_FAMILIES[engine]:
+        return v.family
     if v.family is not None and v.family.name in ("mtp", "causal_lm"):
         raise VerifyRefused(f"{view.ckpt.root}: {NOT_BUILT[v.family.name]}")
     try:
@@ -424,6 +426,8 @@ def verify_batch(reqs: list[Request], cache: Path | None = None) -> list[VerifyR
 
 def _verify_vllm(reqs, views, families, version, env, workdir, cache) -> list[dict]:
     req, view, family = reqs[0], views[0], families[0]
+    if family.name == "mtp":
+        return [_verify_vllm_mtp(r, version, env, workdir) for r in reqs]
     target_dir, target_cfg, how = vllm_target(req, view, family.name, env, workdir, cache)
     method = req.method or family.method
     steps = _steps(req, view, family.name, "vllm")
@@ -609,3 +613,95 @@ HARNESSES = {
     "vllm": {"run": _verify_vllm, "package_dir": False, "method": True},
     "sglang": {"run": _verify_sglang, "package_dir": True, "method": False},
 }
+
+
+# ------------------------------------------------------------------------------------------------------
+# vLLM: an MTP head inside a target (conformance/vllm_mtp.py: the MTP class built and loaded without an engine)
+
+
+def head_view(root: Path, idx, needed: set[str], workdir: Path) -> tuple[Path, list[str]]:
+    """The target as the MTP loader is handed it: only the shards holding `needed` tensors (the head's, and any the
+    prediction loads from elsewhere), beside its config and other small files. An unsharded target is used as it is.
+    Returns (the directory, the shards kept)."""
+    files = sorted(set(idx.weight_map.values()))
+    if len(files) <= 1:
+        return root, files
+    keep = sorted({idx.weight_map[n] for n in needed if n in idx.weight_map})
+    out = workdir / "head-shards"
+    out.mkdir()
+    for f in root.iterdir():
+        if f.suffix != ".safetensors" and f.name != "model.safetensors.index.json" and f.is_file():
+            (out / f.name).symlink_to(f.absolute())
+    for f in keep:
+        (out / f).symlink_to((root / f).absolute())
+    weight_map = {n: f for n, f in idx.weight_map.items() if f in keep}
+    (out / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
+    return out, keep
+
+
+def _verify_vllm_mtp(req: Request, version: str, env: dict, workdir: Path) -> dict:
+    from ..cli.mtp_check import HeadOnly, check_mtp, mtp_index
+    from ..engines.launch import parse_launch
+
+    root = Path(req.path)
+    idx = mtp_index(root, True)
+    if idx is None:
+        raise VerifyRefused(f"{root}: no safetensors index or file to read the MTP head from")
+    steps = req.steps or 1
+    line = f"vllm serve {root} --speculative-config '{json.dumps({'method': 'mtp', 'num_speculative_tokens': steps})}'"
+    result, why, head = None, None, None
+    try:
+        results, _skipped, head, _verdict, _view = check_mtp(idx, root, [f"vllm=={version}"], None, parse_launch(line))
+        result = results[0] if results else None
+        why = None if result is not None else f"check models no MTP class on vllm=={version}"
+    except HeadOnly as e:
+        head, why = e.head, e.why
+    needed = {t for layer in (head.layers if head else ()) for t in layer.tensors}
+    if result is not None:
+        needed |= {t.name for t in result.report.tensors if t.status == "loaded"}
+    view_dir, shards = head_view(root, idx, needed, workdir)
+    argv = [req.python, "-m", "specbridge.conformance.vllm_mtp", "load", str(view_dir.absolute()), "--k", str(steps)]
+    got, stderr = _run_harness(argv, env, f"vLLM {version} MTP harness")
+    body = vllm_mtp_body(req, version, got[0], result, why, steps)
+    body["target"] = {"given": None, "used": str(view_dir), "how": f"the target's shards that hold the head: {shards}"}
+    body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+    return body
+
+
+def vllm_mtp_body(req: Request, version: str, got: dict, result, why: str | None, steps: int) -> dict:
+    """One vllm_mtp outcome beside check's result for the target's head (None: `why` there is none)."""
+    raised = got.get("raised")
+    cpu_limit = any(w in (raised or "") for w in compare.MTP_CPU_LIMITS)
+    shared = set(got.get("shared_from_target") or [])
+    params = got.get("params") or {}
+    facts = {
+        "class": got.get("draft_class"),
+        "raised": raised,
+        "stage": got.get("stage"),
+        "loaded": sorted(n for n, v in params.items() if v == "loaded"),
+        "dropped": [],  # the MTP loader is handed every tensor of the target and skips the rest by design
+        "unfilled": sorted(n for n, v in params.items() if v == "init" and n not in shared and not compare.SCALE.search(n)),
+        "partial": [],
+        "shared": sorted(shared),
+        "parameters": params,
+        "seconds": got.get("load_s"),
+    }
+    pred_json = result.to_json() if result is not None else None
+    diffs = compare.harness_diffs(got.get("harness_errors")) + (compare.vllm_mtp_diffs(got, result) if result is not None else [])
+    errors = [f"vLLM raised at {facts['stage']}: {raised}"] if raised and not cpu_limit else []
+    if not raised and facts["unfilled"]:
+        errors.append(f"left unfilled (random or sentinel values at serving): {facts['unfilled']}")
+    return {
+        "engine": {"name": "vllm", "version": version, "python": req.python},
+        "checkpoint": str(req.path),
+        "family": "mtp",
+        "method": "mtp",
+        "steps": steps,
+        "loader": facts,
+        "prediction": _prediction_summary(result, pred_json, why, f"vllm=={version}"),
+        "differences": diffs,
+        "harness_errors": got.get("harness_errors", []),
+        "cpu_limit": cpu_limit,
+        "loader_errors": errors,
+        "harness": got,
+    }

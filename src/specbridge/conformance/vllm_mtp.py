@@ -305,6 +305,7 @@ def load_one(target: str, k: int, dtype: str = "float32") -> dict:
     final = _final_status(probe) if probe.target is not None else {}
     res["shared_from_target"] = sorted(n for n, f in final.items() if f == "shared-from-target") if final else None
     res["skipped"] = sorted(set(probe.given) - probe.landed)
+    res["harness_errors"] = probe.harness_errors
     res["given"] = len(set(probe.given))
     res["sources"] = _sources(probe, hashes)
     return res
