@@ -226,6 +226,7 @@ def _verify_cmd(path, engine, python, *, target=None, method=None, sglang_dir=No
         ("sglang", sys.executable, {"method": "eagle3"}, "--method names vLLM's"),
         ("vllm", sys.executable, {}, "vllm is not installed for"),  # this interpreter holds no vLLM
         ("vllm==0.32.0", sys.executable, {}, "vllm is not installed for"),
+        ("vllm", sys.executable, {"target": "/no/such/target"}, "--target /no/such/target"),
     ],
 )
 def test_unusable_requests_are_refused_with_exit_2(engine, python, extra, says):

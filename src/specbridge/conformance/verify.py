@@ -214,12 +214,26 @@ def stand_in_dir(config: dict, cache: Path) -> tuple[Path, str]:
     return cache / "verify-targets" / f"{kind}-{key}", kind
 
 
+def open_target_on_disk(spec: str):
+    """--target as every command resolves it (a directory, its config.json, an alias), on disk: the engine is started
+    with it, so a Hub id (config only, fetched by ranges) is refused, as is anything check cannot read."""
+    from ..checkpoint.errors import CheckpointError
+    from ..cli.contract import CliError
+    from ..cli.targets import open_target_arg
+
+    try:
+        info = open_target_arg(spec)
+    except (CheckpointError, CliError) as e:
+        raise VerifyRefused(f"--target {spec}: {getattr(e, 'message', e)}") from None
+    if info.hub is not None:
+        raise VerifyRefused(f"--target {spec}: a Hub id; verify starts the engine on a target on disk (download it, pass the directory)")
+    return info
+
+
 def vllm_target(req: Request, view, family: str, env: dict, workdir: Path, cache: Path) -> tuple[Path, dict, str]:
     """(the target directory the engine is started with, its config for check, how it was chosen)."""
     if req.target:
-        from ..cli.targets import open_target_arg
-
-        info = open_target_arg(req.target)
+        info = open_target_on_disk(req.target)
         root = Path(info.path)
         root = root if root.is_dir() else root.parent
         if _has_weights(root):
@@ -411,6 +425,8 @@ def verify_batch(reqs: list[Request], cache: Path | None = None) -> list[VerifyR
         except CheckpointError as e:
             raise VerifyRefused(str(e)) from None
     families = [family_for(v, engine) for v in views]
+    if req.target:  # unusable input is refused before any engine runs
+        open_target_on_disk(req.target)
     version = engine_version(engine, req.python, req.sglang_dir)
     if wanted and wanted != version:
         raise VerifyRefused(f"--engine {req.engine}: the environment of {req.python} holds {engine} {version}")
@@ -500,9 +516,7 @@ def _verify_sglang(reqs, views, families, version, env, workdir, cache) -> list[
 
 def sglang_body(req: Request, view, family, version: str, got: dict) -> dict:
     """The facts of one SGLang harness outcome beside check's prediction for `version` (as vllm_body)."""
-    from ..cli.targets import open_target_arg
-
-    target_info = open_target_arg(req.target) if req.target else None
+    target_info = open_target_on_disk(req.target) if req.target else None
     result, why = predict(view, f"sglang=={version}", family, target_info, None)
     pred_json = result.to_json() if result is not None else None
     obs = compare.sglang_observed(got)
