@@ -246,11 +246,12 @@ class Probe:
             if not isinstance(src, torch.Tensor):
                 return
             try:
-                name = by_ptr.get(_storage_ptr(src))
+                ptr = _storage_ptr(src)
             except Exception:
                 probe.harness_failed("reading the storage of a tensor copied by load_weights")
                 raise
-            if name is not None and _storage_ptr(src):
+            name = by_ptr.get(ptr) if ptr else None
+            if name is not None:
                 probe.landed.add(name)
 
         def watched_copy(dst, src, *a, **kw):
@@ -280,6 +281,8 @@ def _sha256_f32(p) -> str:
     (a multi-GB embedding is never copied whole)."""
     h = hashlib.sha256()
     t = p.detach().to("cpu")
+    if t.numel() == 0:
+        return h.hexdigest()
     rows = t.reshape(t.shape[0], -1) if t.dim() > 1 else t.reshape(-1, 1) if t.dim() == 1 else t.reshape(1, 1)
     step = max(1, (1 << 22) // max(1, rows.shape[1]))
     for at in range(0, rows.shape[0], step):
