@@ -582,13 +582,14 @@ def finish(body: dict) -> VerifyResult:
         "agrees": (not body["differences"]) if available else None,
         **body,
     }
+    from ..cli.contract import one_line
+
     if code == 2:
-        report["error"] = {
-            "exit_code": 2,
-            "message": f"{body['engine']['name']} cannot build this drafter on CPU: {body['loader']['raised']}",
-        }
+        message = f"{body['engine']['name']} cannot build this drafter on CPU: {body['loader']['raised']}"
+        report["error"] = {"exit_code": 2, "message": one_line(message)}
     if code == 3:
-        report["error"] = {"exit_code": 3, "message": "the harness's own tracing failed: " + " | ".join(body["harness_errors"])[:2000]}
+        message = "the harness's own tracing failed: " + " | ".join(body["harness_errors"])[:2000]
+        report["error"] = {"exit_code": 3, "message": one_line(message)}
     return VerifyResult(report, code, text_lines(report))
 
 
