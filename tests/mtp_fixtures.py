@@ -145,3 +145,24 @@ def target_tensors(
 def write_target(dir: Path, config: dict, tensors: dict | None = None, **kw) -> Path:
     """The target as a directory: `tensors`, or target_tensors(config, **kw)."""
     return write_checkpoint(dir, config, tensors if tensors is not None else target_tensors(config, **kw))
+
+
+def write_sharded_target(dir: Path, config: dict, tensors: dict | None = None, **kw) -> Path:
+    """The target in two shards with an index, as published targets are: the decoder in one, the MTP layer(s)
+    (`model.layers.{num_hidden_layers}.*` and after) in the other."""
+    import json
+
+    from safetensors.numpy import save_file
+
+    ts = tensors if tensors is not None else target_tensors(config, **kw)
+    n = config["num_hidden_layers"]
+    head = {k for k in ts if k.startswith("model.layers.") and int(k.split(".")[2]) >= n}
+    shards = {"model-00001-of-00002.safetensors": {k: v for k, v in ts.items() if k not in head}}
+    shards["model-00002-of-00002.safetensors"] = {k: ts[k] for k in sorted(head)}
+    dir.mkdir(parents=True, exist_ok=True)
+    (dir / "config.json").write_text(json.dumps(config, indent=2))
+    for name, part in shards.items():
+        save_file(part, str(dir / name))
+    weight_map = {k: name for name, part in shards.items() for k in part}
+    (dir / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
+    return dir

@@ -30,6 +30,7 @@ from pathlib import Path
 import pytest
 from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, STORY, mutate
 
+from specbridge.conformance.compare import messages, sglang_diffs, sglang_observed, sglang_predicted
 from specbridge.engines import sglang as _sglang_table
 from specbridge.engines import simulate as S
 from specbridge.engines.registry import conformance_releases
@@ -248,79 +249,20 @@ def harness(version: str, paths: dict, *flags: str) -> dict[str, dict]:
     return dict(zip(paths, got if isinstance(got, list) else [got]))
 
 
-# --- the prediction, in the harness's terms ---------------------------------------------------------
+# --- the prediction, in the harness's terms: specbridge.conformance.compare (the comparison `specbridge verify` reports)
 
 
 def predicted(rep: S.LoadReport) -> dict:
-    filled, partial, unfilled = set(), set(), set()
-    for p in rep.params:
-        if p.status in (S.P_LOADED, S.P_OWN_UNLESS_EQUAL):
-            filled.add(p.name)
-        elif p.status == S.P_PARTIAL:
-            partial.add(p.name)
-        elif p.status in (S.P_MISSING, S.P_HARMLESS, S.P_DEFAULT_INIT):
-            unfilled.add(p.name)
-        elif p.status == S.P_SHARED:  # load_weights fills it; the worker replaces it afterwards
-            (filled if p.filled_by else unfilled).add(p.name)
-        else:
-            raise AssertionError(f"unknown parameter status {p.status!r}")
-    loaded_into = {t.name: [[t.engine_name, t.shard]] for t in rep.tensors if t.status in (S.LOADED, S.OVERWRITTEN, S.TRUNCATED, S.PADDED)}
-    return {
-        "params": {p.name: list(p.shape) if p.shape else None for p in rep.params},
-        "filled": filled,
-        "partial": partial,
-        "unfilled": unfilled,
-        "loaded_into": loaded_into,
-        "consumed": {t.name for t in rep.tensors if t.status in (S.LOADED, S.OVERWRITTEN, S.BUFFER, S.TRUNCATED, S.PADDED)},
-        "skipped": {t.name for t in rep.tensors if t.status in (S.DROPPED, S.UNUSED)},
-        "hot_token_id_set": any(t.status == S.BUFFER for t in rep.tensors),
-        "errors": [e for e in rep.errors if e != rep.dispatch_message],
-        "dispatched": rep.dispatched,
-    }
+    return sglang_predicted(rep)
 
 
 def observed(r: dict) -> dict:
-    return {
-        "params": {n: v["shape"] for n, v in r.get("params", {}).items()},
-        "filled": set(r.get("filled", [])),
-        "partial": set(r.get("partial", [])),
-        "unfilled": set(r.get("unfilled", [])),
-        "loaded_into": {n: v["loaded_into"] for n, v in r.get("tensors", {}).items() if v["loaded_into"]},
-        "consumed": set(r.get("consumed", [])),
-        "skipped": set(r.get("skipped", [])),
-        "hot_token_id_set": r.get("hot_token_id_set"),
-        "errors": r.get("errors", []),
-        "dispatched": r.get("dispatched"),
-    }
+    return sglang_observed(r)
 
 
 def differences(pred: dict, obs: dict) -> list[str]:
     """Human-readable disagreements; empty when check's prediction is what SGLang did."""
-    out = []
-    if pred["dispatched"] != obs["dispatched"]:
-        out.append(f"dispatched: check {pred['dispatched']}, SGLang {obs['dispatched']}")
-    if bool(pred["errors"]) != bool(obs["errors"]):
-        out.append(f"raises: check {pred['errors']}, SGLang {obs['errors']}")
-    if obs["errors"] or pred["errors"]:
-        return out  # SGLang stopped (or would have): the rest is not comparable
-    pp, op = pred["params"], obs["params"]
-    if set(pp) != set(op):
-        out.append(f"parameter set: only in check {sorted(set(pp) - set(op))}, only in SGLang {sorted(set(op) - set(pp))}")
-    for n in set(pp) & set(op):
-        if pp[n] is not None and pp[n] != op[n]:
-            out.append(f"shape of {n}: check {pp[n]}, SGLang {op[n]}")
-    for k in ("filled", "partial", "unfilled", "consumed", "skipped"):
-        if pred[k] != obs[k]:
-            out.append(f"{k}: only in check {sorted(pred[k] - obs[k])}, only in SGLang {sorted(obs[k] - pred[k])}")
-    if pred["loaded_into"] != obs["loaded_into"]:
-        keys = sorted(set(pred["loaded_into"]) | set(obs["loaded_into"]))
-        for n in keys:
-            a, b = pred["loaded_into"].get(n), obs["loaded_into"].get(n)
-            if a != b:
-                out.append(f"{n} loaded into: check {a}, SGLang {b}")
-    if pred["hot_token_id_set"] != obs["hot_token_id_set"]:
-        out.append(f"hot_token_id set: check {pred['hot_token_id_set']}, SGLang {obs['hot_token_id_set']}")
-    return out
+    return messages(sglang_diffs(pred, obs))
 
 
 @pytest.mark.engine

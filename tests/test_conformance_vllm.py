@@ -32,8 +32,9 @@ import numpy as np
 import pytest
 from conftest import SF_HF, STORY, TINY_TARGET, mutate
 from test_conformance_sglang import FIXTURES, MUTATIONS, _cfg, _drop, _zeros
-from test_engine_vllm import _bf16, expected_sha, vllm_env
+from test_engine_vllm import _bf16, vllm_env
 
+from specbridge.conformance.compare import messages, vllm_diffs
 from specbridge.engines.registry import conformance_releases
 from specbridge.view import open_view
 
@@ -211,38 +212,9 @@ def predict(path: Path, release: str) -> dict:
 
 
 def differences(path: Path, got: dict, pred: dict) -> list[str]:
-    out = []
-    real_raises = got["raised"] is not None
-    pred_raises = bool(pred["load"]["errors"] or pred["kv_error"])
-    if real_raises != pred_raises:
-        out.append(f"raises: vLLM {got['raised']!r}, check {pred['load']['errors'] + pred['kv_error']}")
-    if real_raises or pred_raises:
-        return out
-    # the harness counts every unfilled parameter; check says "missing" for the harmful ones and "initial-value" /
-    # "default-init" for those whose initial value is harmless (d2t zeros = identity when Vd == V)
-    pred_unfilled = sorted(
-        pred["load"]["missing"] + [p["name"] for p in pred["parameters"] if p["status"] in ("initial-value", "default-init")]
-    )
-    if sorted(got["missing"]) != pred_unfilled:
-        out.append(f"missing: vLLM {sorted(got['missing'])}, check {pred_unfilled}")
-    for p in pred["parameters"]:
-        rp = got["params"].get(p["name"])
-        if rp is None:
-            out.append(f"parameter {p['name']} predicted, not in vLLM's class")
-        elif p["shape"] is not None and rp["shape"] != p["shape"]:
-            out.append(f"shape of {p['name']}: vLLM {rp['shape']}, check {p['shape']}")
-    for n, h in expected_sha(path, pred).items():
-        if got["params"].get(n, {}).get("sha256") != h:
-            out.append(f"bytes of {n} differ from the checkpoint's")
-    if "dropped" in got:  # harness records from this commit on (older JSON lacks it)
-        pred_dropped = sorted(t["name"] for t in pred["tensors"] if t["status"] in ("dropped", "unused"))
-        if sorted(got["dropped"]) != pred_dropped:
-            out.append(f"dropped: vLLM {sorted(got['dropped'])}, check {pred_dropped}")
-    shared_pred = {p["name"] for p in pred["parameters"] if p["status"] == "shared-from-target"}
-    shared_real = {n for n, p in got["params"].items() if p.get("final") == "shared-from-target"}
-    if shared_pred != shared_real:
-        out.append(f"shared from the target: vLLM {sorted(shared_real)}, check {sorted(shared_pred)}")
-    return out
+    """check's prediction against vLLM's real load, as lines (empty: they agree); the comparison is
+    specbridge.conformance.compare's, the one `specbridge verify` reports."""
+    return messages(vllm_diffs(path, got, pred))
 
 
 @pytest.mark.engine

@@ -87,6 +87,7 @@ def test_check_matches_real_vllm_medusa(release, case, medusa_cases, tmp_path_fa
     assert not diff, f"vllm {release}, {case}:\n  " + "\n  ".join(diff)
 
 
+@pytest.mark.engine
 def test_a_loaded_medusa_head_drafts_on_real_vllm(medusa_cases, tmp_path_factory):
     """The matrix's loads are real: vLLM ran spec decode with the heads (drafts counted), for every case that loaded."""
     release = RELEASES[-1] if RELEASES else None

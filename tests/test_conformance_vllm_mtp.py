@@ -32,6 +32,7 @@ from conftest import mutate
 from test_conformance_vllm import _ready, venv
 from test_engine_vllm import vllm_env
 
+from specbridge.conformance.compare import MTP_CPU_LIMITS, messages, vllm_mtp_diffs
 from specbridge.engines.registry import newest_in_ci
 
 REPO = Path(__file__).resolve().parents[1]
@@ -340,18 +341,7 @@ def test_engine_serves_mtp_and_accepts_with_zero_norms(tmp_path_factory):
 
 
 # --- specbridge's rows against what vLLM did, case by case -------------------------------------------------------
-# what this CPU cannot build or run (not a loader fact): MLA on 0.27.0, FP8 kernels, Qwen3-Next's conv1d on 0.29.0
-CPU_LIMITS = (
-    "MLA is not supported on CPU",
-    "Failed to find a kernel",
-    "static_scaled_fp8_quant",
-    "causal_conv1d",
-    # on an AMX-capable CPU, after the weights are loaded: the fused-MoE AMX kernel refuses the tiny experts, and the
-    # AMX linear packing refuses input features below its tile (the recorded runs were on a CPU without AMX)
-    "AMX grouped-gemm kernel cannot be used",
-    "invalid weight input features",
-)
-SCALE = re.compile(r"\.(weight_scale|k_scale|v_scale|q_scale|prob_scale|input_scale)$")
+CPU_LIMITS = MTP_CPU_LIMITS  # what this CPU cannot build or run: specbridge.conformance.compare
 
 
 def _predict(path: Path, release: str, k: int):
@@ -363,54 +353,10 @@ def _predict(path: Path, release: str, k: int):
     return results[0]
 
 
-def _names(message: str) -> set[str]:
-    m = UNINITIALIZED.search(message)
-    return {n.strip("'") for n in m.group(2).split(", ")} if m else set()
-
-
 def agreement(case: str, obs: dict, res) -> list[str]:
-    """What differs between the rows' prediction and the engine's outcome for one case (empty: they agree)."""
-    rep, diffs = res.report, []
-    raised = obs["raised"] or ""
-    if any(w in raised for w in CPU_LIMITS) and not obs["params"]:
-        return []  # nothing was built on this CPU: no loader fact to compare
-    if obs["stage"] == "config":
-        m5 = [f.message for f in res.findings if f.code == "M005" and f.severity == "error"]
-        return [] if m5 and raised.split(", ")[-1].split("must be divisible")[-1] in m5[0] else [f"config raise {raised!r} vs M005 {m5}"]
-    load_raise = raised if obs["stage"] == "load" and not any(w in raised for w in CPU_LIMITS) else ""
-    ours = rep.errors[0] if rep.errors else ""
-    if bool(load_raise) != bool(ours) or (load_raise and load_raise.split(":")[0] != ours.split(":")[0]):
-        return [f"raise: engine {load_raise!r} vs rows {ours!r}"]
-    if load_raise.startswith("ValueError: Following weights") and _names(load_raise) != _names(ours.replace("{", "{'", 1)):
-        ours_names = set(ours.split("{", 1)[1].rstrip("}").split(", "))
-        if _names(load_raise) != ours_names:
-            diffs.append(f"not-initialized names: engine {sorted(_names(load_raise))} vs rows {sorted(ours_names)}")
-    if load_raise.startswith("ValueError: MTP speculative decoding layer") and load_raise != ours:
-        diffs.append(f"completeness: engine {load_raise!r} vs rows {ours!r}")
-    if load_raise:
-        return diffs  # the load stopped: what it left is the order of the tensors, not a row fact
-    fates = {p.name: p.status for p in rep.params}
-    for name, state in obs["params"].items():
-        if SCALE.search(name):
-            continue
-        group = next((g for g in fates if g.endswith("*") and name.startswith(g[:-1])), None)
-        if name in fates:
-            ok = {"loaded": ("loaded", "shared-from-target"), "init": ("missing", "shared-from-target")}.get(state, ())
-            if fates[name] not in ok:
-                diffs.append(f"{name}: engine {state} vs rows {fates[name]}")
-        elif group is None:
-            diffs.append(f"{name}: no row parameter")
-    for g in (g for g in fates if g.endswith("*")):
-        engine_filled = any(
-            n.startswith(g[:-1]) and n not in fates and v == "loaded" and not SCALE.search(n) for n, v in obs["params"].items()
-        )
-        if engine_filled != (fates[g] == "loaded"):
-            diffs.append(f"{g}: engine {'filled' if engine_filled else 'empty'} vs rows {fates[g]}")
-    scales_at_init = any(SCALE.search(n) and n.endswith("weight_scale") and v == "init" for n, v in obs["params"].items())
-    m4 = any(f.code == "M004" and f.severity == "error" for f in res.findings)
-    if scales_at_init != m4:
-        diffs.append(f"quantization: engine scales at init {scales_at_init} vs M004 {m4}")
-    return diffs
+    """What differs between the rows' prediction and the engine's outcome for one case (empty: they agree): the
+    comparison `specbridge verify` reports (specbridge.conformance.compare.vllm_mtp_diffs)."""
+    return messages(vllm_mtp_diffs(obs, res))
 
 
 def _drop_mtp_experts(t):

@@ -61,6 +61,7 @@ REFUSED = [  # (args, exit code): no answer; the error object under the error sc
     (["eval", STORY, "-t", "smollm2-135m", "-e", "all"], 2),
     (["bench", "--url", "ftp://127.0.0.1:1"], 2),
     (["sweep", STORY, "-e", "nosuch", "-t", "org/model"], 2),
+    (["verify", STORY, "-e", "vllm", "--python", "/no/such/python"], 2),
 ]
 
 

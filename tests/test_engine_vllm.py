@@ -18,7 +18,6 @@ Skipped, with the reason, when the cached vLLM venv (scripts/setup_vllm_cpu.sh) 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import subprocess
@@ -26,8 +25,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, TINY_TARGET, mutate, raw_tensors
+from conftest import SF_HF, SF_SGLANG, SPEC_CONVERT, SPEC_TRAIN, TINY_TARGET, mutate
 
+from specbridge.conformance.compare import expected_sha
 from specbridge.view import open_view
 
 REPO = Path(__file__).resolve().parents[1]
@@ -180,38 +180,6 @@ def predict(path: Path) -> dict:
 
     (res,) = check(open_view(path), ENGINE)
     return res.to_json()
-
-
-SHARD_ORDER = {"q": 0, "k": 1, "v": 2, "0": 0, "1": 1}
-
-
-def _as_f32_or_i64(dtype: str, data: bytes) -> bytes:
-    if dtype == "BF16":
-        return (np.frombuffer(data, np.uint16).astype(np.uint32) << 16).view(np.float32).tobytes()
-    if dtype == "F16":
-        return np.frombuffer(data, np.float16).astype(np.float32).tobytes()
-    if dtype == "F32":
-        return data
-    if dtype == "I64":
-        return data
-    raise AssertionError(dtype)
-
-
-def expected_sha(path: Path, pred: dict) -> dict[str, str]:
-    """vLLM parameter name -> sha256 of the checkpoint bytes it should hold, for every predicted 'loaded'
-    parameter (fused shards concatenated along dim 0 in vLLM's shard order)."""
-    raw = raw_tensors(path)
-    by_param: dict[str, list[tuple[int, str]]] = {}
-    for t in pred["tensors"]:
-        if t["status"] == "loaded" and t["engine_name"]:
-            by_param.setdefault(t["engine_name"], []).append((SHARD_ORDER.get(t["shard"], 0), t["name"]))
-    out = {}
-    for p in pred["parameters"]:
-        if p["status"] not in ("loaded", "own-unless-equal", "own") or p["name"] not in by_param:
-            continue
-        parts = [raw[n] for _, n in sorted(by_param[p["name"]])]
-        out[p["name"]] = hashlib.sha256(b"".join(_as_f32_or_i64(dt, data) for dt, _, data in parts)).hexdigest()
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -28,7 +28,7 @@ EXIT_CODES = {
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
 }
 # The commands with --json and their schema names; `error` is the object every failure prints.
-JSON_COMMANDS = ("inspect", "check", "convert", "restore", "launch", "engines", "eval", "bench", "sweep")
+JSON_COMMANDS = ("inspect", "check", "convert", "restore", "launch", "engines", "eval", "bench", "sweep", "verify")
 SCHEMAS = (*JSON_COMMANDS, "error")
 # Keys every --json object has, first.
 COMMON_KEYS = {

@@ -126,7 +126,7 @@ def engines(as_json: bool = FLAG("--json", help="print one JSON object")) -> Non
 
 def _register_optional() -> None:
     """Commands whose modules may pull heavy extras register themselves lazily."""
-    for mod in ("train_cmd", "convert_cmd", "restore_cmd", "eval_cmd", "bench_cmd", "serve_cmd"):
+    for mod in ("train_cmd", "convert_cmd", "restore_cmd", "eval_cmd", "bench_cmd", "serve_cmd", "verify_cmd"):
         try:
             m = __import__(f"specbridge.cli.{mod}", fromlist=["register"])
         except ModuleNotFoundError as e:

@@ -28,7 +28,7 @@ Stubbed (a MagicMock meta-path finder), none of them on the weight-loading path:
 A guard fails the run ("harness_failed") if any stub ends up inside the built model (other than the bound
 rotary kernel function). torch 2.13 moved `torch._C._cpu._is_amx_tile_supported` (read by 0.4.x at import
 time) to `torch.cpu`; it is aliased back. triton 3.8 dropped `triton.runtime.cache.default_{cache,dump,override}_dir`
-(imported by 0.4.6-0.4.8's utils.py, never called while loading); stand-ins returning ~/.triton/<kind> are put there. Parameters are float32 (torch's default), not the config dtype.
+(imported by 0.4.6-0.4.8's utils.py, never called while loading); stand-ins returning ~/.triton/<kind> are put there. Parameters are float32 (torch's default), not the config dtype, unless `--param-dtype config` (what `specbridge verify` passes: a bf16 drafter in half the memory).
 Dispatch is read from SGLang's sources (the sglang/srt/models module whose EntryClass exports
 architectures[0]), not by importing SGLang's ModelRegistry (which imports every model).
 
@@ -80,6 +80,7 @@ import tempfile
 import time
 import traceback
 import types
+import weakref
 from pathlib import Path
 
 FALLBACK = "LlamaForCausalLMEagle3"  # what our simulation falls back to when SGLang cannot dispatch
@@ -224,19 +225,69 @@ def _load_config(config: dict, tmp: str):
     return AutoConfig.from_pretrained(str(d))
 
 
-def _weights(root: Path):
-    """(name, tensor) in the order SGLang's DefaultModelLoader yields them: files sorted, keys per file."""
-    from safetensors import safe_open
+def _count_nan(t) -> int:
+    """NaN elements of a parameter, counted a block at a time in its own dtype: a bool mask summed whole is widened to
+    int64 (8 bytes per element: 9 GB for a 163840 x 7168 embedding)."""
+    import torch
 
+    flat = t.reshape(-1)
+    step = 1 << 24
+    return sum(int(torch.count_nonzero(torch.isnan(flat[i : i + step]))) for i in range(0, flat.numel(), step))
+
+
+def _files(root: Path) -> list[Path]:
     index = root / "model.safetensors.index.json"
     if index.is_file():
-        files = sorted({root / f for f in json.loads(index.read_text())["weight_map"].values()})
-    else:
-        files = sorted(root.glob("*.safetensors"))
-    for f in files:
+        return sorted({root / f for f in json.loads(index.read_text())["weight_map"].values()})
+    return sorted(root.glob("*.safetensors"))
+
+
+def _header(f: Path) -> tuple[dict, int]:
+    """A safetensors file's header and where its data section starts."""
+    import struct
+
+    with open(f, "rb") as fh:
+        n = struct.unpack("<Q", fh.read(8))[0]
+        return json.loads(fh.read(n)), 8 + n
+
+
+ST_DTYPES = {
+    "F64": "float64", "F32": "float32", "F16": "float16", "BF16": "bfloat16", "I64": "int64", "I32": "int32",
+    "I16": "int16", "I8": "int8", "U8": "uint8", "BOOL": "bool", "F8_E4M3": "float8_e4m3fn", "F8_E5M2": "float8_e5m2",
+}  # fmt: skip
+
+
+def _weights(root: Path, stand_in_over: int | None = None):
+    """(name, tensor) in the order SGLang's DefaultModelLoader yields them: files sorted, keys per file (safetensors'
+    own order). `stand_in_over` (bytes): a tensor larger than that is handed over as a constant of its exact shape and
+    dtype (a broadcast zero: one element of storage), the others are read into memory of their own, freed once the
+    loader lets go of them; a multi-GB drafter is then never resident beside the parameters it fills. The loader's
+    names, shapes, narrowing, shard routing and fills are what the harness measures, never the values."""
+    import torch
+    from safetensors import safe_open
+
+    for f in _files(root):
         with safe_open(str(f), framework="pt") as fh:
-            for name in fh.keys():
-                yield name, fh.get_tensor(name)
+            if stand_in_over is None:
+                for name in fh.keys():
+                    yield name, fh.get_tensor(name)
+                continue
+            names = list(fh.keys())
+        header, start = _header(f)
+        with open(f, "rb") as raw:
+            for name in names:
+                t = header[name]
+                a, b = t["data_offsets"]
+                dtype = getattr(torch, ST_DTYPES[t["dtype"]])
+                if b - a > stand_in_over:
+                    yield name, torch.zeros(1, dtype=dtype).expand(t["shape"])
+                elif b == a:
+                    yield name, torch.empty(t["shape"], dtype=dtype)
+                else:
+                    raw.seek(start + a)
+                    buf = bytearray(b - a)
+                    raw.readinto(buf)
+                    yield name, torch.frombuffer(buf, dtype=dtype).reshape(t["shape"])
 
 
 def _config_view(root: Path, config_json: str | None) -> tuple[dict, list[str], str | None]:
@@ -412,9 +463,9 @@ def _sources(loaded, seen: dict, by_storage: dict, current: str) -> list[str]:
     one pair does; else the name being read."""
     import torch
 
-    name = by_storage.get(loaded.untyped_storage().data_ptr())
-    if name is not None:
-        return [name]
+    held = by_storage.get(loaded.untyped_storage().data_ptr())
+    if held is not None and held[1]() is not None:  # the tensor read is still alive: the address is still its
+        return [held[0]]
 
     def block(t, at_start: bool, rows: int | None = None) -> bool:
         n = t.shape[0] if t.dim() else 0
@@ -422,13 +473,8 @@ def _sources(loaded, seen: dict, by_storage: dict, current: str) -> list[str]:
             return False
         return torch.equal(loaded[:n] if at_start else loaded[-n:], t)
 
-    pairs = [
-        [a, b]
-        for a, ta in seen.items()
-        if block(ta, True)
-        for b, tb in seen.items()
-        if b != a and block(tb, False, loaded.shape[0] - ta.shape[0])
-    ]
+    alive = list(seen.items())
+    pairs = [[a, b] for a, ta in alive if block(ta, True) for b, tb in alive if b != a and block(tb, False, loaded.shape[0] - ta.shape[0])]
     return pairs[0] if len(pairs) == 1 else [current]
 
 
@@ -443,7 +489,38 @@ class _Warnings(logging.Handler):
         self.messages.append(record.getMessage())
 
 
-def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict:
+def _stored_float_dtype(root: Path) -> str | None:
+    """The floating dtype most of the checkpoint's bytes are stored in (from the safetensors headers), or None."""
+    names = {"F32": "float32", "BF16": "bfloat16", "F16": "float16"}
+    by_dtype: dict[str, int] = {}
+    for f in _files(root):
+        header, _ = _header(f)
+        for k, t in header.items():
+            if k != "__metadata__" and t["dtype"] in names:
+                by_dtype[names[t["dtype"]]] = by_dtype.get(names[t["dtype"]], 0) + t["data_offsets"][1] - t["data_offsets"][0]
+    return max(by_dtype, key=by_dtype.get) if by_dtype else None
+
+
+def _param_dtype(view: dict, choice: str, root: Path):
+    """The dtype SGLang's parameters are built in: float32 (torch's default, the conformance matrices), or with
+    `config` the checkpoint config's torch_dtype / dtype as SGLang's ModelConfig sets it on a GPU, else (no dtype in the
+    config) the dtype the tensors are stored in: half the memory of float32 for a bf16 drafter, what lets a multi-GB
+    drafter load once."""
+    import torch
+
+    if choice == "float32":
+        return torch.float32
+    name = view.get("torch_dtype") or view.get("dtype") or (view.get("text_config") or {}).get("torch_dtype")
+    name = name or _stored_float_dtype(root) or "float32"
+    dtype = getattr(torch, str(name).replace("torch.", ""), None)
+    if dtype not in (torch.float32, torch.bfloat16, torch.float16):
+        raise ValueError(f"config dtype {name!r} is not one SGLang builds parameters in (float32, bfloat16, float16)")
+    return dtype
+
+
+def run(
+    root: Path, config_json: str | None = None, nextn: bool = False, param_dtype: str = "float32", stand_in_over: int | None = None
+) -> dict:
     """Build SGLang's drafter class for ROOT's config and run its load_weights over ROOT's tensors. `nextn`: ROOT is a
     target and the class is the NEXTN draft SGLang builds from it (--speculative-algorithm NEXTN, no draft path)."""
     view, notes, orig_arch = _config_view(root, config_json)
@@ -474,7 +551,7 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
         "sglang_version": env["sglang_version"],
         "server_args": env["server_args"],
         "errors": [],
-        "assumptions": [f"stubbed modules: {env['stubs']}", "parameters in float32 (torch default), not the config dtype"],
+        "assumptions": [f"stubbed modules: {env['stubs']}"],
     }
     out["assumptions"] += notes
     out["config_view"] = view
@@ -501,6 +578,19 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
     else:
         hf_config = _load_config(view, tempfile.mkdtemp(dir=env["tmp"]))
     torch.manual_seed(0)
+    dtype = _param_dtype(view, param_dtype, root)
+    out["param_dtype"] = str(dtype).replace("torch.", "")
+    out["assumptions"].append(
+        f"parameters in {out['param_dtype']}"
+        + (" (torch default), not the config dtype" if param_dtype == "float32" else " (the config's dtype)")
+    )
+    if stand_in_over is not None:
+        out["assumptions"].append(
+            f"checkpoint tensors over {stand_in_over} bytes handed to load_weights as zeros of their exact shape and dtype "
+            "(one element of storage, broadcast): names, shapes, routing and fills are measured, not values"
+        )
+    saved_dtype = torch.get_default_dtype()
+    torch.set_default_dtype(dtype)
     try:
         # by keyword, as sglang/srt/model_loader/loader.py _initialize_model does (model_class(config=…, quant_config=…)):
         # some classes take them keyword-only (mistral_large_3_eagle.py MistralLarge3ForCausalLMEagle)
@@ -519,6 +609,8 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
         out["errors"].append(f"{type(e).__name__}: {e}")
         out["construct_traceback"] = traceback.format_exc(limit=-3)
         return out
+    finally:
+        torch.set_default_dtype(saved_dtype)
 
     leaks = _stub_leaks(model)
     if leaks:  # a stub replaced a real layer: the parameter list would be wrong, so say so and stop
@@ -531,8 +623,10 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
     current: list = [None]
     record: dict[str, dict] = {}
 
-    seen: dict = {}  # checkpoint name -> tensor, for tensors the loader fuses itself
-    by_storage: dict = {}  # storage address -> checkpoint name
+    # checkpoint name -> tensor, for tensors the loader fuses itself; held weakly: a tensor the loader let go of can be
+    # fused into nothing later, and a multi-GB drafter is never held whole by the harness
+    seen = weakref.WeakValueDictionary()
+    by_storage: dict = {}  # storage address -> (checkpoint name, weak reference to the tensor read there)
 
     def wrap(fn):
         def loader(param, loaded_weight, *args, **kwargs):
@@ -564,11 +658,11 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
             p.data.fill_(float("nan"))
 
     def stream():
-        for name, tensor in _weights(root):
+        for name, tensor in _weights(root, stand_in_over):
             current[0] = name
             record[name] = {"loaded_into": [], "hot_token_id": False}
             seen[name] = tensor
-            by_storage[tensor.untyped_storage().data_ptr()] = name
+            by_storage[tensor.untyped_storage().data_ptr()] = (name, weakref.ref(tensor))
             before = getattr(model, "hot_token_id", None)
             yield name, tensor
             record[name]["hot_token_id"] = getattr(model, "hot_token_id", None) is not before
@@ -592,7 +686,7 @@ def run(root: Path, config_json: str | None = None, nextn: bool = False) -> dict
 
     params = {}
     for n, p in named.items():
-        nan = torch.isnan(p.data.float()).sum().item()
+        nan = _count_nan(p.data)
         params[n] = {"shape": list(p.shape), "written": 1.0 - nan / max(p.numel(), 1)}
     out["params"] = params
     out["filled"] = sorted(n for n, v in params.items() if v["written"] == 1.0)
@@ -610,6 +704,19 @@ def main(argv=None) -> int:
     ap.add_argument("--sglang-dir", help="folder holding the unpacked sglang package (put first on sys.path)")
     ap.add_argument("--config", help="use this config.json instead of CKPT/config.json (one CKPT only)")
     ap.add_argument("--nextn", action="store_true", help="each CKPT is a target: build the NEXTN draft SGLang derives from it")
+    ap.add_argument(
+        "--param-dtype",
+        choices=("float32", "config"),
+        default="float32",
+        help="float32 (torch's default; the conformance matrices) or the config's dtype (specbridge verify: a bf16 drafter in half the memory)",
+    )
+    ap.add_argument(
+        "--stand-in-over-mb",
+        type=float,
+        default=None,
+        help="hand tensors larger than this (MiB) to load_weights as broadcast zeros of their shape and dtype (specbridge verify: "
+        "a multi-GB drafter is not resident twice); the others are read into memory of their own",
+    )
     ap.add_argument("ckpt", type=Path, nargs="+", help="drafter folder(s); several share one SGLang import")
     a = ap.parse_args(argv)
     if a.config and len(a.ckpt) > 1:
@@ -622,7 +729,8 @@ def main(argv=None) -> int:
         outs = []
         for c in a.ckpt:
             t0 = time.monotonic()
-            outs.append(run(c, a.config, a.nextn))
+            stand_in = None if a.stand_in_over_mb is None else int(a.stand_in_over_mb * 2**20)
+            outs.append(run(c, a.config, a.nextn, a.param_dtype, stand_in))
             outs[-1]["seconds"] = round(time.monotonic() - t0, 2)  # the first one includes SGLang's import
     out = outs[0] if len(outs) == 1 else outs
     real_stdout.write(json.dumps(out, default=str) + "\n")

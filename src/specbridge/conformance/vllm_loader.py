@@ -150,7 +150,10 @@ def make_target(out: str, config_path: str, seed: int = 0, zero_norm: bool = Fal
 class Probe:
     """Wraps the draft model's load_weights (sentinel fill -> load -> measure -> restore)."""
 
-    def __init__(self):
+    def __init__(self, keep_init: bool = True):
+        # keep_init: a copy of every parameter's initial values, put back where load_weights wrote nothing (the engine
+        # then generates as it would have); without it those elements become 0 and the drafter is held once, not twice
+        self.keep_init = keep_init
         self.draft = None
         self.target = None
         self.params: dict[str, dict] = {}
@@ -158,6 +161,12 @@ class Probe:
         self.load_s: float | None = None
         self.given: list[str] = []  # checkpoint names load_weights was handed, in order
         self.landed: set[str] = set()  # of those, the ones whose storage was copied somewhere
+        # failures of the tracing itself: any one makes the case's verdict an error (never "dropped", "not shared")
+        self.harness_errors: list[str] = []
+
+    def harness_failed(self, where: str) -> None:
+        """Record the exception being handled as a failure of the harness's own tracing at `where`."""
+        self.harness_errors.append(f"{where}: {traceback.format_exc(limit=-4).strip()}")
 
     @staticmethod
     def is_draft(model) -> bool:
@@ -175,7 +184,8 @@ class Probe:
             init = {}
             with torch.no_grad():
                 for n, p in named:
-                    init[n] = p.detach().clone()
+                    if probe.keep_init:
+                        init[n] = p.detach().clone()
                     p.fill_(float("nan") if p.is_floating_point() else INT_SENTINEL)
             t0 = time.perf_counter()
             by_ptr: dict[int, str] = {}
@@ -184,8 +194,12 @@ class Probe:
             def given(ws):
                 for name, t in ws:
                     probe.given.append(name)
-                    ptr = _storage_ptr(t)
-                    if ptr:
+                    try:
+                        ptr = _storage_ptr(t)
+                    except Exception:
+                        probe.harness_failed(f"reading the storage of checkpoint tensor {name!r}")
+                        raise
+                    if ptr:  # an empty tensor has no storage to follow (and can land nowhere)
                         by_ptr[ptr] = name
                     yield name, t
 
@@ -197,23 +211,30 @@ class Probe:
             finally:
                 restore()
                 probe.load_s = time.perf_counter() - t0
-                with torch.no_grad():
-                    for n, p in named:
-                        unfilled = torch.isnan(p) if p.is_floating_point() else (p == INT_SENTINEL)
-                        k = int(unfilled.sum())
-                        filled = 1.0 - k / max(1, p.numel())
-                        rec = {"shape": list(p.shape), "dtype": str(p.dtype).replace("torch.", ""), "filled": filled}
-                        if k == 0:
-                            t = p.detach().to("cpu").contiguous()
-                            if t.is_floating_point():
-                                t = t.float()
-                            rec["sha256"] = hashlib.sha256(t.numpy().tobytes()).hexdigest()
-                        if k:
-                            rec["unfilled"] = _unfilled_parts(model, n, unfilled)
-                            p[unfilled] = init[n][unfilled]
-                        probe.params[n] = rec
+                try:
+                    probe.measure(model, named, init)
+                except Exception:  # recorded, not raised: vLLM's own exception (if any) stays the one that propagates
+                    probe.harness_failed("measuring the parameters after load_weights")
 
         model.load_weights = load_weights
+
+    def measure(self, model, named, init) -> None:
+        """Per parameter: the fraction written (elements no longer the sentinel), its bytes' sha256 when whole, which
+        parts stayed unfilled; unfilled elements get their initial values back."""
+        import torch
+
+        with torch.no_grad():
+            for n, p in named:
+                unfilled = torch.isnan(p) if p.is_floating_point() else (p == INT_SENTINEL)
+                k = int(torch.count_nonzero(unfilled))  # not unfilled.sum(): that widens the mask to int64 first
+                filled = 1.0 - k / max(1, p.numel())
+                rec = {"shape": list(p.shape), "dtype": str(p.dtype).replace("torch.", ""), "filled": filled}
+                if k == 0:
+                    rec["sha256"] = _sha256_f32(p)
+                if k:
+                    rec["unfilled"] = _unfilled_parts(model, n, unfilled)
+                    p[unfilled] = init[n][unfilled] if n in init else 0
+                self.params[n] = rec
 
     def watch_copies(self, by_ptr: dict[int, str]):
         """Note every checkpoint tensor copied anywhere while load_weights runs; returns the undo."""
@@ -222,7 +243,14 @@ class Probe:
         probe, copy_, setitem = self, torch.Tensor.copy_, torch.Tensor.__setitem__
 
         def note(src) -> None:
-            name = by_ptr.get(_storage_ptr(src)) if isinstance(src, torch.Tensor) else None
+            if not isinstance(src, torch.Tensor):
+                return
+            try:
+                ptr = _storage_ptr(src)
+            except Exception:
+                probe.harness_failed("reading the storage of a tensor copied by load_weights")
+                raise
+            name = by_ptr.get(ptr) if ptr else None
             if name is not None:
                 probe.landed.add(name)
 
@@ -243,11 +271,26 @@ class Probe:
 
 
 def _storage_ptr(t) -> int:
-    """The address of a tensor's storage (shared by its views), 0 when it has none."""
-    try:
-        return t.untyped_storage().data_ptr()
-    except Exception:
-        return 0
+    """The address of a tensor's storage (shared by its views). A tensor without one raises: the harness cannot
+    say where it went, and says so (Probe.harness_errors) instead of calling it dropped."""
+    return t.untyped_storage().data_ptr()
+
+
+def _sha256_f32(p) -> str:
+    """sha256 of a parameter's values as float32 (int64 for integers), C order, converted a block of rows at a time
+    (a multi-GB embedding is never copied whole)."""
+    h = hashlib.sha256()
+    t = p.detach().to("cpu")
+    if t.numel() == 0:
+        return h.hexdigest()
+    rows = t.reshape(t.shape[0], -1) if t.dim() > 1 else t.reshape(-1, 1) if t.dim() == 1 else t.reshape(1, 1)
+    step = max(1, (1 << 22) // max(1, rows.shape[1]))
+    for at in range(0, rows.shape[0], step):
+        block = rows[at : at + step].contiguous()
+        if block.is_floating_point():
+            block = block.float()
+        h.update(block.numpy().tobytes())
+    return h.hexdigest()
 
 
 def _unfilled_parts(model, name: str, unfilled) -> list[str]:
@@ -257,11 +300,8 @@ def _unfilled_parts(model, name: str, unfilled) -> list[str]:
         return ["*"]
     rows = unfilled.reshape(unfilled.shape[0], -1) if unfilled.dim() > 1 else unfilled.reshape(-1, 1)
     row_all, row_any = rows.all(dim=1), rows.any(dim=1)
-    try:
-        mod = model.get_submodule(name.rsplit(".", 1)[0])
-        sizes = list(getattr(mod, "output_sizes", None) or [])
-    except Exception:
-        mod, sizes = None, []
+    mod = model.get_submodule(name.rsplit(".", 1)[0]) if "." in name else model
+    sizes = list(getattr(mod, "output_sizes", None) or [])
     parts = []
     if sizes and sum(sizes) == rows.shape[0]:
         labels = ["q", "k", "v"] if "QKV" in type(mod).__name__ and len(sizes) == 3 else [str(i) for i in range(len(sizes))]
@@ -301,13 +341,6 @@ def _install(probe: Probe) -> None:
     cls._specbridge_probe = probe
 
 
-def _same_storage(a, b) -> bool:
-    try:
-        return a is b or (a.data_ptr() == b.data_ptr() and a.shape == b.shape)
-    except Exception:
-        return False
-
-
 def _final_status(probe: Probe) -> dict[str, str]:
     """own / shared-from-target for each draft parameter after engine start-up (the proposer may swap
     embed_tokens / lm_head modules for the target's)."""
@@ -327,29 +360,43 @@ def _final_status(probe: Probe) -> dict[str, str]:
     return out
 
 
-def _cleanup(llm) -> None:
-    try:
-        if llm is not None:
-            eng = getattr(llm, "llm_engine", None)
-            core = getattr(eng, "engine_core", None)
-            if core is not None and hasattr(core, "shutdown"):
+def _cleanup(llm) -> list[str]:
+    """Shut the engine down so the next drafter starts its own; returns what failed on the way (said in the result's
+    `cleanup_errors` and on stderr: a later case of the same process may then be affected)."""
+    failed = []
+    if llm is not None:
+        core = getattr(getattr(llm, "llm_engine", None), "engine_core", None)
+        if core is not None and hasattr(core, "shutdown"):
+            try:
                 core.shutdown()
-    except Exception:
-        pass
+            except Exception as e:  # noqa: BLE001  reported below
+                failed.append(f"engine_core.shutdown: {type(e).__name__}: {e}")
     try:
         from vllm.distributed.parallel_state import destroy_distributed_environment, destroy_model_parallel
 
         destroy_model_parallel()
         destroy_distributed_environment()
-    except Exception:
-        pass
+    except Exception as e:  # noqa: BLE001  reported below
+        failed.append(f"destroy the parallel state: {type(e).__name__}: {e}")
+    for line in failed:
+        sys.stderr.write(f"[vllm_loader] cleanup: {line}\n")
     gc.collect()
+    return failed
 
 
-def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: int, method: str = "eagle3", parallel: bool = False) -> dict:
+def load_one(
+    target: str,
+    drafter: str,
+    k: int,
+    generate: int,
+    max_model_len: int,
+    method: str = "eagle3",
+    parallel: bool = False,
+    keep_init: bool = True,
+) -> dict:
     from vllm import LLM, SamplingParams
 
-    probe = Probe()
+    probe = Probe(keep_init)
     _install(probe)
     res = {"drafter": drafter, "raised": None, "inner_error": None, "params": {}, "missing": [], "generate": None}
     llm = None
@@ -379,8 +426,16 @@ def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: in
         res["traceback_tail"] = traceback.format_exc().splitlines()[-6:]
     res["start_s"] = round(time.perf_counter() - t0, 2)
     res["inner_error"] = probe.inner_error
+    res["vllm_version"] = _vllm_version()
     res["draft_class"] = type(probe.draft).__name__ if probe.draft is not None else None
-    final = _final_status(probe) if res["raised"] is None else {}
+    if res["raised"] is None and probe.draft is None:
+        probe.harness_errors.append("vLLM started without any drafter load_weights seen by the probe (Probe.is_draft knows no such class)")
+    final = {}
+    if res["raised"] is None and probe.draft is not None:
+        try:
+            final = _final_status(probe)
+        except Exception:
+            probe.harness_failed("comparing draft and target parameter storage")
     for n, rec in probe.params.items():
         rec = dict(rec)
         if final:
@@ -413,10 +468,17 @@ def load_one(target: str, drafter: str, k: int, generate: int, max_model_len: in
             if isinstance(e, KeyboardInterrupt):
                 raise
             res["generate"] = {"error": f"{type(e).__name__}: {e}"}
-    _cleanup(llm)
+    res["cleanup_errors"] = _cleanup(llm)
+    res["harness_errors"] = probe.harness_errors
     del llm
     gc.collect()
     return res
+
+
+def _vllm_version() -> str:
+    import vllm
+
+    return str(getattr(vllm, "__version__", "unknown"))
 
 
 def accept(target: str, drafter: str, prompts: list[list[int]], k: int, max_new: int, method: str, max_model_len: int) -> dict:
@@ -491,6 +553,13 @@ def main(argv=None) -> int:
     )
     ld.add_argument("--keep-guard", action="append", default=[], help="a drafter loaded with V1's refusal in place (repeatable)")
     ld.add_argument("--parallel-drafting", action="store_true", help="speculative_config parallel_drafting (P-EAGLE)")
+    ld.add_argument(
+        "--restore",
+        choices=("init", "zeros"),
+        default="init",
+        help="what unfilled parameter elements get after the measurement: their initial values (a copy of every parameter "
+        "is kept: generation runs as it would have) or zeros (specbridge verify with --generate 0: the drafter held once)",
+    )
     args = ap.parse_args(argv)
 
     if args.cmd == "make-target":
@@ -520,7 +589,8 @@ def main(argv=None) -> int:
     for d in args.drafters:
         if guard is not None:  # vLLM's own check for the drafters in --keep-guard, none for the others
             vllm_config.VllmConfig._validate_v1_model_runner = guard if d in args.keep_guard else (lambda self: None)
-        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method, args.parallel_drafting))
+        keep_init = args.restore == "init"
+        results.append(load_one(args.target, d, args.k, args.generate, args.max_model_len, args.method, args.parallel_drafting, keep_init))
         sys.stderr.write(f"[vllm_loader] {d}: {'raised ' + results[-1]['raised'][:200] if results[-1]['raised'] else 'loaded'}\n")
     sys.stdout.write("\n@@SPECBRIDGE-RESULT@@" + json.dumps(results) + "\n")
     sys.stdout.flush()

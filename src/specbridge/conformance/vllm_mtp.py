@@ -259,7 +259,7 @@ def _tensor_sha(t, dtype=None) -> str:
     return hashlib.sha256(t.numpy().tobytes()).hexdigest()
 
 
-def load_one(target: str, k: int, dtype: str = "float32") -> dict:
+def load_one(target: str, k: int, dtype: str = "float32", share: bool = True) -> dict:
     import torch
     from vllm.config import set_current_vllm_config
 
@@ -292,8 +292,9 @@ def load_one(target: str, k: int, dtype: str = "float32") -> dict:
             model = _load_hashed(proposer, probe, hashes, vllm_config.model_config.dtype)
             res["draft_class"] = type(model).__name__
             res["load_s"] = round(time.perf_counter() - t1, 2)
-            stage = "target"
-            probe.target = _share_with_target(proposer, model, vllm_config)
+            if share:  # the whole target loaded for the sharing the engine serves (skipped: only the head's shards given)
+                stage = "target"
+                probe.target = _share_with_target(proposer, model, vllm_config)
         except Exception as e:  # noqa: BLE001
             res.update(raised=_error(e), stage=stage, traceback_tail=traceback.format_exc().splitlines()[-4:])
     res.setdefault("load_s", round(time.perf_counter() - t1, 2))
@@ -305,6 +306,7 @@ def load_one(target: str, k: int, dtype: str = "float32") -> dict:
     final = _final_status(probe) if probe.target is not None else {}
     res["shared_from_target"] = sorted(n for n, f in final.items() if f == "shared-from-target") if final else None
     res["skipped"] = sorted(set(probe.given) - probe.landed)
+    res["harness_errors"] = probe.harness_errors
     res["given"] = len(set(probe.given))
     res["sources"] = _sources(probe, hashes)
     return res
@@ -432,6 +434,12 @@ def main(argv=None) -> int:
     ld.add_argument("targets", nargs="*")
     ld.add_argument("--k", type=int, default=1, help="num_speculative_tokens")
     ld.add_argument("--dtype", default="float32")
+    ld.add_argument(
+        "--no-target",
+        action="store_true",
+        help="skip loading the whole target after the MTP class (its embed/lm_head sharing is then not observed: "
+        "specbridge verify hands a sharded target's head shards only)",
+    )
     ld.add_argument("--cases", help='a JSON list of {"target": DIR, "k": K, "dtype": DTYPE}, run after the targets')
     sv = sub.add_parser("serve")
     sv.add_argument("target")
@@ -460,7 +468,7 @@ def main(argv=None) -> int:
         results = []
         for c in cases:
             t = c["target"]
-            results.append(load_one(t, c["k"], c["dtype"]))
+            results.append(load_one(t, c["k"], c["dtype"], not c.get("no_target", args.no_target)))
             r = results[-1]
             sys.stderr.write(f"[vllm_mtp] {t}: {('raised at ' + r['stage'] + ': ' + r['raised'][:200]) if r['raised'] else 'loaded'}\n")
     sys.stdout.write("\n" + RESULT + json.dumps(results) + "\n")
