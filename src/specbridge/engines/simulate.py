@@ -9,7 +9,7 @@ from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..checkpoint.reader import Checkpoint
-from .expr import ExprError, RowError, evaluate
+from .expr import evaluate, row_context, value_or
 from .spec import Dispatch, DraftClass, Era, FamilyRange, Param, Step
 
 if TYPE_CHECKING:  # the view imports checkpoint_facts from here
@@ -160,12 +160,8 @@ def _resolve_fields(cls: DraftClass, cfg: dict, has: dict) -> tuple[dict, list[s
             errors.append(f.required)
         ns[f.name] = value
     for d in cls.derive:
-        try:
-            ns[d.name] = evaluate(d.expr, ns)
-        except RowError as e:
-            raise RowError(f"{cls.file}: derive {d.name}: {e}") from None
-        except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row: no value
-            ns[d.name] = None
+        with row_context(f"derive {d.name}"):
+            ns[d.name] = value_or(d.expr, ns, None)  # the config's values give none: no value
     return ns, errors
 
 
@@ -181,22 +177,12 @@ def _valid(f, v) -> bool:
 
 
 def _shape(exprs: tuple[str, ...], ns: dict) -> tuple | None:
-    try:
-        out = tuple(evaluate(e, ns) for e in exprs)
-    except RowError:
-        raise
-    except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row: no shape
-        return None
+    out = tuple(value_or(e, ns, None) for e in exprs)  # a dimension the config's values do not give: no shape
     return None if any(type(x) is not int or not 0 <= x < MAX_DIM**2 for x in out) else out
 
 
 def _when(expr: str, ns: dict) -> bool:
-    try:
-        return bool(evaluate(expr, ns))
-    except RowError:
-        raise
-    except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row
-        return False
+    return bool(value_or(expr, ns, False))  # a condition the config's values cannot decide does not hold
 
 
 def expand_params(cls: DraftClass, ns: dict) -> list[tuple[str, Param, dict]]:
@@ -228,12 +214,7 @@ def _per_expert(p: Param, local: dict) -> Param:
 
 
 def _count(expr: str, ns: dict) -> int | None:
-    try:
-        n = evaluate(expr, ns)
-    except RowError:
-        raise
-    except (ExprError, TypeError, ZeroDivisionError):
-        return None
+    n = value_or(expr, ns, None)
     return n if type(n) is int and 0 < n < 4096 else None
 
 
@@ -436,19 +417,25 @@ def _without_null_target_hidden(flat: dict) -> dict:
     return {k: v for k, v in flat.items() if not (k == "target_hidden_size" and v is None)}
 
 
+def row_origin(engine: str, cls: DraftClass) -> str:
+    """Where a class's rows are written (the table module) and what they mirror (the engine file), for a RowError."""
+    return f"specbridge/engines/{engine}.py, class {cls.name} (rows mirroring {cls.file})"
+
+
 def simulate(view: CheckpointView, era: Era, version: str, family: FamilyRange | None = None) -> LoadReport:
     """The engine version's load of this checkpoint: dispatch, then the config namespace the class is
     built from, then every checkpoint tensor's fate, then every parameter's fill. `family`: the engine's row
     for a drafter family other than EAGLE-3 that covers this version."""
     dis = dispatch(view, era, family)
-    ns, errors = namespace(dis, view.facts)
-    params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
-    fates, filled, mismatched = tensor_fates(view.ckpt, dis.cls, params, ns, errors)
-    fills = param_fills(dis.cls, params, filled, fates)
-    # the loader's own checks run after every tensor went through it (only in a class the engine built), and the
-    # first that raises is the one seen
-    if dis.ok:
-        errors.extend(empty_layers(dis.cls, params, filled) or unfilled(dis.cls, params, filled, ns))
+    with row_context(row_origin(era.engine, dis.cls)):  # a broken row is named with its table's file
+        ns, errors = namespace(dis, view.facts)
+        params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
+        fates, filled, mismatched = tensor_fates(view.ckpt, dis.cls, params, ns, errors)
+        fills = param_fills(dis.cls, params, filled, fates)
+        # the loader's own checks run after every tensor went through it (only in a class the engine built), and the
+        # first that raises is the one seen
+        if dis.ok:
+            errors.extend(empty_layers(dis.cls, params, filled) or unfilled(dis.cls, params, filled, ns))
     return LoadReport(
         engine=era.engine,
         version=version,
