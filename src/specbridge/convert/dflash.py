@@ -87,7 +87,7 @@ def engine_class(engine: str, arch: str | None = None):
 
 
 def plan_dflash(view, to: str | None, engine: str | None, target=None, embed: str = "keep"):
-    """Every step of a DFlash conversion, decided before a byte is written (convert/plan.py's Plan)."""
+    """Every step of a DFlash conversion, decided before a byte is written (convert/common.py's Plan)."""
 
     src = view.ckpt
     if embed != "keep":

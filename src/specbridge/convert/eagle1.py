@@ -128,7 +128,7 @@ def _row_and_class(engine: str, arch: str | None, layout: Layout | None):
 
 
 def plan_eagle1(view, to: str | None, engine: str | None, target=None, embed: str = "keep"):
-    """Every step of an EAGLE-1/2 conversion, decided before a byte is written (convert/plan.py's Plan)."""
+    """Every step of an EAGLE-1/2 conversion, decided before a byte is written (convert/common.py's Plan)."""
 
     src = view.ckpt
     if embed != "keep":
