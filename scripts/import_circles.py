@@ -8,8 +8,9 @@ measures the graph without importing the package, from ``ast`` alone, so it is
 safe and fast; tests/test_import_circles.py runs the same measure.
 
 Two graphs are printed: module-level imports only (what runs at import time;
-``if TYPE_CHECKING:`` blocks left out), and the same plus the imports inside
-functions (lazy imports: not a load-order circle, but still a tangle).
+``if TYPE_CHECKING:`` blocks left out), and every import written: the same plus
+the imports inside functions (lazy imports) and under TYPE_CHECKING (types only):
+not a load-order circle, but still a tangle.
 
     python scripts/import_circles.py [--lazy] [--src src]
 """
@@ -47,14 +48,15 @@ def _is_type_checking(node: ast.If) -> bool:
 
 
 def _imports(tree: ast.AST, lazy: bool) -> Iterator[ast.Import | ast.ImportFrom]:
-    """The import statements that run: module level, plus function bodies if `lazy`."""
+    """The import statements that run at import time; with `lazy`, every one written (function bodies and
+    TYPE_CHECKING blocks too)."""
     stack: list[ast.AST] = [tree]
     while stack:
         node = stack.pop()
         for child in ast.iter_child_nodes(node):
             if isinstance(child, ast.Import | ast.ImportFrom):
                 yield child
-            elif isinstance(child, ast.If) and _is_type_checking(child):
+            elif isinstance(child, ast.If) and _is_type_checking(child) and not lazy:
                 continue
             elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
                 if lazy:
@@ -89,7 +91,7 @@ def _parsed(src: Path) -> dict[str, tuple[Path, ast.Module]]:
 
 
 def import_graph(src: Path, lazy: bool = False) -> dict[str, set[str]]:
-    """Module -> the package modules it imports (an `import a.b.c` names a.b.c)."""
+    """Module -> the package modules it imports (an `import a.b.c` names a.b.c); `lazy`: every import written."""
     modules = module_names(src)
     graph: dict[str, set[str]] = {name: set() for name in modules}
     for module, (path, tree) in _parsed(src).items():
@@ -178,7 +180,7 @@ def main(argv: list[str] | None = None) -> int:
     with_lazy = import_graph(args.src, lazy=True)
     eager_circles = circles(eager)
     _report("module-level imports", eager_circles, eager)
-    _report("module-level + function-level imports", circles(with_lazy), with_lazy)
+    _report("every import written (function-level and TYPE_CHECKING too)", circles(with_lazy), with_lazy)
     return 1 if unexpected_circles(eager_circles) or unexpected_circles(circles(with_lazy)) else 0
 
 

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..checkpoint.reader import Checkpoint
 from .expr import evaluate, row_context, value_or
+from .facts import ROW_NAMES, checkpoint_facts  # noqa: F401 - checkpoint_facts: where callers long found it
 from .spec import Dispatch, DraftClass, Era, FamilyRange, Param, Step
 
-if TYPE_CHECKING:  # the view imports checkpoint_facts from here
+if TYPE_CHECKING:  # a type only: the view reads its facts from engines/facts.py, below both
     from ..view import CheckpointView
 
 
@@ -474,32 +475,6 @@ def unfilled(cls: DraftClass, params: dict, filled: dict, ns: dict) -> list[str]
         return []
     names = [name for name, (p, _) in params.items() if not filled[name] and not p.side_file and (cls.unfilled_all or p.plain)]
     return [cls.unfilled_message.format(names=", ".join(names))] if names else []
-
-
-def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
-    """What the checkpoint holds, as names the rows' expressions read beside the config fields."""
-    names = list(ckpt.tensors)
-    return {
-        "has_embed": any(n.endswith("embed_tokens.weight") for n in names),
-        "has_head": any(n.endswith("lm_head.weight") for n in names),
-        "has_d2t": any("d2t" in n for n in names),
-        "has_mask_hidden": any("mask_hidden" in n for n in names),
-        # a side file beside the weights the engine reads by name (DFlash's mask embedding)
-        "has_mask_file": ckpt.root.is_dir() and (ckpt.root / "mask_embedding.pt").is_file(),
-        # Medusa's reduced draft vocabulary: the ids its heads' rows stand for (vLLM medusa.py load_weights)
-        "has_token_map": any(n.removeprefix("medusa_heads.") == "token_map" for n in names),
-        # the target's vocabulary size: None here; check of a family other than EAGLE-3 fills it from --target (rows
-        # whose classes compare the draft vocabulary with the target's read it: DFlash's draft_id_to_target_id)
-        "Vt": None,
-        # the target's decoder layers and routed experts (vLLM's get_num_layers / is_moe): None here; check of a family
-        # other than EAGLE-3 fills them from --target (DeepSeek's EAGLE class counts its layers after the target's)
-        "Nt": None,
-        "Et": None,
-    }
-
-
-# every name a row may read besides its class's fields and derives: the checkpoint facts, the layer / aux index
-ROW_NAMES = ("has_embed", "has_head", "has_d2t", "has_mask_hidden", "has_mask_file", "has_token_map", "Vt", "Nt", "Et", "i", "j")
 
 
 def namespace(dis: Dispatched, facts: dict[str, bool]) -> tuple[dict, list[str]]:
