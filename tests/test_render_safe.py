@@ -64,7 +64,7 @@ def test_convert_report_prints_hostile_names(tmp_path):
 
 
 def test_eval_summary_escapes_paths_engine_and_notes():
-    from specbridge.cli.eval_cmd import print_summary
+    from specbridge.cli.eval_common import print_summary
 
     c = Console(file=io.StringIO(), width=400, color_system=None, emoji=False)
     out = {

@@ -277,7 +277,7 @@ def render_eval_summary(d: Path) -> None:
     from rich.console import Console
 
     from .checkpoint.reader import open_checkpoint
-    from .cli.eval_cmd import print_summary
+    from .cli.eval_common import print_summary
     from .rules.check import check
     from .view import read_view
 

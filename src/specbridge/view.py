@@ -9,7 +9,7 @@ import os
 from dataclasses import dataclass
 
 from .checkpoint.reader import Checkpoint, open_checkpoint
-from .engines.simulate import checkpoint_facts
+from .engines.facts import checkpoint_facts
 from .families.detect import FamilyVerdict, detect_family
 from .families.table import Family
 from .layouts.canonical import Drafter, describe

@@ -78,8 +78,7 @@ def bench_command(
 
     Acceptance is read from the engine's own counters (deltas over the run), with the speedup vs a baseline and
     the crossover. Prompts are sent as token ids from the server's /tokenize: the same ids eval measures."""
-    from .commands import fail
-    from .contract import EXIT_FINDINGS, error_object, print_json
+    from .contract import EXIT_FINDINGS, error_object, fail, print_json
 
     try:
         import httpx  # noqa: F401

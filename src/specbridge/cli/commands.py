@@ -9,30 +9,9 @@ import sys
 from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
-from .contract import CliError, print_json
-
-
-def fail(message: str, code: int = 2) -> int:
-    """Refuse: the entry point prints one line (and a JSON object under --json) and exits with `code`."""
-    raise CliError(message, code)
-
-
-GATE_SEVERITIES = ("warning",)  # --fail-on warning: every warning fails the run (the strict CI gate, docs/ci.md)
-
-
-def split_codes(values: list[str] | None, severities: tuple[str, ...] = ()) -> set[str]:
-    """'--fail-on C001,A002 --fail-on V009' -> {'C001', 'A002', 'V009'} (validated against the catalogue); a
-    severity name in `severities` ('warning') is kept as it is, lower case, and stands for every finding of it."""
-    from ..rules.registry import RULES
-
-    words = [c.strip() for v in values or () for c in v.split(",") if c.strip()]
-    named = {w.lower() for w in words if w.lower() in severities}
-    codes = {w.upper() for w in words if w.lower() not in severities}
-    unknown = sorted(codes - set(RULES))
-    if unknown:
-        also = f" or a severity ({', '.join(severities)})" if severities else ""
-        fail(f"unknown finding code(s) {', '.join(unknown)} (the catalogue: docs/rules.md{also})")
-    return codes | named
+from .contract import CliError, fail, print_json
+from .gate import GATE_SEVERITIES, gate, split_codes
+from .optspec import validate_draft_shape
 
 
 def inspect_cmd(path: Path, as_json: bool) -> int:
@@ -124,17 +103,6 @@ def resolve_inputs(engines: list[str] | None, target: str | Path | None, launch:
             target = Path(lau.target)
     tgt = open_target_arg(target) if target is not None else None
     return specs or ["all"], tgt, lau
-
-
-def gate(results, fail_on: set[str], ignore: set[str]) -> list[str]:
-    """The finding codes that fail this run: errors unless ignored, plus any code named in --fail-on and every
-    finding of a severity named there (--fail-on warning)."""
-    out = []
-    for r in results:
-        for f in r.findings:
-            if (f.severity == "error" and f.code not in ignore) or f.code in fail_on or f.severity in fail_on:
-                out.append(f.code)
-    return sorted(set(out))
 
 
 def check_cmd(
@@ -444,26 +412,3 @@ def launch_cmd(
         print(f"cat > {fname} <<'EOF'\n{text}EOF")
     print(cmd)
     return 0
-
-
-def validate_draft_shape(steps: int, topk: int, draft_tokens: int | None) -> None:
-    """Draft depth, branching and node budget the engines accept, each by its optspec.NUMBERS row (steps ≥ 1,
-    topk ≥ 1, draft tokens ≥ 2) and together: a chain (topk 1) verifies exactly steps + 1 tokens; a tree at
-    most the nodes SGLang accepts (engines.launch, the same bound check's C008 applies to a launch line).
-    Unusable input (exit 2), wherever a command meets it: at the door, or once a drafter's default depth is known."""
-    from .optspec import check_number
-
-    check_number("--steps", steps)
-    check_number("--topk", topk)
-    check_number("--draft-tokens", draft_tokens)
-    if draft_tokens is None:
-        return
-    if topk == 1:
-        if draft_tokens != steps + 1:
-            fail(f"--draft-tokens {draft_tokens} with --topk 1 must be steps + 1 = {steps + 1} (a chain has no other size)")
-        return
-    from ..engines.launch import max_draft_tokens
-
-    most = max_draft_tokens(steps, topk)
-    if not draft_tokens <= most:
-        fail(f"--draft-tokens must be between 2 and {most} (topk {topk} × steps {steps} + 1) for a tree; got {draft_tokens}")

@@ -108,3 +108,8 @@ def report_error(err: CliError, as_json: bool) -> int:
     if as_json and not ANSWERED["json"]:
         print(dumps(document("error", {"ok": False, "error": error_object(err.code, message)})))
     return err.code
+
+
+def fail(message: str, code: int = 2) -> int:
+    """Refuse: the entry point prints one line (and a JSON object under --json) and exits with `code`."""
+    raise CliError(message, code)

@@ -37,7 +37,7 @@ def convert_cmd(
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.write import WriteFailed
     from ..convert.run import Result, execute, post_check
-    from .commands import fail
+    from .contract import fail
     from .progress import CopyProgress
 
     to, embed, shard = validate_convert(to, out, in_place, engine, embed, shard_size, force)
@@ -73,7 +73,7 @@ def validate_convert(
 ):
     """(layout, embed mode, shard bytes) as the request means them; a contradictory or unknown one, and a
     destination that exists (without --force) or cannot be written, are refused before any work."""
-    from .commands import fail
+    from .contract import fail
     from .optspec import check_number
     from .paths import output_dir
 
@@ -102,7 +102,7 @@ def make_plan(src: Path, to: str | None, engine: str | None, target, embed: str)
     from ..convert.plan import ConvertError, plan_conversion
     from ..engines.registry import EngineSpecError
     from ..view import read_view
-    from .commands import fail
+    from .contract import fail
     from .guards import refuse_non_drafter
     from .targets import open_target_arg
 

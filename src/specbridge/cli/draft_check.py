@@ -84,7 +84,7 @@ def draft_results(view, target, specs, launch=None) -> tuple[list[DraftResult], 
 
 
 def check_draft(e: PlainDraft, as_json: bool, failing_codes: set[str], ignored_codes: set[str]) -> int:
-    from .commands import gate
+    from .gate import gate
 
     view = e.view
     if e.target is None:  # a target passed by mistake, or a draft model without the target it drafts for
@@ -162,7 +162,7 @@ def draft_model_launch(view, engine: str, drafter: str, served: str, target, ste
     refused with what it says instead (exit 1)."""
     from ..engines.launch import build_launch, family_steps, parse_launch
     from ..engines.registry import LAUNCHERS, draft_model_places
-    from .commands import validate_draft_shape
+    from .optspec import validate_draft_shape
 
     if target is None:
         raise CliError("a plain draft model's launch line is checked against its target's tokenizer: give the target's directory")

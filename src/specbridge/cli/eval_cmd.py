@@ -9,6 +9,7 @@ from typing import Optional
 
 import typer
 
+from .eval_common import load_target_or_fail, pick_device, report_refusal, report_result, run_facts
 from .options import FLAG, dtype_or_fail, number_param, path_argument, prompt_format_or_fail, shared_param
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
@@ -30,8 +31,8 @@ def validate_eval(
     """Every option checked before the target is loaded (a bad value must not cost a minute first). The
     command line has checked each number by its optspec.NUMBERS row already; the same rows again here for a
     caller of eval_cmd itself, and the options that bound each other."""
-    from .commands import fail, validate_draft_shape
-    from .optspec import check_number
+    from .contract import fail
+    from .optspec import check_number, validate_draft_shape
 
     validate_draft_shape(steps, topk, draft_tokens)
     for flag, value in (("--max-new-tokens", max_new), ("--num-prompts", num_prompts), ("--threads", threads)):
@@ -43,22 +44,12 @@ def validate_eval(
 
 
 def check_fail_under(fail_under: float | None, steps: int) -> None:
-    from .commands import fail
+    from .contract import fail
     from .optspec import check_number
 
     check_number("--fail-under", fail_under)
     if fail_under is not None and fail_under > steps + 1:
         fail(f"--fail-under is a mean accept length: between 1 and steps + 1 = {steps + 1}, got {fail_under}")
-
-
-def pick_device(torch, device: str) -> str:
-    from .commands import fail
-
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        fail("--device cuda but torch sees no CUDA device (this torch build or machine has none); use --device cpu")
-    return device
 
 
 def eval_cmd(
@@ -83,7 +74,7 @@ def eval_cmd(
 ) -> int:
     """Validate everything, load the drafter and the target, build the drafter as the engine version would
     load it, measure, report (with the --fail-under verdict)."""
-    from .commands import fail
+    from .contract import fail
     from .paths import input_file, output_file
     from .targets import loadable_target
 
@@ -135,7 +126,7 @@ def eval_cmd(
 
         trained = speculators_tokens(view.ckpt.config or {}) if view.verdict.family.name == "peagle" else None
         steps = trained or 3
-        from .commands import validate_draft_shape
+        from .optspec import validate_draft_shape
 
         validate_draft_shape(steps, topk, draft_tokens)
         check_fail_under(fail_under, steps)
@@ -184,7 +175,7 @@ def open_drafter(draft: Path):
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.reader import open_checkpoint
     from ..view import read_view
-    from .commands import fail
+    from .contract import fail
     from .guards import refuse_non_drafter
 
     try:
@@ -221,7 +212,7 @@ def eval_dflash(
     default block_size - 1); DSpark's is k tokens from the anchor (default k = block_size, vLLM's
     num_speculative_tokens default for method dspark), then its Markov walk."""
     from ..families.dflash import geometry
-    from .commands import fail
+    from .contract import fail
 
     dspark = view.verdict.family.name == "dspark"
     cfg = view.ckpt.config or {}
@@ -301,7 +292,7 @@ def eval_eagle1(
 ) -> int:
     """An EAGLE-1/2 drafter: a chain of k = --steps tokens per verify step (default 3), fed the target's last hidden
     state, built as trained or as the engine version loads it (check's load report)."""
-    from .commands import fail
+    from .contract import fail
 
     steps = 3 if steps is None else steps
     if topk != 1:
@@ -340,23 +331,11 @@ def eval_eagle1(
     )
 
 
-def run_facts(notes: list[str], findings: list, tpath, draft, device: str, dtype: str) -> dict:
-    """The last keys of every eval's JSON: the notes, check's findings, and what ran where."""
-    return {
-        "notes": notes,
-        "findings": [f.to_json() for f in findings],
-        "target": str(tpath),
-        "draft": str(draft),
-        "device": device,
-        "dtype": dtype,
-    }
-
-
 def need_ml() -> None:
     """Refuse (exit 2, naming the extra) when torch is not installed: eval measures with the models themselves."""
     from importlib.util import find_spec
 
-    from .commands import fail
+    from .contract import fail
 
     if find_spec("torch") is None:
         fail(ML_MISSING)
@@ -367,7 +346,7 @@ ML_MISSING = "eval needs torch and transformers: pip install 'specbridge[ml]' (t
 
 def load_for_eval(load_as: str, findings: list, threads: int, device: str, dtype: str):
     """(torch, the device picked, the target's (model, tokenizer, path)), the engine-version warnings said first."""
-    from .commands import fail
+    from .contract import fail
 
     try:
         import torch
@@ -379,16 +358,6 @@ def load_for_eval(load_as: str, findings: list, threads: int, device: str, dtype
     return torch, device, load_target_or_fail(load_as, getattr(torch, dtype), device)
 
 
-def load_target_or_fail(target: str, torch_dtype, device: str):
-    from ..model.target import load_target
-    from .commands import fail
-
-    try:
-        return load_target(target, dtype=torch_dtype, device=device)
-    except (FileNotFoundError, RuntimeError) as e:
-        fail(str(e))
-
-
 def engine_view(view, engine: str | None) -> tuple:
     """(the engine version's simulated load, its JSON summary, check's findings for it) — the very run
     `check --engine` makes, so eval and check agree — or (None, None, []) for the drafter as trained."""
@@ -396,7 +365,7 @@ def engine_view(view, engine: str | None) -> tuple:
         return None, None, []
     from ..engines.registry import EngineSpecError, resolve
     from ..rules.check import check
-    from .commands import fail
+    from .contract import fail
 
     try:
         places = resolve(engine)
@@ -450,30 +419,6 @@ def build_engine_drafter(view, model, report, algorithm: str):
     return build_drafter(view, model, text.num_hidden_layers, report, arch, text.model_type, algorithm)
 
 
-def report_refusal(refused: str, engine_json: dict | None, findings: list, notes: list[str], as_json: bool) -> int:
-    """The engine would not serve this drafter at all: said, exit 1."""
-    from .contract import EXIT_FINDINGS, print_json
-
-    if as_json:
-        print_json(
-            "eval",
-            {
-                "ok": False,
-                "mean_accept_length": None,
-                "per_position": [],
-                "per_prompt": [],
-                "num_prompts": 0,
-                "engine": engine_json,
-                "refused": refused,
-                "notes": notes,
-                "findings": [f.to_json() for f in findings],
-            },
-        )
-    else:
-        sys.stdout.write(f"predicted: the engine would not serve this drafter — {refused}\n")
-    return EXIT_FINDINGS
-
-
 def measure(
     model,
     built,
@@ -491,7 +436,7 @@ def measure(
     from rich.progress import Progress
 
     from ..eval.run import evaluate, load_prompts
-    from .commands import fail
+    from .contract import fail
 
     try:
         ids = load_prompts(prompts, tok, num_prompts, prompt_format)
@@ -540,96 +485,6 @@ def measure(
             progress=lambda: prog.advance(task),
             parallel=getattr(built, "parallel", None),
         )
-
-
-def report_result(
-    ck,
-    draft,
-    tpath,
-    out: dict,
-    engine_json: dict | None,
-    notes: list[str],
-    steps: int,
-    topk: int,
-    fail_under: float | None,
-    plot: Path | None,
-    as_json: bool,
-) -> int:
-    """JSON or the human summary, the plot, and the --fail-under verdict as the exit code."""
-    from ..checkpoint.hubref import hub_sources
-    from .contract import print_json
-
-    mal = out["mean_accept_length"]
-    ok = fail_under is None or mal >= fail_under
-    out = {"ok": ok, "fail_under": fail_under, **out, **hub_sources(ck.hub)}  # the drafter's commit, for a Hub id
-    if plot:
-        try:
-            _plot(out, plot)
-        except (OSError, RuntimeError, ValueError) as e:  # checked at the door; what changed since is still one line
-            from .commands import fail
-
-            fail(f"--plot {plot}: cannot write: {getattr(e, 'strerror', None) or e}")
-    if as_json:
-        print_json("eval", out)
-        return 0 if ok else 1
-    from rich.console import Console
-
-    c = Console(highlight=False, emoji=False)
-    # a Hub drafter is named org/name@commit: the human summary says which commit was measured
-    print_summary(c, out, ck.root if ck.hub is not None else draft, tpath, engine_json, steps, topk, notes)
-    if fail_under is not None:
-        c.print(f"gate: mean accept length {mal:.3f} {'≥' if ok else '<'} --fail-under {fail_under}: {'ok' if ok else '[bold red]FAIL[/]'}")
-    return 0 if ok else 1
-
-
-def print_summary(c, out: dict, draft, tpath, engine_json: dict | None, steps: int, topk: int, notes: list[str]) -> None:
-    """The human summary of one eval, on rich console `c`. The drafter and target paths, the engine's
-    name and the notes (which quote config values) are escaped: a `[/]` in any of them prints as written."""
-    from rich.table import Table
-
-    from ..display import markup_safe as esc
-
-    where = f" as {esc(engine_json['name'])} {esc(engine_json['version'])} loads it" if engine_json else " (as trained)"
-    c.print(
-        f"[bold]{esc(draft)}[/] on {esc(tpath)}{where}: mean accept length [bold]{out['mean_accept_length']:.3f}[/] "
-        f"over {out['num_prompts']} prompts ({out['drafts']} drafts, k={steps}, topk={topk}); draft acceptance rate {out['draft_acceptance_rate']:.1%}"
-    )
-    for n in notes:
-        c.print(f"  note: {esc(n)}")
-    t = Table(title="per position (accepted / drafts)")
-    for j in range(len(out["per_position"])):
-        t.add_column(f"pos {j}")
-    t.add_row(*[f"{x:.3f}" for x in out["per_position"]])
-    c.print(t)
-    pp = sorted(out["per_prompt"])
-    c.print(f"per prompt: min {pp[0]:.2f}, median {pp[len(pp) // 2]:.2f}, max {pp[-1]:.2f}")
-    if out["mean_accept_length"] <= 1.0 + 1e-9:
-        c.print(
-            "[bold red]accept length 1.00: nothing is ever accepted — a loader or config bug, not a weak drafter (run specbridge check)[/]"
-        )
-
-
-def _plot(out: dict, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from ..display import plot_safe
-
-    fig, (a, b) = plt.subplots(1, 2, figsize=(10, 3.5))
-    a.bar(range(len(out["per_position"])), out["per_position"])
-    a.set_xlabel("draft position")
-    a.set_ylabel("acceptance rate")
-    a.set_ylim(0, 1)
-    a.set_title(f"mean accept length {out['mean_accept_length']:.2f}")
-    if out.get("draft"):  # paths are the user's text: `$` would start mathtext
-        fig.suptitle(plot_safe(f"{out['draft']} on {out.get('target', '?')}"), fontsize=9)
-    b.hist(out["per_prompt"], bins=20)
-    b.set_xlabel("accept length per prompt")
-    b.set_ylabel("prompts")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
 
 
 def register(app: typer.Typer) -> None:

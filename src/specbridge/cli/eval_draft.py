@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .commands import fail
+from .contract import fail
+from .eval_common import load_target_or_fail, pick_device, report_refusal, report_result, run_facts
 
 
 def plain_draft_or_none(draft: Path):
@@ -27,7 +28,6 @@ def eval_draft_model(view, draft: Path, target: str, load_as: str, engine: str |
     """Measure; `o` holds eval's validated options (steps, topk, draft_tokens, prompts, num_prompts, max_new, as_json,
     plot, threads, device, dtype, fail_under, prompt_format)."""
     from .draft_check import draft_results
-    from .eval_cmd import load_target_or_fail, pick_device, report_refusal, report_result, run_facts
     from .targets import open_target_arg
 
     steps = 3 if o["steps"] is None else o["steps"]  # --steps unset: vLLM's and SGLang's usual draft length

@@ -73,8 +73,8 @@ class HeadOnly(Exception):
 def mtp_outcome(probe: MtpProbe, path, specs, target, launch):
     """(results, skipped, head, verdict, the head as a CheckpointView) of the MTP head's check on every requested
     engine version, or a HeadOnly answer when none of them models the head's class."""
+    from ..engines.facts import checkpoint_facts
     from ..engines.registry import NotModelled
-    from ..engines.simulate import checkpoint_facts
     from ..layouts.canonical import describe
     from ..rules.check import check_family
     from ..view import CheckpointView

@@ -45,7 +45,7 @@ def inspect_after_open(path, ckpt, as_json: bool) -> int | None:
     try:
         idx = read_target_index(path)
     except CheckpointError as e:
-        from .commands import fail
+        from .contract import fail
 
         return fail(str(e))
     return show(idx, fam, as_json)
@@ -87,7 +87,7 @@ def show(idx: TargetIndex, fam: FamilyVerdict, as_json: bool) -> int:
     try:
         shapes = mtp_shapes(idx, head)
     except CheckpointError as e:
-        from .commands import fail
+        from .contract import fail
 
         return fail(str(e))
     if as_json:

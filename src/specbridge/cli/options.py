@@ -68,7 +68,7 @@ DTYPES = ("float32", "bfloat16", "float16")  # eval's and serve's --dtype
 def dtype_or_fail(value: str) -> str:
     """--dtype checked at the door, case-insensitive (exit 2, one line): eval's precision, and serve's for the
     engine, so that serve can run what eval predicts."""
-    from .commands import fail
+    from .contract import fail
 
     dtype = value.strip().lower()
     if dtype not in DTYPES:
@@ -79,7 +79,7 @@ def dtype_or_fail(value: str) -> str:
 def prompt_format_or_fail(value: str) -> str:
     """--prompt-format checked at the door (exit 2, one line)."""
     from ..prompts import PromptError, prompt_format
-    from .commands import fail
+    from .contract import fail
 
     try:
         return prompt_format(value)

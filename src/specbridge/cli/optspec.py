@@ -232,3 +232,26 @@ def number_list(flag: str, text: str | None) -> list[int] | None:
     if not values or any(number_problem(flag, v) for v in values):
         raise CliError(f"{flag} takes comma-separated integers {bound(NUMBERS[flag])} ({NUMBERS[flag].what}), got {text!r}")
     return values
+
+
+def validate_draft_shape(steps: int, topk: int, draft_tokens: int | None) -> None:
+    """Draft depth, branching and node budget the engines accept, each by its optspec.NUMBERS row (steps ≥ 1,
+    topk ≥ 1, draft tokens ≥ 2) and together: a chain (topk 1) verifies exactly steps + 1 tokens; a tree at
+    most the nodes SGLang accepts (engines.launch, the same bound check's C008 applies to a launch line).
+    Unusable input (exit 2), wherever a command meets it: at the door, or once a drafter's default depth is known."""
+    from .contract import fail
+
+    check_number("--steps", steps)
+    check_number("--topk", topk)
+    check_number("--draft-tokens", draft_tokens)
+    if draft_tokens is None:
+        return
+    if topk == 1:
+        if draft_tokens != steps + 1:
+            fail(f"--draft-tokens {draft_tokens} with --topk 1 must be steps + 1 = {steps + 1} (a chain has no other size)")
+        return
+    from ..engines.launch import max_draft_tokens
+
+    most = max_draft_tokens(steps, topk)
+    if not draft_tokens <= most:
+        fail(f"--draft-tokens must be between 2 and {most} (topk {topk} × steps {steps} + 1) for a tree; got {draft_tokens}")

@@ -9,7 +9,7 @@ def restore_cmd(path: str, as_json: bool) -> int:
     """Restore from the backup set (convert/backup.py); a checkpoint without one is refused (exit 2)."""
     from ..checkpoint.errors import CheckpointError
     from ..convert.backup import restore
-    from .commands import fail
+    from .contract import fail
 
     try:
         r = restore(path)

@@ -40,7 +40,9 @@ def serve_cmd(
     from ..engines.launch import LaunchError, parse_launch, with_interpreter
     from ..engines.registry import SERVERS, EngineSpecError, engine_name
     from ..view import open_view
-    from .commands import check_drafter, drafter_launch, fail, validate_draft_shape
+    from .commands import check_drafter, drafter_launch
+    from .contract import fail
+    from .optspec import validate_draft_shape
     from .paths import executable, output_file
     from .targets import servable_target
 
@@ -214,8 +216,9 @@ def register_sweep(app: typer.Typer) -> None:
         from ..checkpoint.hub import engine_model_arg
         from ..engines.registry import SERVERS, EngineSpecError, engine_name
         from ..view import open_view
-        from .commands import check_drafter, fail, launch_env, validate_draft_shape
-        from .contract import EXIT_FINDINGS, error_object, print_json
+        from .commands import check_drafter, launch_env
+        from .contract import EXIT_FINDINGS, error_object, fail, print_json
+        from .optspec import validate_draft_shape
         from .paths import executable, input_file, output_dir, output_file
         from .targets import servable_target
 

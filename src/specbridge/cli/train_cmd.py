@@ -92,7 +92,7 @@ def _check_paths(out: str, data_dir: str | None, train_prompts: str | None, val_
     after an hour of training that it cannot save."""
     from ..checkpoint.errors import CheckpointError
     from ..checkpoint.reader import open_checkpoint
-    from .commands import fail
+    from .contract import fail
     from .paths import input_file, output_dir
 
     output_dir("--out", out)

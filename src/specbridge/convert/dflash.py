@@ -26,7 +26,9 @@ from pathlib import Path
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.maskfile import MASK_FILE, MaskFile, mask_file_bytes, read_mask_file
 from ..checkpoint.write import OutTensor
+from ..engines.registry import NotModelled, family_builds, family_places
 from ..layouts.table import LAYOUTS, Layout
+from .common import ConvertError, ConvertRefused, Plan
 
 DFLASH_LAYOUT = Layout(
     "dflash",
@@ -50,10 +52,6 @@ RENAMES = (("encoder.fc.", "fc."), ("encoder.output_norm_enc.", "hidden_norm."))
 MOVED_TO_DFLASH_CONFIG = ("target_layer_ids", "mask_token_id")
 
 
-class ConvertRefused(CheckpointError):
-    """A request convert refuses as asked (exit 2): the family or layout does not fit."""
-
-
 def _dest_name(name: str) -> str:
     n = name.removeprefix("model.")
     for old, new in RENAMES:
@@ -74,8 +72,6 @@ def source_layout(ckpt) -> str:
 
 def engine_class(engine: str, arch: str | None = None):
     """(label "name==version", the DFlash class row that release builds for `arch`) for --engine NAME==VERSION."""
-    from ..engines.registry import NotModelled, family_builds, family_places
-    from .plan import ConvertError
 
     places, _ = family_places(engine, "dflash", "DFlash", arch)
     if len(places) != 1 or "==" not in engine:
@@ -91,8 +87,7 @@ def engine_class(engine: str, arch: str | None = None):
 
 
 def plan_dflash(view, to: str | None, engine: str | None, target=None, embed: str = "keep"):
-    """Every step of a DFlash conversion, decided before a byte is written (convert/plan.py's Plan)."""
-    from .plan import Plan
+    """Every step of a DFlash conversion, decided before a byte is written (convert/common.py's Plan)."""
 
     src = view.ckpt
     if embed != "keep":
@@ -133,7 +128,6 @@ def plan_dflash(view, to: str | None, engine: str | None, target=None, embed: st
 
 def _plan_tensors(plan) -> object | None:
     """Every weight under its z-lab name; the mask_embedding tensor set aside for the side file."""
-    from .plan import ConvertError
 
     src = plan.src
     seen: dict[str, str] = {}
@@ -202,7 +196,6 @@ def _dflash_config(cfg0: dict, target) -> tuple[dict, list[str]]:
 def _plan_mask(plan, mask_tensor, mid, hidden, label, cls) -> None:
     """mask_embedding.pt: carried as it is when both engines read it, rewritten as {embedding, mask_token_id} when
     only vLLM would (a bare tensor), written from a mask_embedding tensor; refused for a release that reads none."""
-    from .plan import ConvertError
 
     src = plan.src
     side = _side_file(src, MASK_FILE)

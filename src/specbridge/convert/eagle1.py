@@ -32,8 +32,9 @@ from dataclasses import dataclass, replace
 
 from ..checkpoint.safetensors import DTYPE_BITS
 from ..checkpoint.write import OutTensor
-from ..layouts.table import INPUT_OF_LAYER, Layout
-from .dflash import ConvertRefused
+from ..engines.registry import NotModelled, family_builds, family_places
+from ..layouts.table import INPUT_OF_LAYER, LAYOUTS, Layout
+from .common import ConvertError, ConvertRefused, Plan
 
 SOURCES = ("SafeAILab/EAGLE@35c78f6 eagle/model/cnets.py (layer 0 without input_layernorm)",)
 EAGLE1_LAYOUTS: dict[str, Layout] = {
@@ -103,8 +104,6 @@ def source_layout(ckpt) -> str:
 def _row_and_class(engine: str, arch: str | None, layout: Layout | None):
     """(label "name==version" or None, the EAGLE-1 row, the class the destination is read by) for --engine
     NAME==VERSION, or for --to LAYOUT (its engine's newest modelled row)."""
-    from ..engines.registry import NotModelled, family_places
-    from .plan import ConvertError
 
     places, skipped = family_places(engine, "eagle", "EAGLE-1/2", arch)
     pinned = "==" in engine
@@ -120,7 +119,6 @@ def _row_and_class(engine: str, arch: str | None, layout: Layout | None):
         raise ConvertError(
             None, f"{label} has no EAGLE-1/2 drafter class (the first release with one is {fp.first}): no layout loads there"
         )
-    from ..engines.registry import family_builds
 
     for lay in [layout] if layout else EAGLE1_LAYOUTS.values():
         # the layout's architecture is its class's name: a release reads the layout when its dispatch builds that class from it
@@ -130,10 +128,7 @@ def _row_and_class(engine: str, arch: str | None, layout: Layout | None):
 
 
 def plan_eagle1(view, to: str | None, engine: str | None, target=None, embed: str = "keep"):
-    """Every step of an EAGLE-1/2 conversion, decided before a byte is written (convert/plan.py's Plan)."""
-    from ..engines.registry import family_builds
-    from ..layouts.table import LAYOUTS
-    from .plan import ConvertError, Plan
+    """Every step of an EAGLE-1/2 conversion, decided before a byte is written (convert/common.py's Plan)."""
 
     src = view.ckpt
     if embed != "keep":
@@ -189,7 +184,6 @@ def plan_eagle1(view, to: str | None, engine: str | None, target=None, embed: st
 
 
 def _plan_tensors(plan, cls_name: str, where: str, keeps_head: bool) -> None:
-    from .plan import ConvertError
 
     src = plan.src
     strip = plan.drafter.layout == "eagle1 (model.-prefixed)"

@@ -9,10 +9,11 @@ from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..checkpoint.reader import Checkpoint
-from .expr import ExprError, RowError, evaluate
+from .expr import evaluate, row_context, value_or
+from .facts import ROW_NAMES, checkpoint_facts  # noqa: F401 - checkpoint_facts: where callers long found it
 from .spec import Dispatch, DraftClass, Era, FamilyRange, Param, Step
 
-if TYPE_CHECKING:  # the view imports checkpoint_facts from here
+if TYPE_CHECKING:  # a type only: the view reads its facts from engines/facts.py, below both
     from ..view import CheckpointView
 
 
@@ -160,12 +161,8 @@ def _resolve_fields(cls: DraftClass, cfg: dict, has: dict) -> tuple[dict, list[s
             errors.append(f.required)
         ns[f.name] = value
     for d in cls.derive:
-        try:
-            ns[d.name] = evaluate(d.expr, ns)
-        except RowError as e:
-            raise RowError(f"{cls.file}: derive {d.name}: {e}") from None
-        except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row: no value
-            ns[d.name] = None
+        with row_context(f"derive {d.name}"):
+            ns[d.name] = value_or(d.expr, ns, None)  # the config's values give none: no value
     return ns, errors
 
 
@@ -181,22 +178,12 @@ def _valid(f, v) -> bool:
 
 
 def _shape(exprs: tuple[str, ...], ns: dict) -> tuple | None:
-    try:
-        out = tuple(evaluate(e, ns) for e in exprs)
-    except RowError:
-        raise
-    except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row: no shape
-        return None
+    out = tuple(value_or(e, ns, None) for e in exprs)  # a dimension the config's values do not give: no shape
     return None if any(type(x) is not int or not 0 <= x < MAX_DIM**2 for x in out) else out
 
 
 def _when(expr: str, ns: dict) -> bool:
-    try:
-        return bool(evaluate(expr, ns))
-    except RowError:
-        raise
-    except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row
-        return False
+    return bool(value_or(expr, ns, False))  # a condition the config's values cannot decide does not hold
 
 
 def expand_params(cls: DraftClass, ns: dict) -> list[tuple[str, Param, dict]]:
@@ -228,12 +215,7 @@ def _per_expert(p: Param, local: dict) -> Param:
 
 
 def _count(expr: str, ns: dict) -> int | None:
-    try:
-        n = evaluate(expr, ns)
-    except RowError:
-        raise
-    except (ExprError, TypeError, ZeroDivisionError):
-        return None
+    n = value_or(expr, ns, None)
     return n if type(n) is int and 0 < n < 4096 else None
 
 
@@ -436,19 +418,25 @@ def _without_null_target_hidden(flat: dict) -> dict:
     return {k: v for k, v in flat.items() if not (k == "target_hidden_size" and v is None)}
 
 
+def row_origin(engine: str, cls: DraftClass) -> str:
+    """Where a class's rows are written (the table module) and what they mirror (the engine file), for a RowError."""
+    return f"specbridge/engines/{engine}.py, class {cls.name} (rows mirroring {cls.file})"
+
+
 def simulate(view: CheckpointView, era: Era, version: str, family: FamilyRange | None = None) -> LoadReport:
     """The engine version's load of this checkpoint: dispatch, then the config namespace the class is
     built from, then every checkpoint tensor's fate, then every parameter's fill. `family`: the engine's row
     for a drafter family other than EAGLE-3 that covers this version."""
     dis = dispatch(view, era, family)
-    ns, errors = namespace(dis, view.facts)
-    params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
-    fates, filled, mismatched = tensor_fates(view.ckpt, dis.cls, params, ns, errors)
-    fills = param_fills(dis.cls, params, filled, fates)
-    # the loader's own checks run after every tensor went through it (only in a class the engine built), and the
-    # first that raises is the one seen
-    if dis.ok:
-        errors.extend(empty_layers(dis.cls, params, filled) or unfilled(dis.cls, params, filled, ns))
+    with row_context(row_origin(era.engine, dis.cls)):  # a broken row is named with its table's file
+        ns, errors = namespace(dis, view.facts)
+        params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
+        fates, filled, mismatched = tensor_fates(view.ckpt, dis.cls, params, ns, errors)
+        fills = param_fills(dis.cls, params, filled, fates)
+        # the loader's own checks run after every tensor went through it (only in a class the engine built), and the
+        # first that raises is the one seen
+        if dis.ok:
+            errors.extend(empty_layers(dis.cls, params, filled) or unfilled(dis.cls, params, filled, ns))
     return LoadReport(
         engine=era.engine,
         version=version,
@@ -487,32 +475,6 @@ def unfilled(cls: DraftClass, params: dict, filled: dict, ns: dict) -> list[str]
         return []
     names = [name for name, (p, _) in params.items() if not filled[name] and not p.side_file and (cls.unfilled_all or p.plain)]
     return [cls.unfilled_message.format(names=", ".join(names))] if names else []
-
-
-def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
-    """What the checkpoint holds, as names the rows' expressions read beside the config fields."""
-    names = list(ckpt.tensors)
-    return {
-        "has_embed": any(n.endswith("embed_tokens.weight") for n in names),
-        "has_head": any(n.endswith("lm_head.weight") for n in names),
-        "has_d2t": any("d2t" in n for n in names),
-        "has_mask_hidden": any("mask_hidden" in n for n in names),
-        # a side file beside the weights the engine reads by name (DFlash's mask embedding)
-        "has_mask_file": ckpt.root.is_dir() and (ckpt.root / "mask_embedding.pt").is_file(),
-        # Medusa's reduced draft vocabulary: the ids its heads' rows stand for (vLLM medusa.py load_weights)
-        "has_token_map": any(n.removeprefix("medusa_heads.") == "token_map" for n in names),
-        # the target's vocabulary size: None here; check of a family other than EAGLE-3 fills it from --target (rows
-        # whose classes compare the draft vocabulary with the target's read it: DFlash's draft_id_to_target_id)
-        "Vt": None,
-        # the target's decoder layers and routed experts (vLLM's get_num_layers / is_moe): None here; check of a family
-        # other than EAGLE-3 fills them from --target (DeepSeek's EAGLE class counts its layers after the target's)
-        "Nt": None,
-        "Et": None,
-    }
-
-
-# every name a row may read besides its class's fields and derives: the checkpoint facts, the layer / aux index
-ROW_NAMES = ("has_embed", "has_head", "has_d2t", "has_mask_hidden", "has_mask_file", "has_token_map", "Vt", "Nt", "Et", "i", "j")
 
 
 def namespace(dis: Dispatched, facts: dict[str, bool]) -> tuple[dict, list[str]]:

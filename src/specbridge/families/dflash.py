@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from ..checkpoint.reader import Checkpoint
-from .fit import TargetFit, config_int, tensor_shape
+from .reading import TargetFit, config_int, tensor_shape
 
 LAYER = re.compile(r"^(?:model\.)?layers\.(\d+)\.")
 SIDE_FILES = ("mask_embedding.pt",)

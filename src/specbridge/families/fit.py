@@ -10,25 +10,13 @@ from each release's rows (rule F002)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from ..checkpoint.reader import Checkpoint
-
-
-@dataclass(frozen=True)
-class TargetFit:
-    """`hidden`: the width of one target hidden state the drafter takes; `source`: where its files say so (a config
-    key, a tensor's shape); `effect`: what the engine does with target states of another width, and how that is known
-    (the engine source, or 'inferred')."""
-
-    hidden: int
-    source: str
-    effect: str
+from . import dflash, eagle, medusa, mtp
+from .reading import TargetFit
 
 
 def _readers() -> dict[str, Callable[[Checkpoint], TargetFit | None]]:
-    from . import dflash, eagle, medusa, mtp
-
     return {
         "dflash": dflash.target_fit,
         "dflash2": dflash.target_fit,  # DFlash plus a head: the same fc over the same target states
@@ -48,20 +36,3 @@ def fit_of(family: str, ckpt: Checkpoint) -> TargetFit | None:
     not say (no width written anywhere)."""
     reader = _readers().get(family)
     return reader(ckpt) if reader is not None else None
-
-
-def config_int(cfg: dict, *keys: str) -> tuple[int | None, str | None]:
-    """The first of `keys` the config holds as a positive integer, with its key."""
-    for k in keys:
-        v = cfg.get(k)
-        if type(v) is int and v > 0:
-            return v, k
-    return None, None
-
-
-def tensor_shape(ckpt: Checkpoint, suffix: str) -> tuple[int, ...] | None:
-    """The shape of the tensor whose name is `suffix` (with or without a `model.` prefix)."""
-    for name, info in ckpt.tensors.items():
-        if name.removeprefix("model.") == suffix:
-            return tuple(info.shape)
-    return None

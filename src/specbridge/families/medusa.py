@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from ..checkpoint.reader import Checkpoint
-from .fit import TargetFit, config_int
+from .reading import TargetFit, config_int
 
 # (layout, block regex, head regex): each with the head number as group 1; "model." is read as optional
 LAYOUTS = (

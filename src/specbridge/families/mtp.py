@@ -14,8 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..checkpoint.index import TargetIndex, read_shard_headers, read_target_index
-from .fit import TargetFit
 from .names import at_least, lines_with, name_lines
+from .reading import TargetFit
 
 VLLM = "vllm/model_executor/models/{} @ 0.32.0"
 # the keys vLLM reads (config/speculative.py), then MiniMax-M2's own (`num_mtp_modules`, with `use_mtp`)

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.values import _floats, row_bytes
-from ..engines.expr import ExprError, RowError, evaluate
+from ..engines.expr import evaluate, row_context, value_or
 from ..engines.registry import LAUNCHERS
-from ..engines.simulate import LOADED
+from ..engines.simulate import LOADED, row_origin
 from ..families.dflash import block_size, target_layer_ids
 from .context import Context
 from .findings import ERROR, INFO, WARNING
@@ -282,12 +282,8 @@ def _launch_rows(c: Context, code: str) -> Iterator[Hit]:
     for chk in c.rep.cls.launch_checks:
         if chk.code != code:
             continue
-        try:
-            hit = bool(evaluate(chk.when, ns))
-        except RowError as e:
-            raise RowError(f"{c.rep.cls.file}: launch check {chk.when!r}: {e}") from None
-        except (ExprError, TypeError):  # the config's or the line's values, not the row
-            hit = False
+        with row_context(f"{row_origin(c.rep.engine, c.rep.cls)}: launch check {chk.when!r}"):
+            hit = bool(value_or(chk.when, ns, False))  # the config's or the line's values cannot decide: no hit
         if hit:
             yield Hit(ERROR if chk.severity == "error" else WARNING, f"{c.eng}: " + chk.message.format(**ns), _fill_fix(c, block))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..checkpoint.safetensors import FLOAT_DTYPES
-from ..engines.expr import ExprError, RowError, evaluate
+from ..engines.expr import row_context, value_or
 from ..engines.launch import corrected_line, infer_method, inference_test
 from ..engines.registry import LAUNCHERS, METHOD_INFERENCE, method_inference
 from ..engines.simulate import (
@@ -22,6 +22,7 @@ from ..engines.simulate import (
     RAISES,
     TRUNCATED,
     UNUSED,
+    row_origin,
 )
 from .context import Context
 from .findings import ERROR, INFO, WARNING
@@ -585,12 +586,8 @@ def _rows(c: Context, code: str):
 
 
 def _holds(c: Context, chk, ns: dict) -> bool:
-    try:
-        return bool(evaluate(chk.when, ns))
-    except RowError as e:
-        raise RowError(f"{c.rep.cls.file}: launch check {chk.when!r}: {e}") from None
-    except (ExprError, TypeError):  # the config's or the line's values, not the row
-        return False
+    with row_context(f"{row_origin(c.rep.engine, c.rep.cls)}: launch check {chk.when!r}"):
+        return bool(value_or(chk.when, ns, False))  # the config's or the line's values cannot decide: it does not hold
 
 
 def right_line(c: Context, method: str) -> str:

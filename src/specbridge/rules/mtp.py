@@ -9,7 +9,8 @@ import fnmatch
 import re
 from collections.abc import Iterator
 
-from ..engines.expr import ExprError, RowError, evaluate
+from ..engines.expr import row_context, value_or
+from ..engines.simulate import row_origin
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import CHECKPOINT, Hit, rule
@@ -243,12 +244,8 @@ def head_steps(c: Context) -> Iterator[Hit]:
         return
     ns = {**c.rep.ns, "steps": c.launch.steps}
     for chk in (k for k in c.rep.cls.launch_checks if k.code in ("", "M005")):
-        try:
-            hit = bool(evaluate(chk.when, ns))
-        except RowError as e:
-            raise RowError(f"{c.rep.cls.file}: launch check {chk.when!r}: {e}") from None
-        except (ExprError, TypeError, ZeroDivisionError):  # the config's values, not the row
-            hit = False
+        with row_context(f"{row_origin(c.rep.engine, c.rep.cls)}: launch check {chk.when!r}"):
+            hit = bool(value_or(chk.when, ns, False))  # the config's or the line's values cannot decide: no hit
         if hit:
             yield Hit(ERROR if chk.severity == "error" else WARNING, f"{c.eng}: " + chk.message.format(**ns))
             return
