@@ -678,6 +678,7 @@ def test_one_vocabulary_across_commands():
         "launch",
         "serve",
         "sweep",
+        "verify",
     }
     assert [o.dest for rows in OPTIONS.values() for o in rows if o.kind == ARGUMENT] == ["path"] * len(OPTIONS)
     assert "--steps" not in {o for p in commands["train"].params for o in p.opts}

@@ -410,6 +410,7 @@ NUMBER_BASES = {
     "sweep": ("sweep", "{d}", "-e", "vllm", "-t", "{t}", "--log-dir", "{out}"),
     "train": ("train", "--out", "{out}"),
     "convert": ("convert", "{d}", "--to", "sglang", "-o", "{out}"),
+    "verify": ("verify", "{d}", "-e", "vllm", "--python", "{w}/python"),
 }
 NUMBER_VALUES = ("0", "-1")
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Optional
 
 from .contract import EXIT_INTERNAL, EXIT_USAGE, CliError
+from .optspec import check_number
 
 
 def verify_cmd(
@@ -24,12 +25,12 @@ def verify_cmd(
     from ..conformance.verify import HarnessFailed, Request, VerifyRefused, verify
     from .contract import dumps, print_json
 
-    if steps is not None and steps < 1:
-        raise CliError(f"--steps {steps}: at least 1 token drafted per step")
     if not Path(python).is_file():
         raise CliError(f"--python {python}: no such interpreter (the engine environment's bin/python)")
     if sglang_dir is not None and not Path(sglang_dir).is_dir():
         raise CliError(f"--sglang-dir {sglang_dir}: not a directory (a folder holding the unpacked sglang package)")
+    if steps is not None:  # the --steps row (optspec.NUMBERS), also for a caller that skips the command line
+        check_number("--steps", steps)
     req = Request(path, engine, python, target, method, sglang_dir, steps)
     try:
         res = verify(req)
@@ -54,11 +55,11 @@ def register(app) -> None:
     """Typer is imported here, not with the module."""
     import typer
 
-    from .options import FLAG
+    from .options import FLAG, number_param, path_argument
 
     @app.command()
     def verify(
-        path: str = typer.Argument(..., help="drafter checkpoint directory"),
+        path: str = path_argument("drafter checkpoint directory, or a target that carries an MTP head"),
         engine: str = typer.Option(..., "--engine", "-e", help="vllm or sglang (optionally ==VERSION: the environment must hold it)"),
         python: str = typer.Option(
             ...,
@@ -77,7 +78,7 @@ def register(app) -> None:
         sglang_dir: Optional[str] = typer.Option(
             None, "--sglang-dir", help="a folder holding an unpacked sglang release, put first on sys.path (the conformance wheels/VERSION)"
         ),
-        steps: Optional[int] = typer.Option(None, "--steps", help="vLLM num_speculative_tokens (default: what launch would use)"),
+        steps: Optional[int] = number_param("--steps", None, help="vLLM num_speculative_tokens (default: what launch would use)"),
         as_json: bool = FLAG("--json", help="print one JSON object (the report)"),
         report: Optional[str] = typer.Option(None, "--report", help="also write the JSON report to this file (to attach to a bug)"),
     ) -> None:
