@@ -221,7 +221,7 @@ def _verify_cmd(path, engine, python, *, target=None, method=None, sglang_dir=No
     [
         ("tensorrt", sys.executable, {}, "verify runs vllm or sglang"),
         ("vllm", "/no/such/python", {}, "no such interpreter"),
-        ("vllm", sys.executable, {"steps": 0}, "--steps 0"),
+        ("vllm", sys.executable, {"steps": 0}, "--steps must be ≥ 1"),
         ("vllm", sys.executable, {"sglang_dir": str(REPO)}, "--sglang-dir is for --engine sglang"),
         ("sglang", sys.executable, {"method": "eagle3"}, "--method names vLLM's"),
         ("vllm", sys.executable, {}, "vllm is not installed for"),  # this interpreter holds no vLLM
