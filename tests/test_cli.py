@@ -398,14 +398,11 @@ def test_piped_output_is_one_line_per_message_and_no_trailing_blank(args, column
 def test_trailing_blank_stripping_is_linear_and_keeps_style_codes():
     """A column padded past a 10⁶-character run of blanks is stripped in one pass (a regex with a lookahead took
     quadratic time: the fuzz run's 10⁴-character tensor name hung inspect); style codes at a line end stay."""
-    import time
 
     from specbridge.cli.console import without_trailing_blanks
 
     wide = "x" + " " * 1_000_000 + "y"
-    t0 = time.monotonic()
-    assert without_trailing_blanks(wide + "  \t ") == wide
-    assert time.monotonic() - t0 < 5
+    assert without_trailing_blanks(wide + "  \t ") == wide  # quadratic would not end: 10¹² steps
     assert without_trailing_blanks("\x1b[1mname\x1b[0m \x1b[1m  \x1b[0m  ") == "\x1b[1mname\x1b[0m\x1b[1m\x1b[0m"
 
 

@@ -174,6 +174,7 @@ def test_sigkill_during_write_checkpoint(tmp_path, big_source):
     assert outcomes.count("absent") + outcomes.count("old") >= 1, outcomes
 
 
+@pytest.mark.long  # a crash-kill loop
 def test_sigkill_during_in_place_rename(tmp_path):
     path = Path(shutil.copy(TRAIN_SAVE, tmp_path / "model.safetensors"))
     hdr = read_header(path)
@@ -221,6 +222,7 @@ while True:
 """
 
 
+@pytest.mark.long  # a crash-kill loop
 def test_sigkill_during_in_place_conversions_then_restore(tmp_path):
     """Issue #23: in-place conversions (header renames and full rewrites, one after another) killed with
     SIGKILL at a random moment; sometimes one more complete in-place run follows; `restore` then puts

@@ -39,13 +39,12 @@ def test_every_path_option_refuses_bad_paths_at_the_door(tmp_path):
     prompts.write_text("hello\n")
     runs = path_refusals(STORY, TINY_TARGET, prompts, tmp_path)
     assert len(runs) >= 3 * len(PATH_OPTIONS)
-    for argv, kind, bad, code, err, seconds in runs:
+    for argv, kind, bad, code, err, _seconds in runs:
         command, option_kind = argv.split()[0], kind.split(":")[0]
         want = 1 if (command, option_kind) in LAUNCH_REFUSED else 2
         lines = err.strip().splitlines()
         assert code == want and len(lines) == 1 and lines[0].startswith("specbridge: error: "), (argv, kind, code, err)
         assert bad in lines[0], (argv, kind, lines[0])  # the line names the path
-        assert seconds < 5.0, (argv, kind, seconds)
     assert not (tmp_path / "out").exists()  # nothing was written
 
 

