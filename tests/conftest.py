@@ -263,6 +263,17 @@ def _run_forked(argv: list[str], timeout: float) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(argv, code, out, err)
 
 
+@pytest.fixture
+def convert_json():
+    """`specbridge convert ARGS --json`: the completed run and its parsed JSON object."""
+
+    def run(*args):
+        r = run_cli("convert", *args, "--json")
+        return r, json.loads(r.stdout)
+
+    return run
+
+
 def tree_state(d: Path) -> dict[str, tuple[int, bytes | None]]:
     """Every entry under `d`: relative path -> (permission bits, bytes; None for a directory)."""
     out = {}

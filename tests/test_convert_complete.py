@@ -18,15 +18,6 @@ from specbridge.view import open_view
 VERIFIER = "speculators_config.verifier.name_or_path"
 
 
-@pytest.fixture
-def convert_json():
-    def run(*args):
-        r = run_cli("convert", *args, "--json")
-        return r, json.loads(r.stdout)
-
-    return run
-
-
 def one_line_refusal(r) -> str:
     lines = r.stderr.strip().splitlines()
     assert r.returncode == 2 and len(lines) == 1, r.stderr

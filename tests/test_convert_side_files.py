@@ -3,7 +3,6 @@ converted copy byte for byte, in the same atomic write, and says which; in place
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 
@@ -31,15 +30,6 @@ def with_side_files(src, d):
     (d / "checkpoint-100" / "optimizer.pt").write_bytes(b"x")
     (d / "optimizer.pt").write_bytes(b"not the drafter")
     return d
-
-
-@pytest.fixture
-def convert_json():
-    def run(*args):
-        r = run_cli("convert", *args, "--json")
-        return r, json.loads(r.stdout)
-
-    return run
 
 
 @pytest.mark.parametrize("layout", ["vllm", "speculators"])
