@@ -83,6 +83,20 @@ def assert_interrupted(code: int, out: str, err: str, as_json: bool = True) -> s
     return err.strip()
 
 
+def assert_engine_stopped(engine: int, command: str) -> None:
+    """The engine process `command` started is gone within a minute of the interrupt (a generous bound, not what the
+    test measures); one still alive is killed and the test fails."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            os.kill(engine, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.1)
+    os.kill(engine, signal.SIGKILL)
+    pytest.fail(f"the engine outlived the interrupted {command}")
+
+
 def test_check_interrupted_while_fetching_a_hub_target(tmp_path):
     """The fast path (no typer): check waits on the Hub for the target's config; Ctrl-C there."""
     srv = silent_server()
@@ -128,16 +142,7 @@ def test_sweep_interrupted_while_its_engine_starts_stops_the_engine(tmp_path):
     wait_for(lambda: pidfile.exists() and pidfile.read_text(), proc, "the engine's start")
     engine = int(pidfile.read_text())
     assert_interrupted(*interrupt(proc))
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            os.kill(engine, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
-        os.kill(engine, signal.SIGKILL)
-        pytest.fail("the engine outlived the interrupted sweep")
+    assert_engine_stopped(engine, "sweep")
 
 
 def tiny_target_and_drafter(tmp_path: Path) -> tuple[Path, Path]:
@@ -355,16 +360,7 @@ def test_serve_interrupted_once_ready_stops_the_engine_and_says_so(tmp_path):
     engine = int(pidfile.read_text())
     code, _, err = interrupt(proc)
     assert code == 130 and err == "specbridge: error: interrupted\n", err
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            os.kill(engine, 0)
-        except ProcessLookupError:
-            break
-        time.sleep(0.1)
-    else:
-        os.kill(engine, signal.SIGKILL)
-        pytest.fail("the engine outlived the interrupted serve")
+    assert_engine_stopped(engine, "serve")
 
 
 @pytest.mark.ml
