@@ -28,16 +28,19 @@ def side_files(src, written: set[str]) -> tuple[dict[str, Path], list[tuple[str,
     if src.hub is not None:
         return _hub_side_files(src, written)
     root = src.root if src.root.is_dir() else src.root.parent
-    weights = {f.name for f in src.weight_files}
+    return _sort_out({entry: root / entry for entry in sorted(os.listdir(root))}, {f.name for f in src.weight_files}, written)
+
+
+def _sort_out(files: dict[str, Path], weights: set[str], written: set[str]) -> tuple[dict[str, Path], list[tuple[str, str]]]:
+    """`files` (name: path) split into those to copy and those left out with the reason the report shows."""
     copy: dict[str, Path] = {}
     skipped: list[tuple[str, str]] = []
-    for entry in sorted(os.listdir(root)):
-        path = root / entry
-        why = _not_copied(entry, path, weights, written)
+    for name, path in files.items():
+        why = _not_copied(name, path, weights, written)
         if why is None:
-            copy[entry] = path
+            copy[name] = path
         elif why:
-            skipped.append((entry, why))
+            skipped.append((name, why))
     return copy, skipped
 
 
@@ -60,15 +63,7 @@ def _hub_side_files(src, written: set[str]) -> tuple[dict[str, Path], list[tuple
     the reader fetched only config.json and read the weights by range)."""
     from ..checkpoint.hub import cached_snapshot_files
 
-    weights = {f.name for f in src.weight_files}
-    copy, skipped = {}, []
-    for name, path in cached_snapshot_files(src.hub).items():
-        why = _not_copied(name, path, weights, written)
-        if why is None:
-            copy[name] = path
-        elif why:
-            skipped.append((name, why))
-    return copy, skipped
+    return _sort_out(cached_snapshot_files(src.hub), {f.name for f in src.weight_files}, written)
 
 
 def hub_note(src) -> str | None:
