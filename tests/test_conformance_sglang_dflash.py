@@ -9,6 +9,8 @@ src/specbridge/engines/sglang.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import dflash_fixtures as dfx
 import numpy as np
 import pytest
@@ -125,12 +127,16 @@ CASES3 = {
 RELEASES3 = base.family_releases("dspark")
 
 
-@pytest.fixture(scope="session")
-def dflash_cases(tmp_path_factory):
-    root = tmp_path_factory.mktemp("sglang-dflash")
+def write_cases(root: Path) -> dict[str, Path]:
+    """The DFlash, DFlash2 and DSpark matrices' drafters on disk (this test's fixture, scripts/adopt_release.py)."""
     out = {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
     out |= {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg, _cls) in CASES2.items()}
     return out | {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg, _cls) in CASES3.items()}
+
+
+@pytest.fixture(scope="session")
+def dflash_cases(tmp_path_factory):
+    return write_cases(tmp_path_factory.mktemp("sglang-dflash"))
 
 
 def _cases(version: str, all_cases: dict) -> dict:

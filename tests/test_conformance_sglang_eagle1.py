@@ -5,6 +5,8 @@ counts are FamilyRange.runs rows in src/specbridge/engines/sglang.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import eagle1_fixtures as e1
 import numpy as np
 import pytest
@@ -30,10 +32,14 @@ KNOWN: dict[tuple[str, str], str] = {}
 RELEASES = base.family_releases("eagle")
 
 
+def write_cases(root: Path) -> dict[str, Path]:
+    """The matrix's drafters on disk (this test's fixture, and scripts/adopt_release.py's EAGLE-1 battery)."""
+    return {name: e1.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+
+
 @pytest.fixture(scope="session")
 def eagle1_cases(tmp_path_factory):
-    root = tmp_path_factory.mktemp("sglang-eagle1")
-    return {name: e1.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+    return write_cases(tmp_path_factory.mktemp("sglang-eagle1"))
 
 
 _RESULTS: dict[str, dict] = {}  # this matrix's harness output per release

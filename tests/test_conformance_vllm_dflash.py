@@ -115,10 +115,14 @@ def releases() -> list[str]:
 RELEASES = releases()
 
 
+def write_cases(root: Path) -> dict[str, Path]:
+    """The matrix's drafters on disk (this test's fixture, and scripts/adopt_release.py's DFlash battery)."""
+    return {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+
+
 @pytest.fixture(scope="session")
 def dflash_cases(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("dflash-conformance")
-    return {name: dfx.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+    return write_cases(tmp_path_factory.mktemp("dflash-conformance"))
 
 
 _REAL: dict[str, dict] = {}

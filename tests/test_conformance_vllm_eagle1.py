@@ -44,10 +44,14 @@ def releases() -> list[str]:
 RELEASES = releases()
 
 
+def write_cases(root: Path) -> dict[str, Path]:
+    """The matrix's drafters on disk (this test's fixture, and scripts/adopt_release.py's EAGLE-1 battery)."""
+    return {name: e1.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+
+
 @pytest.fixture(scope="session")
 def eagle1_cases(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("eagle1-conformance")
-    return {name: e1.write(root / name, cfg, ts()) for name, (ts, cfg) in CASES.items()}
+    return write_cases(tmp_path_factory.mktemp("eagle1-conformance"))
 
 
 _REAL: dict[str, dict] = {}

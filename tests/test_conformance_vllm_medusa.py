@@ -42,10 +42,14 @@ def releases() -> list[str]:
 RELEASES = releases()
 
 
+def write_cases(root: Path) -> dict[str, Path]:
+    """The matrix's drafters on disk (this test's fixture, and scripts/adopt_release.py's Medusa battery)."""
+    return {name: z.write(root / name, cfg, ts) for name, (cfg, ts) in CASES.items()}
+
+
 @pytest.fixture(scope="session")
 def medusa_cases(tmp_path_factory) -> dict[str, Path]:
-    root = tmp_path_factory.mktemp("medusa-conformance")
-    return {name: z.write(root / name, cfg, ts) for name, (cfg, ts) in CASES.items()}
+    return write_cases(tmp_path_factory.mktemp("medusa-conformance"))
 
 
 _REAL: dict[str, dict] = {}

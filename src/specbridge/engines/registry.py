@@ -39,7 +39,10 @@ class EngineTable(MutableMapping):
             return self._got[name]
         if name not in self._engines:
             raise KeyError(name)
-        value = self._got[name] = getattr(importlib.import_module(f"{__package__}.{name}"), self._attr)
+        value = getattr(importlib.import_module(f"{__package__}.{name}"), self._attr)
+        if self._attr in ("ERAS", "FAMILY_RANGES"):
+            value = with_adopted(name, value)
+        self._got[name] = value
         return value
 
     def __setitem__(self, name: str, value) -> None:
@@ -64,6 +67,29 @@ class EngineTable(MutableMapping):
 
     def __repr__(self) -> str:
         return f"EngineTable({self._attr}: {', '.join(self._engines)})"
+
+
+def with_adopted(engine: str, rows: tuple) -> tuple:
+    """An engine's eras or family ranges with the runs scripts/adopt_release.py recorded for them (engines/adopted.py)
+    added to each one's `runs`. A recorded run whose range no row has any more raises: it is never dropped."""
+    from dataclasses import replace
+
+    from .adopted import ADOPTED
+
+    mine = [a for a in ADOPTED if a.engine == engine]
+    if not mine:
+        return rows
+    out = []
+    for row in rows:
+        family = getattr(row, "family", "eagle3")
+        add = tuple(a.run for a in mine if a.family == family and a.first == row.first)
+        out.append(replace(row, runs=row.runs + add) if add else row)
+    held = {(getattr(r, "family", "eagle3"), r.first) for r in rows}
+    families = {f for f, _first in held}
+    lost = [a for a in mine if a.family in families and (a.family, a.first) not in held]
+    if lost:
+        raise LookupError(f"engines/adopted.py: no {engine} range for {[(a.family, a.first) for a in lost]} (renamed or split?)")
+    return tuple(out)
 
 
 ALL_ENGINES = ("sglang", "vllm", "trtllm")

@@ -1,0 +1,27 @@
+"""Conformance runs recorded by `scripts/adopt_release.py`: a release adopted into the tables by running the real
+engine's loader on every case of a conformance matrix through `specbridge verify`, with check agreeing.
+
+The script appends one row per (engine, range, test) it ran, never edits one: the range is named by its engine, its
+family and its `first` release (stable, unlike the display name), the run by the `Run` the range's own `runs` would
+hold. engines/registry.py adds each row's run to its range when it hands out an engine's tables, so `check`, the
+matrix page and the tests' run-row checks see it as they see a run written into the range by hand. A row whose range
+is gone (renamed, split) is an error at load time, never dropped."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .spec import Run
+
+
+@dataclass(frozen=True)
+class Adopted:
+    engine: str
+    family: str  # "eagle3" for an EAGLE-3 era, else the FamilyRange's family
+    first: str  # the era's or range's first release
+    run: Run
+
+
+ADOPTED: tuple[Adopted, ...] = (
+    # rows appended by scripts/adopt_release.py --write (keep this line last)
+)
