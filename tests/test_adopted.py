@@ -1,0 +1,44 @@
+"""The runs scripts/adopt_release.py records (engines/adopted.py) join their range's runs wherever the tables are read,
+and a recorded run whose range is gone is an error, never dropped."""
+
+from __future__ import annotations
+
+import pytest
+
+from specbridge.engines import adopted, registry
+from specbridge.engines.spec import Run
+
+RUN = Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_dflash.py", cases=19, agreed=19)
+
+
+def _ranges():
+    import importlib
+
+    return importlib.import_module("specbridge.engines.vllm").FAMILY_RANGES
+
+
+def test_a_recorded_run_joins_its_range_and_only_it(monkeypatch):
+    rows = _ranges()
+    row = next(r for r in rows if r.family == "dflash" and r.first == "0.28.0")
+    monkeypatch.setattr(adopted, "ADOPTED", (adopted.Adopted(engine="vllm", family="dflash", first="0.28.0", run=RUN),))
+    out = registry.with_adopted("vllm", rows)
+    changed = [(a, b) for a, b in zip(rows, out) if a != b]
+    assert len(changed) == 1 and changed[0][0] is row and changed[0][1].runs == (*row.runs, RUN)
+    assert registry.with_adopted("sglang", rows) is rows  # another engine's record leaves these alone
+
+
+def test_a_recorded_run_whose_range_is_gone_raises(monkeypatch):
+    lost = adopted.Adopted(engine="vllm", family="dflash", first="0.28.5", run=RUN)
+    monkeypatch.setattr(adopted, "ADOPTED", (lost,))
+    with pytest.raises(LookupError, match="0.28.5"):
+        registry.with_adopted("vllm", _ranges())
+
+
+def test_every_recorded_run_has_its_range():
+    """The ledger as committed: each row's range exists and the run lies inside it."""
+    from specbridge.engines.spec import in_release_range
+
+    for a in adopted.ADOPTED:
+        rows = registry.ENGINES[a.engine] if a.family == "eagle3" else registry.family_rows(a.engine, a.family)
+        row = next(r for r in rows if r.first == a.first)
+        assert in_release_range(a.run.release, row.first, row.last) and a.run in row.runs
