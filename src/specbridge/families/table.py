@@ -41,6 +41,9 @@ class Family:
     # the module under specbridge.families whose `geometry(ckpt)` describes a drafter of this family as itself
     # (inspect); "" = the family is described by the EAGLE-3 canonical description (layouts/canonical.py)
     geometry: str = ""
+    # the module under specbridge.families whose `target_fit(ckpt)` states the width of the target hidden states the
+    # drafter takes (families/fit.py, the F rules); "" = the family reads none, or is EAGLE-3 (its G rules say it)
+    target_fit: str = ""
     # --- what each command does for the family: the commands branch on these fields, never on a family's name
     # the commands that read a drafter of this family from its own files (inspect, check, launch, convert, eval);
     # cli/guards.py refuse_non_drafter refuses the others in one line naming the families the command reads
@@ -143,6 +146,7 @@ FAMILIES: tuple[Family, ...] = (
         "dflash",
         "DFlash",
         geometry="dflash",
+        target_fit="dflash",
         architectures=("DFlashDraftModel", "DFlashLagunaForCausalLM", "MuseGlimmerAssistantModel", "DFlashMuseGlimmerAssistantModel"),
         arch_words=("dflash",),
         config_keys=("dflash_config",),
@@ -158,6 +162,7 @@ FAMILIES: tuple[Family, ...] = (
         "dflash2",
         "DFlash2",
         geometry="dflash",
+        target_fit="dflash",
         architectures=("DFlash2DraftModel",),
         arch_words=("dflash2",),
         speculators_types=("dflash2",),
@@ -173,6 +178,7 @@ FAMILIES: tuple[Family, ...] = (
         "dspark",
         "DSpark",
         geometry="dflash",
+        target_fit="dflash",
         architectures=(
             "Qwen3DSparkModel",
             "Qwen3OmniDSparkModel",
@@ -198,6 +204,7 @@ FAMILIES: tuple[Family, ...] = (
         "eagle",
         "EAGLE-1/2",
         geometry="eagle",
+        target_fit="eagle",
         architectures=(
             "EagleLlamaForCausalLM",
             "EagleDeepSeekMTPModel",
@@ -224,6 +231,7 @@ FAMILIES: tuple[Family, ...] = (
         "medusa",
         "Medusa",
         geometry="medusa",
+        target_fit="medusa",
         architectures=("MedusaModel",),
         config_keys=("medusa_num_heads", "medusa_num_layers"),
         modelled=True,  # vLLM rows: engines/vllm.py (medusa.py Medusa, 0.27.0+)
@@ -236,6 +244,7 @@ FAMILIES: tuple[Family, ...] = (
     Family(
         "mtp",
         "MTP / NextN head inside a target",
+        target_fit="mtp",
         arch_words=("mtp",),
         config_keys=("num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_layers"),
         modelled=True,  # check / inspect / launch read the head from the target's index (families/mtp.py)
