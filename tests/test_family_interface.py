@@ -99,7 +99,7 @@ def test_the_checker_flags_each_kind_of_branch(tmp_path):
         "d = ('peagle', 'dspark')\n"
         "e = 'mtp' != x\n"
         "ok = ('eagle3', 'tree')\n"  # one family name among other words: not a set of families
-        "rule('L001', families=('eagle', 'dflash'))\n"  # a rule's registered families: data the registry reads
+        "rule('X000', families=('eagle', 'dflash'))\n"  # a rule's registered families: data the registry reads
     )
     got = {(line, name) for line, name, _ in branches(src)}
     assert got == {(1, "eagle3"), (2, "medusa"), (3, "dflash"), (4, "peagle"), (4, "dspark"), (5, "mtp")}
