@@ -114,3 +114,5 @@ def test_each_command_reads_the_families_its_row_says():
     for f in FAMILIES:
         assert (f.eval_view != "") == ("eval" in f.reads), f.name
         assert f.checker in ("eras", "ranges", "head", "draft_model"), f.name
+        if f.convert_planner:  # a planner convert reaches only for a family it reads
+            assert "convert" in f.reads and callable(f.convert_plan()), f.name

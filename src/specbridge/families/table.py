@@ -4,6 +4,12 @@ that family writes, and whether specbridge models it yet.
 Read before any layout is guessed (families/detect.py): a checkpoint is checked as the family its evidence
 shows, or refused with what was seen. A family specbridge does not model is refused, never simulated as
 EAGLE-3: a false error whose fix is a `convert` to EAGLE-3 is as harmful as a false OK.
+
+A row is also the family's one interface to the commands: which commands read it (`reads`), which path check
+takes (`checker`), how eval drafts it (`eval_view`), the module that describes it (`geometry`) and states its target
+fit (`target_fit`), its convert planner, the fix a load error names. cli/, convert/, eval/ and rules/ ask the row,
+never the name (tests/test_family_interface.py), so a new family is one row (and its module), and every command
+answers it or refuses it in one line (tests/test_family_matrix.py).
 """
 
 from __future__ import annotations
