@@ -1,5 +1,5 @@
 """Every command reaches a family through its row (families/table.py), never by its name: no `==`, `!=`, `in` or
-`not in` against a family name, no dict keyed by one, no tuple, set or list of two or more, in the code of cli/,
+`not in` or `case` against a family name, no dict keyed by one, no tuple, set or list of two or more, in the code of cli/,
 convert/, eval/ and rules/. A family added as a row is then answered or refused by every command without an edit
 there (tests/test_family_matrix.py runs each family × each command).
 
@@ -59,6 +59,8 @@ def branches(path: Path) -> list[tuple[int, str, str]]:
                         found.append((node.lineno, side.value, "compared"))
                     if isinstance(op, (ast.In, ast.NotIn)) and side is right:
                         found += [(node.lineno, n, "compared") for n in _names_in(side)]
+        elif isinstance(node, ast.MatchValue) and isinstance(node.value, ast.Constant) and node.value.value in NAMES:
+            found.append((node.lineno, node.value.value, "matched"))  # `case "eagle3":` is a comparison too
         elif isinstance(node, ast.Dict):
             found += [(node.lineno, k.value, "dict key") for k in node.keys if isinstance(k, ast.Constant) and k.value in NAMES]
         elif isinstance(node, (ast.Tuple, ast.Set, ast.List)) and id(node) not in scopes and len(_names_in(node)) >= 2:
@@ -98,11 +100,12 @@ def test_the_checker_flags_each_kind_of_branch(tmp_path):
         "c = {'dflash': 1}\n"
         "d = ('peagle', 'dspark')\n"
         "e = 'mtp' != x\n"
+        "match f:\n    case 'causal_lm':\n        pass\n"
         "ok = ('eagle3', 'tree')\n"  # one family name among other words: not a set of families
         "rule('X000', families=('eagle', 'dflash'))\n"  # a rule's registered families: data the registry reads
     )
     got = {(line, name) for line, name, _ in branches(src)}
-    assert got == {(1, "eagle3"), (2, "medusa"), (3, "dflash"), (4, "peagle"), (4, "dspark"), (5, "mtp")}
+    assert got == {(1, "eagle3"), (2, "medusa"), (3, "dflash"), (4, "peagle"), (4, "dspark"), (5, "mtp"), (7, "causal_lm")}
 
 
 def test_each_command_reads_the_families_its_row_says():

@@ -316,7 +316,7 @@ def eval_eagle1(
     built.model.to(device=device, dtype=getattr(torch, dtype))
     res = measure(model, built, prompts, tok, num_prompts, steps, 1, None, max_new, quiet=as_json, prompt_format=prompt_format)
     extra = {
-        "family": "eagle",
+        "family": view.verdict.family.name,
         "steps": steps,
         "topk": 1,
         "draft_tokens": steps + 1,
