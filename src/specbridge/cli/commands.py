@@ -32,7 +32,7 @@ def inspect_cmd(path: Path, as_json: bool) -> int:
         shown = inspect_after_open(path, view.ckpt, as_json)
         if shown is not None:
             return shown
-    fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa"), what="inspect")
+    fam = refuse_non_drafter(view, "inspect")
     own = fam.family.describe(view.ckpt)  # P-EAGLE's files are an EAGLE-3 drafter's plus mask_hidden: EAGLE-3's description
     if own is not None:
         return _inspect_family(view, own, as_json)
@@ -223,7 +223,7 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
             return got
         results, skipped, head, fam, mview = got
         return mview.ckpt, tgt, results, skipped, fam, head
-    if view.verdict.family is not None and view.verdict.family.name == "causal_lm":
+    if view.verdict.family is not None and view.verdict.family.checker == "draft_model":
         from .draft_check import PlainDraft
 
         if parent:
@@ -232,8 +232,8 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
     from ..rules.check import check, check_family
     from .guards import refuse_non_drafter
 
-    fam = refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa"), what="check")
-    if fam.family.name == "eagle3":
+    fam = refuse_non_drafter(view, "check")
+    if fam.family.checker == "eras":  # EAGLE-3: the engines' loader eras
         par = None
         if parent:
             from ..checkpoint.reader import open_checkpoint
@@ -244,10 +244,6 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
         raise CliError(f"--parent reads EAGLE-3 drafters only so far; this is a {fam.family.title} drafter")
     results, skipped = check_family(view, specs, fam.family, str(path), target=tgt, launch=lau)
     return view.ckpt, tgt, results, skipped, fam, None
-
-
-# the drafter families `launch`, `serve` and `sweep` start (each engine's LAUNCH row says which it has a line for)
-LAUNCHED = ("eagle3", "peagle", "eagle", "dflash", "dflash2", "dspark")
 
 
 def launch_env(engine: str, res) -> tuple[str, ...]:
@@ -264,11 +260,13 @@ def check_drafter(view, engine: str, label: str, tgt, lau, what: str = "launch")
     what `launch` prints, `serve` and `sweep` start. An engine spec that spans several of the family's release
     ranges is refused: a launch line is for one release."""
     from ..engines.registry import resolve
+    from ..families.table import readers
     from ..rules.check import check, check_family
     from .guards import refuse_non_drafter
 
-    fam = refuse_non_drafter(view, read_here=LAUNCHED, what=what).family
-    if fam.name == "eagle3":
+    # the families `launch` reads: `serve` and `sweep` start its lines (each engine's LAUNCH row says which it has)
+    fam = refuse_non_drafter(view, what, read_here=readers("launch")).family
+    if fam.checker == "eras":
         [res] = check(view, engine, label, target=tgt, launch=lau)
         return res
     if "==" not in engine and len(places := resolve(engine)) == 1:  # a bare name: its newest release, as for EAGLE-3
@@ -298,11 +296,11 @@ def drafter_launch(
     from .guards import refuse_non_drafter
 
     name = engine_name(engine)
-    fam = refuse_non_drafter(view, read_here=LAUNCHED, what="launch").family
+    fam = refuse_non_drafter(view, "launch").family
     if LAUNCHERS[name].chain_only and topk not in (None, 1):
         raise CliError(f"the {name} line drafts a chain (max_draft_len), not a tree: drop --topk {topk}")
     row = LAUNCHERS[name].families.get(fam.name)
-    if fam.name == "eagle3":
+    if fam.checker == "eras":  # EAGLE-3: the engine's own LAUNCH line
         steps, topk = 3 if steps is None else steps, 1 if topk is None else topk
     else:
         if row is None:  # no line: what check knows of the engine's class comes first
@@ -380,7 +378,7 @@ def launch_cmd(
             drafter = engine_model_arg(path)  # a Hub id stays an id: the engine downloads it
             view = read_view(open_checkpoint(path))
             ckpt = view.ckpt
-            if view.verdict.family is not None and view.verdict.family.name == "causal_lm":  # a plain draft model
+            if view.verdict.family is not None and view.verdict.family.checker == "draft_model":  # a plain draft model
                 from .draft_check import draft_model_launch
 
                 cmd, res = draft_model_launch(view, engine, drafter, served, tgt, steps, topk, draft_tokens)

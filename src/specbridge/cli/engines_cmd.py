@@ -94,7 +94,7 @@ def engines_cmd(as_json: bool) -> int:
     for r in rows:
         span = f"{r['first']} – {r['last'] or 'newer'}"
         read = r["releases_read"] + [f"{v} (placeholder: no source of it read)" for v in r["placed_at"]]
-        t.add_row(r["engine"], "eagle3", escape(r["era"]), span, ", ".join(read))
+        t.add_row(r["engine"], r["family"], escape(r["era"]), span, ", ".join(read))
     for r in families:
         span = f"{r['first']} – {r['last'] or 'newer'}"
         era = r["era"] if r["status"] == "modelled" else f"{r['era']} ({r['status']})"

@@ -113,32 +113,33 @@ def eval_cmd(
     if plain is not None:
         return eval_draft_model(plain, draft, target, load_as, engine, opts)
     view = open_drafter(draft)
-    if runner is not None and view.verdict.family.name not in ("dflash2", "dspark"):
-        fail(f"--model-runner: only a DFlash2 or DSpark drafter's draft step depends on the runner, not a {view.verdict.family.title} one")
-    if view.verdict.family.name == "eagle":
+    fam = view.verdict.family  # its row says how eval drafts it (families/table.py eval_view)
+    if runner is not None and not fam.runner_dependent:
+        fail(f"--model-runner: only a DFlash2 or DSpark drafter's draft step depends on the runner, not a {fam.title} one")
+    if fam.eval_view == "eagle1":
         return eval_eagle1(view, draft, load_as, engine, algorithm, **opts)
-    if view.verdict.family.name in ("dflash", "dflash2", "dspark"):
+    if fam.eval_view == "block":
         return eval_dflash(view, draft, load_as, engine, runner=runner, **opts)
+    parallel_view = fam.eval_view == "parallel"  # P-EAGLE: the k tokens in one parallel pass
     if steps is None:
         # 3, or what a speculators-format P-EAGLE config says it drafts (proposal_methods[0].speculative_tokens: the
         # num_speculative_tokens vLLM serves it with, and the line `launch` prints)
         from ..families.eagle import speculators_tokens
 
-        trained = speculators_tokens(view.ckpt.config or {}) if view.verdict.family.name == "peagle" else None
+        trained = speculators_tokens(view.ckpt.config or {}) if parallel_view else None
         steps = trained or 3
         from .optspec import validate_draft_shape
 
         validate_draft_shape(steps, topk, draft_tokens)
         check_fail_under(fail_under, steps)
-    peagle = view.verdict.family.name == "peagle"
-    if peagle and topk != 1:
+    if parallel_view and topk != 1:
         fail("--topk: P-EAGLE drafts all k tokens in one parallel pass (a chain, topk 1)")
     report, engine_json, findings = engine_view(view, engine)
     if report is not None and report.errors:  # check says the engine raises (L003–L006): nothing to measure
         say_version_findings(findings)
         return report_refusal(refusal(report, findings), engine_json, findings, [], as_json)
     parallel = None
-    if peagle:  # the masked slots' token and mask_hidden, as this release reads them (before the target is loaded)
+    if parallel_view:  # the masked slots' token and mask_hidden, as this release reads them (before the target is loaded)
         need_ml()  # read as torch tensors
         from ..eval.load import peagle_parallel
 
@@ -154,7 +155,7 @@ def eval_cmd(
         return report_refusal(built.refused, engine_json, findings, built.notes, as_json)
     res = measure(model, built, prompts, tok, num_prompts, steps, topk, draft_tokens, max_new, quiet=as_json, prompt_format=prompt_format)
     extra = {
-        **({"family": "peagle", "parallel_drafting": True, "pard_token": parallel[0]} if parallel else {}),
+        **({"family": fam.name, "parallel_drafting": True, "pard_token": parallel[0]} if parallel else {}),
         "steps": steps,
         "topk": topk,
         "draft_tokens": draft_tokens or (steps + 1 if topk == 1 else steps * topk + 1),
@@ -182,7 +183,7 @@ def open_drafter(draft: Path):
         view = read_view(open_checkpoint(draft))
     except CheckpointError as e:
         fail(str(e))
-    refuse_non_drafter(view, read_here=("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle"), what="eval")
+    refuse_non_drafter(view, "eval")
     return view
 
 
@@ -214,13 +215,13 @@ def eval_dflash(
     from ..families.dflash import geometry
     from .contract import fail
 
-    dspark = view.verdict.family.name == "dspark"
+    anchored = view.verdict.family.block_from_anchor  # DSpark: its block predicts from the anchor
     cfg = view.ckpt.config or {}
-    block = geometry(view.ckpt)["block_size"] or (cfg.get("dspark_block_size") if dspark else None)
+    block = geometry(view.ckpt)["block_size"] or (cfg.get("dspark_block_size") if anchored else None)
     if steps is None:
         if not block or int(block) < 2:
             fail(f"the {view.verdict.family.title} config gives no block_size ≥ 2: pass --steps (draft tokens per verify step)")
-        steps = int(block) if dspark else int(block) - 1
+        steps = int(block) if anchored else int(block) - 1
     if topk != 1:
         fail(f"--topk: a {view.verdict.family.title} block drafts one token per slot (a chain); tree drafting is EAGLE's")
     if draft_tokens is not None and draft_tokens != steps + 1:
@@ -252,7 +253,7 @@ def eval_dflash(
             if built.model.markov_head is not None
             else None
         ),
-        "confidence_head": built.model.confidence_head is not None if dspark else None,
+        "confidence_head": built.model.confidence_head is not None if anchored else None,
         "steps": steps,
         "topk": 1,
         "draft_tokens": steps + 1,
@@ -315,7 +316,7 @@ def eval_eagle1(
     built.model.to(device=device, dtype=getattr(torch, dtype))
     res = measure(model, built, prompts, tok, num_prompts, steps, 1, None, max_new, quiet=as_json, prompt_format=prompt_format)
     extra = {
-        "family": "eagle",
+        "family": view.verdict.family.name,
         "steps": steps,
         "topk": 1,
         "draft_tokens": steps + 1,

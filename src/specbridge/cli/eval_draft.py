@@ -21,7 +21,7 @@ def plain_draft_or_none(draft: Path):
     except CheckpointError:
         return None  # open_drafter says why
     fam = view.verdict.family
-    return view if fam is not None and fam.name == "causal_lm" else None
+    return view if fam is not None and fam.checker == "draft_model" else None
 
 
 def eval_draft_model(view, draft: Path, target: str, load_as: str, engine: str | None, o: dict) -> int:

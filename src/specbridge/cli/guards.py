@@ -27,17 +27,21 @@ def full_lm_reason(ckpt, d) -> str | None:
     )
 
 
-def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str = "this command"):
+def refuse_non_drafter(view, command: str, read_here: tuple[str, ...] | None = None):
     """The checkpoint's drafter family (the view's verdict, families/detect.py), or a one-line refusal (exit 2)
     saying what was seen: a full model, no known family, evidence that fits two families, a family specbridge
-    does not model, or one `what` does not read (`read_here`). A checkpoint is never read as a family its
-    evidence does not show."""
+    does not model, or one `command` does not read (`read_here`: by default the families whose row says
+    `command` reads them, families/table.py readers). A checkpoint is never read as a family its evidence does
+    not show."""
+    from ..families.table import readers
+
+    read_here = readers(command) if read_here is None else read_here
     ckpt, v = view.ckpt, view.verdict
     if v.not_drafter:
-        raise CliError(f"{ckpt.root}: {v.not_drafter}; nothing was read as a drafter ({what} reads drafters)")
-    if v.family is not None and v.family.name == "mtp" and "mtp" not in read_here:  # a target, but one with a head
+        raise CliError(f"{ckpt.root}: {v.not_drafter}; nothing was read as a drafter ({command} reads drafters)")
+    if v.family is not None and v.family.checker == "head" and v.family.name not in read_here:  # a target with a head
         raise CliError(
-            f"{ckpt.root}: a target carrying its own MTP head ({'; '.join(v.evidence)}); {what} does not read MTP heads "
+            f"{ckpt.root}: a target carrying its own MTP head ({'; '.join(v.evidence)}); {command} does not read MTP heads "
             "(inspect, check and launch read them from the target)"
         )
     why = full_lm_reason(ckpt, view.drafter)
@@ -48,20 +52,20 @@ def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str
         raise CliError(f"{ckpt.root}: the evidence fits {' and '.join(v.candidates)} equally ({ev}); not read as either")
     if v.family is None:
         raise CliError(f"{ckpt.root}: fits no drafter family specbridge knows (saw {v.seen}); nothing was checked")
-    if v.family.name == "causal_lm":
+    if v.family.checker == "draft_model":
         raise CliError(f"{ckpt.root}: looks like a {v.family.title} ({ev}), not a drafter; pass a drafter here (and a target as --target)")
     if not v.family.modelled:
         raise CliError(
             f"{ckpt.root}: a {v.family.title} drafter ({ev}); specbridge does not model {v.family.title} loading yet, "
             "so nothing was checked (it reads EAGLE-3, DFlash, DFlash2, DSpark and EAGLE-1/2 drafters)"
         )
-    if v.mislabel is not None and what in ("convert", "eval"):  # it would be rewritten / built as the wrong network
+    if v.mislabel is not None and command in ("convert", "eval"):  # it would be rewritten / built as the wrong network
         from ..families.table import BY_NAME
 
         shown, named = BY_NAME[v.mislabel.shown].short, BY_NAME[v.mislabel.named].short
         raise CliError(
             f"{ckpt.root}: architectures[0] {v.mislabel.arch!r} names the {named} family but the tensors are {shown} "
-            f"tensors ({'; '.join(v.mislabel.evidence)}); {what} does not read one family's tensors as another's: give "
+            f"tensors ({'; '.join(v.mislabel.evidence)}); {command} does not read one family's tensors as another's: give "
             f"the config the {shown} architecture (`specbridge check` names the one each engine builds, L017)"
         )
     if v.family.name not in read_here:
@@ -69,7 +73,7 @@ def refuse_non_drafter(view, read_here: tuple[str, ...] = ("eagle3",), what: str
 
         reads = " and ".join(f.title for f in FAMILIES if f.name in read_here)
         raise CliError(
-            f"{ckpt.root}: a {v.family.title} drafter ({ev}); {what} reads {reads} drafters{' only so far' if len(read_here) == 1 else ''}"
+            f"{ckpt.root}: a {v.family.title} drafter ({ev}); {command} reads {reads} drafters{' only so far' if len(read_here) == 1 else ''}"
         )
     return v
 

@@ -55,7 +55,7 @@ def mtp_probe(path, forced: bool) -> MtpProbe | None:
     if not forced and not (head.announced or head.layers):
         return None
     verdict = detect_family(idx.config, dict.fromkeys(idx.weight_map, ()))  # the target's, from its whole index
-    if not forced and (verdict.family is None or verdict.family.name != "mtp"):
+    if not forced and (verdict.family is None or verdict.family.checker != "head"):
         return None
     return MtpProbe(idx, head, verdict)
 

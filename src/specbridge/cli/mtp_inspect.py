@@ -22,7 +22,7 @@ def mtp_family(config: dict, names) -> FamilyVerdict | None:
     if not (head.announced or head.layers):
         return None
     v = detect_family(config, dict.fromkeys(names, ()))
-    return v if v.family is not None and v.family.name == "mtp" else None
+    return v if v.family is not None and v.family.checker == "head" else None
 
 
 def inspect_index_first(path, as_json: bool) -> int | None:

@@ -249,6 +249,7 @@ def register_sweep(app: typer.Typer) -> None:
             view = open_view(path)
             res = check_drafter(view, engine, str(path), None, None, what="sweep")
             family = view.verdict.family.name  # each setting starts this family's launch line
+            tree = view.verdict.family.tree  # whether its line drafts a tree (EAGLE-3) or a chain / block
             env = launch_env(name, res)  # and on the model runner its class needs
         except (CheckpointError, EngineSpecError, ValueError) as e:
             raise typer.Exit(fail(str(e))) from None
@@ -256,7 +257,7 @@ def register_sweep(app: typer.Typer) -> None:
             raise typer.Exit(fail("check found errors; run specbridge check first", 1))
         # only an engine that takes a draft tree tries topk and draft-token budgets, and only for EAGLE-3 (a DFlash
         # drafter drafts one block: the steps are its size)
-        trees = SERVERS[name].trees and family == "eagle3"
+        trees = SERVERS[name].trees and tree
         settings = [Setting(k, t, d) for k in step_list for t in (topk_list if trees else [1]) for d in (budget_list if trees else [None])]
         cfg = BenchConfig(
             url="",

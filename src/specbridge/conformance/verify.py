@@ -389,7 +389,7 @@ def family_for(view, engine: str):
     if v.family is not None and v.family.name in ("mtp", "causal_lm"):
         raise VerifyRefused(f"{view.ckpt.root}: {NOT_BUILT[v.family.name]}")
     try:
-        fam = refuse_non_drafter(view, read_here=tuple(HARNESS_FAMILIES[engine]) + ("medusa", "peagle"), what="verify").family
+        fam = refuse_non_drafter(view, "verify", read_here=tuple(HARNESS_FAMILIES[engine]) + ("medusa", "peagle")).family
     except CliError as e:
         raise VerifyRefused(e.message) from None
     if fam.name not in HARNESS_FAMILIES[engine]:

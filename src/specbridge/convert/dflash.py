@@ -92,7 +92,7 @@ def plan_dflash(view, to: str | None, engine: str | None, target=None, embed: st
     src = view.ckpt
     if embed != "keep":
         raise ConvertRefused(None, "--embed applies to EAGLE-3 drafters; a DFlash drafter's embedding is carried as it is")
-    if to is not None and to != "dflash":
+    if to is not None and to not in DFLASH_LAYOUTS:
         if to in LAYOUTS:
             raise ConvertRefused(
                 src.root,

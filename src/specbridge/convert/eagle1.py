@@ -35,6 +35,7 @@ from ..checkpoint.write import OutTensor
 from ..engines.registry import NotModelled, family_builds, family_places
 from ..layouts.table import INPUT_OF_LAYER, LAYOUTS, Layout
 from .common import ConvertError, ConvertRefused, Plan
+from .dflash import DFLASH_LAYOUTS
 
 SOURCES = ("SafeAILab/EAGLE@35c78f6 eagle/model/cnets.py (layer 0 without input_layernorm)",)
 EAGLE1_LAYOUTS: dict[str, Layout] = {
@@ -134,7 +135,7 @@ def plan_eagle1(view, to: str | None, engine: str | None, target=None, embed: st
     if embed != "keep":
         raise ConvertRefused(None, "--embed applies to EAGLE-3 drafters; an EAGLE-1/2 drafter's embedding is carried as it is")
     if to is not None and to not in EAGLE1_LAYOUTS:
-        if to in LAYOUTS or to == "dflash":
+        if to in LAYOUTS or to in DFLASH_LAYOUTS:
             raise ConvertRefused(
                 src.root,
                 f"an EAGLE-1/2 drafter is not converted into the {to!r} layout: another architecture (its fc fuses the token "

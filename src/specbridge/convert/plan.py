@@ -17,8 +17,8 @@ from ..layouts.table import LAYOUTS, Layout, to_layout
 from ..view import CheckpointView
 from .common import ConvertError, ConvertRefused, HeadRows, Plan
 from .configs import canon_config, settle_target_hidden, write_config
-from .dflash import DFLASH_LAYOUTS, plan_dflash
-from .eagle1 import EAGLE1_ENGINE, EAGLE1_LAYOUTS, plan_eagle1
+from .dflash import DFLASH_LAYOUTS
+from .eagle1 import EAGLE1_ENGINE, EAGLE1_LAYOUTS
 from .sidefiles import hub_note, side_files
 
 # which engine a layout is checked against after writing
@@ -95,10 +95,9 @@ def _plan_family(
 ) -> Plan:
     """The plan for the drafter's family: DFlash and EAGLE-1 have their own planners; EAGLE-3 is planned here."""
     src, d = view.ckpt, view.drafter
-    if view.verdict.family is not None and view.verdict.family.name == "dflash":
-        return plan_dflash(view, to, engine, target, embed)
-    if view.verdict.family is not None and view.verdict.family.name == "eagle":
-        return plan_eagle1(view, to, engine, target, embed)
+    own = view.verdict.family.convert_plan() if view.verdict.family is not None else None
+    if own is not None:  # the family's row names its planner (families/table.py convert_planner)
+        return own(view, to, engine, target, embed)
     if to in EAGLE1_LAYOUTS:
         raise ConvertRefused(None, f"an EAGLE-3 drafter is not converted into the EAGLE-1 layout {to!r}: another architecture")
     if to in DFLASH_LAYOUTS:

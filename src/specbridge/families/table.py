@@ -4,6 +4,12 @@ that family writes, and whether specbridge models it yet.
 Read before any layout is guessed (families/detect.py): a checkpoint is checked as the family its evidence
 shows, or refused with what was seen. A family specbridge does not model is refused, never simulated as
 EAGLE-3: a false error whose fix is a `convert` to EAGLE-3 is as harmful as a false OK.
+
+A row is also the family's one interface to the commands: which commands read it (`reads`), which path check
+takes (`checker`), how eval drafts it (`eval_view`), the module that describes it (`geometry`) and states its target
+fit (`target_fit`), its convert planner, the fix a load error names. cli/, convert/, eval/ and rules/ ask the row,
+never the name (tests/test_family_interface.py), so a new family is one row (and its module), and every command
+answers it or refuses it in one line (tests/test_family_matrix.py).
 """
 
 from __future__ import annotations
@@ -41,6 +47,38 @@ class Family:
     # the module under specbridge.families whose `geometry(ckpt)` describes a drafter of this family as itself
     # (inspect); "" = the family is described by the EAGLE-3 canonical description (layouts/canonical.py)
     geometry: str = ""
+    # the module under specbridge.families whose `target_fit(ckpt)` states the width of the target hidden states the
+    # drafter takes (families/fit.py, the F rules); "" = the family reads none, or is EAGLE-3 (its G rules say it)
+    target_fit: str = ""
+    # --- what each command does for the family: the commands branch on these fields, never on a family's name
+    # the commands that read a drafter of this family from its own files (inspect, check, launch, convert, eval);
+    # cli/guards.py refuse_non_drafter refuses the others in one line naming the families the command reads
+    reads: tuple[str, ...] = ()
+    # how check reads it: "eras" (the engines' EAGLE-3 loader eras, rules/check.py check), "ranges" (each engine's
+    # FAMILY_RANGES rows, rules/check.py check_family), "head" (an MTP head inside a target, read from the target's
+    # index: cli/mtp_check.py), "draft_model" (a whole causal LM served as a draft model: cli/draft_check.py)
+    checker: str = "ranges"
+    # the drafted shape `launch` and `sweep` try: a tree (topk > 1, draft-token budgets) or a chain / block only
+    tree: bool = False
+    # how eval drafts it: "tree" (EAGLE-3: a chain or tree of k steps), "parallel" (P-EAGLE: the k tokens in one
+    # parallel pass over a mask token), "eagle1" (EAGLE-1/2: a chain fed the target's last hidden state), "block"
+    # (DFlash: a block over a mask token); "" = eval does not draft it
+    eval_view: str = ""
+    # DSpark: the block predicts from the anchor (k defaults to block_size, not block_size - 1; dspark_block_size)
+    block_from_anchor: bool = False
+    # the draft step depends on the engine's model runner (DFlash2's candidate selector, DSpark's Markov walk)
+    runner_dependent: bool = False
+    # the decoder is EAGLE-3's: one fc over the target's aux hidden states (rules/family.py other_fc reads its width)
+    fc_over_aux: bool = False
+    # every head is trained on its own (Medusa): the target's lm_head is not one of them (rules/load.py)
+    per_head: bool = False
+    # the fix a load error names (rules/context.py convert_fix): "convert" (convert writes the layout the class
+    # reads), "convert_eagle1" (when convert writes the dispatched class's EAGLE-1 layout), "rename_heads" (Medusa:
+    # config keys and tensor names), "serve_original" (an MTP head: the publisher's files), "rename" (the tables)
+    fix: str = "rename"
+    # "module:function" under specbridge.convert that plans converting it, for a family convert reads with its own
+    # planner; "" = the EAGLE-3 planner (convert/plan.py)
+    convert_planner: str = ""
 
     @property
     def short(self) -> str:
@@ -54,6 +92,15 @@ class Family:
         from importlib import import_module
 
         return import_module(f"specbridge.families.{self.geometry}").geometry(ckpt)
+
+    def convert_plan(self):
+        """The family's own convert planner (`convert_planner`, imported when asked), or None for EAGLE-3's."""
+        if not self.convert_planner:
+            return None
+        from importlib import import_module
+
+        module, function = self.convert_planner.split(":")
+        return getattr(import_module(f"specbridge.convert.{module}"), function)
 
 
 FAMILIES: tuple[Family, ...] = (
@@ -77,6 +124,12 @@ FAMILIES: tuple[Family, ...] = (
         path_words=("eagle3",),
         modelled=True,
         method="eagle3",
+        reads=("inspect", "check", "launch", "convert", "eval"),
+        checker="eras",
+        tree=True,
+        eval_view="tree",
+        fc_over_aux=True,
+        fix="convert",
     ),
     Family(
         "peagle",
@@ -91,11 +144,15 @@ FAMILIES: tuple[Family, ...] = (
         method="eagle3",
         cite=f"{VLLM_REG}; {SPEC_ALGOS} (update_peagle); vllm/transformers_utils/configs/speculators/base.py @ 0.32.0",
         extends="eagle3",
+        reads=("inspect", "check", "launch", "eval"),
+        eval_view="parallel",
+        fc_over_aux=True,
     ),
     Family(
         "dflash",
         "DFlash",
         geometry="dflash",
+        target_fit="dflash",
         architectures=("DFlashDraftModel", "DFlashLagunaForCausalLM", "MuseGlimmerAssistantModel", "DFlashMuseGlimmerAssistantModel"),
         arch_words=("dflash",),
         config_keys=("dflash_config",),
@@ -103,11 +160,15 @@ FAMILIES: tuple[Family, ...] = (
         path_words=("dflash",),
         modelled=True,
         method="dflash",
+        reads=("inspect", "check", "launch", "convert", "eval"),
+        eval_view="block",
+        convert_planner="dflash:plan_dflash",
     ),
     Family(
         "dflash2",
         "DFlash2",
         geometry="dflash",
+        target_fit="dflash",
         architectures=("DFlash2DraftModel",),
         arch_words=("dflash2",),
         speculators_types=("dflash2",),
@@ -115,11 +176,15 @@ FAMILIES: tuple[Family, ...] = (
         method="dflash",
         cite=f"{VLLM_REG}; vllm/model_executor/models/qwen3_dflash2.py @ 0.29.0–0.32.0 (candidate_selector)",
         extends="dflash",
+        reads=("inspect", "check", "launch", "eval"),
+        eval_view="block",
+        runner_dependent=True,
     ),
     Family(
         "dspark",
         "DSpark",
         geometry="dflash",
+        target_fit="dflash",
         architectures=(
             "Qwen3DSparkModel",
             "Qwen3OmniDSparkModel",
@@ -136,11 +201,16 @@ FAMILIES: tuple[Family, ...] = (
         method="dspark",
         cite=f"{VLLM_REG}; {SPEC_ALGOS} (update_dspark: 'DSpark extends DFlash')",
         extends="dflash",
+        reads=("inspect", "check", "launch", "eval"),
+        eval_view="block",
+        block_from_anchor=True,
+        runner_dependent=True,
     ),
     Family(
         "eagle",
         "EAGLE-1/2",
         geometry="eagle",
+        target_fit="eagle",
         architectures=(
             "EagleLlamaForCausalLM",
             "EagleDeepSeekMTPModel",
@@ -158,26 +228,42 @@ FAMILIES: tuple[Family, ...] = (
         path_words=("eagle-",),
         modelled=True,
         method="eagle",
+        reads=("inspect", "check", "launch", "convert", "eval"),
+        eval_view="eagle1",
+        fix="convert_eagle1",
+        convert_planner="eagle1:plan_eagle1",
     ),
     Family(
         "medusa",
         "Medusa",
         geometry="medusa",
+        target_fit="medusa",
         architectures=("MedusaModel",),
         config_keys=("medusa_num_heads", "medusa_num_layers"),
         modelled=True,  # vLLM rows: engines/vllm.py (medusa.py Medusa, 0.27.0+)
         method="medusa",
+        reads=("inspect", "check"),
+        per_head=True,
+        fix="rename_heads",
     ),
     Family("mlp_speculator", "MLP speculator", architectures=("MLPSpeculatorPreTrainedModel",), method="mlp_speculator"),
     Family(
         "mtp",
         "MTP / NextN head inside a target",
+        target_fit="mtp",
         arch_words=("mtp",),
         config_keys=("num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_layers"),
         modelled=True,  # check / inspect / launch read the head from the target's index (families/mtp.py)
         method="mtp",
+        checker="head",
+        fix="serve_original",
     ),
-    Family("causal_lm", "plain causal LM (a target, or a draft model for method draft_model)", method="draft_model"),
+    Family("causal_lm", "plain causal LM (a target, or a draft model for method draft_model)", method="draft_model", checker="draft_model"),
 )
 
 BY_NAME = {f.name: f for f in FAMILIES}
+
+
+def readers(command: str) -> tuple[str, ...]:
+    """The families whose own files `command` reads (each row's `reads`), in the table's order."""
+    return tuple(f.name for f in FAMILIES if command in f.reads)

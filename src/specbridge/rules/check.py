@@ -64,7 +64,7 @@ def check(
     once per checkpoint (reading a 1.6 M-entry t2d or sampling the embedding once, not per era), the
     others once per engine version. `view` (view.read_view) is the checkpoint described once; `family`
     other than EAGLE-3 checks it as that family (check_family)."""
-    if family is not None and family.name != "eagle3":
+    if family is not None and family.checker != "eras":
         return check_family(view, engine, family, path_label, target=target, launch=launch)[0]
     ckpt, drafter = view.ckpt, view.drafter
     base = Context(view, target=target, launch=launch, path=path_label or str(ckpt.root), parent=parent, embed=embed_stats(drafter, target))

@@ -11,6 +11,7 @@ from ..engines.expr import evaluate
 from ..engines.launch import max_draft_tokens
 from ..engines.registry import LAUNCHERS
 from ..families.fit import FIT_FAMILIES
+from ..families.table import BY_NAME
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import Hit, rule
@@ -71,7 +72,7 @@ def rope_differs(c: Context) -> Iterator[Hit]:
     severity=WARNING,
     failure_modes=(28,),
     fix="serve the drafter in bfloat16.",
-    families=("eagle3", *(f for f in FIT_FAMILIES if f != "mtp")),
+    families=("eagle3", *(f for f in FIT_FAMILIES if BY_NAME[f].checker != "head")),  # an MTP head is the target's
 )
 def fp16_with_bf16(c: Context) -> Iterator[Hit]:
     """The draft config is float16 and the target bfloat16: fp16 overflows on degenerate draft branches, giving NaN

@@ -53,6 +53,13 @@ class Context:
         return self.view.ckpt
 
     @property
+    def fam(self):
+        """The family's row (families/table.py): what the rules read of the family, never its name."""
+        from ..families.table import BY_NAME
+
+        return BY_NAME[self.family]
+
+    @property
     def d(self) -> Drafter:
         """The canonical description (layout, geometry, the flat config as `d.cfg`)."""
         return self.view.drafter
@@ -72,23 +79,24 @@ class Context:
                 f"these are {shown} tensors under an architecture name of the {named} family: give the config the {shown} "
                 f"architecture and launch method (L017); converting them as {named} would not load them"
             )
-        if self.family == "mtp":  # the head ships inside the target: nothing to convert, the files must hold it
+        fix = self.fam.fix  # what the family's row says a load error's fix is (families/table.py)
+        if fix == "serve_original":  # an MTP head ships inside the target: nothing to convert, the files must hold it
             return (
                 f"serve a checkpoint whose MTP tensors are the ones {self.rep.cls.name} reads on {self.eng} (the publisher's "
                 f"original; the names: specbridge check {self.path} --engine {self.rep.engine}=={self.rep.version} --tables), "
                 "or serve without MTP"
             )
         if (  # convert writes this class's layout, from a drafter it reads
-            self.family == "eagle" and eagle1_convertible(self.rep.cls.name, self.ckpt)
+            fix == "convert_eagle1" and eagle1_convertible(self.rep.cls.name, self.ckpt)
         ):
             return f"specbridge convert {self.path} --engine {self.rep.engine}=={self.rep.version} -o OUT"
-        if self.family == "medusa":  # heads trained per head: their names, biases and vocab are config and tensors
+        if fix == "rename_heads":  # Medusa's heads trained per head: their names, biases and vocab are config and tensors
             return (
                 f"give the checkpoint the tensor names and config.json keys {self.rep.cls.name} reads on {self.eng} "
                 f"(the tables: specbridge check {self.path} --engine {self.rep.engine}=={self.rep.version} --tables); "
                 "specbridge convert does not write Medusa heads"
             )
-        if self.family != "eagle3":  # convert writes EAGLE-3, DFlash and Llama EAGLE-1 layouts: never another family's
+        if fix != "convert":  # convert writes EAGLE-3, DFlash and Llama EAGLE-1 layouts: never another family's
             return (
                 f"rename the checkpoint's tensors / config to what {self.rep.cls.name} reads on {self.eng} "
                 f"(the tables: specbridge check {self.path} --engine {self.rep.engine}=={self.rep.version} --tables)"

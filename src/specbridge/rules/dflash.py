@@ -16,7 +16,8 @@ from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import CHECKPOINT, Hit, rule
 
-DFLASH = ("dflash", "dflash2")  # DFlash2 is DFlash plus a head: the same target ids, mask token, embedding
+# each rule's `families=` names the families it reads: DFlash2 is DFlash plus a head (the same target ids, mask token,
+# embedding), DSpark extends DFlash (families/table.py extends)
 
 
 def _cfg(c: Context) -> dict:
@@ -45,7 +46,7 @@ def _mask_id(c: Context):
     "DFlash target layers outside the target",
     severity=ERROR,
     scope=CHECKPOINT,
-    families=DFLASH + ("dspark",),
+    families=("dflash", "dflash2", "dspark"),
     fix="train (or re-export) the drafter for this target, or pass the target it was trained on as --target.",
 )
 def target_layers_exist(c: Context) -> Iterator[Hit]:
@@ -80,7 +81,7 @@ def target_layers_exist(c: Context) -> Iterator[Hit]:
     "DFlash target layer ids given twice, off by one",
     severity=WARNING,
     scope=CHECKPOINT,
-    families=DFLASH + ("dspark",),
+    families=("dflash", "dflash2", "dspark"),
     fix="keep one list: `dflash_config.target_layer_ids` (DSpark: `dspark_target_layer_ids` or `target_layer_ids`; layer "
     "outputs, 0-based), or the top-level `eagle_aux_hidden_state_layer_ids` equal to those ids + 1.",
 )
@@ -108,7 +109,7 @@ def target_layer_numbering(c: Context) -> Iterator[Hit]:
     "DFlash mask token",
     severity=ERROR,
     scope=CHECKPOINT,
-    families=DFLASH,
+    families=("dflash", "dflash2"),
     fix="set `dflash_config.mask_token_id` to the id of the mask token the drafter was trained with (inside the vocabulary).",
 )
 def mask_token(c: Context) -> Iterator[Hit]:
@@ -130,7 +131,7 @@ def mask_token(c: Context) -> Iterator[Hit]:
     "D004",
     "DFlash mask embedding",
     severity=ERROR,
-    families=DFLASH,
+    families=("dflash", "dflash2"),
     fix="ship the trained mask embedding as `mask_embedding.pt` beside the weights and serve with an engine release that "
     "reads it (vLLM 0.26+, SGLang 0.5.20+ from a local directory), or write the trained row into `embed_tokens[mask_token_id]`.",
 )
@@ -312,7 +313,7 @@ def _fill_fix(c: Context, block: int | None) -> str | None:
     "D005",
     "DFlash draft tokens against the trained block",
     severity=WARNING,
-    families=DFLASH + ("dspark",),
+    families=("dflash", "dflash2", "dspark"),
     fix="draft the whole trained block: vLLM `num_speculative_tokens` = block_size - 1 (DSpark: block_size), SGLang "
     "`--speculative-num-draft-tokens` = block_size (DSPARK: block_size + 1) (what `specbridge launch` prints).",
 )
@@ -339,7 +340,7 @@ def block_tokens(c: Context) -> Iterator[Hit]:
     "D006",
     "DFlash launch flags the engine refuses or overrides",
     severity=ERROR,
-    families=DFLASH + ("dspark",),
+    families=("dflash", "dflash2", "dspark"),
     fix="launch DFlash with its own flags only: vLLM `method: dflash` with `num_speculative_tokens`; SGLang "
     "`--speculative-algorithm DFLASH` with `--speculative-num-draft-tokens` (DSPARK: block_size + 1, or none; no EAGLE "
     "steps or topk).",
@@ -467,7 +468,7 @@ def dflash2_as_dflash(c: Context) -> Iterator[Hit]:
     "DFlash head shared from a target with another (padded) vocabulary",
     severity=WARNING,
     scope=CHECKPOINT,
-    families=DFLASH,
+    families=("dflash", "dflash2"),
     fix="serve with vLLM 0.25.0 or later (vllm-project/vllm #46435: the head is shared by `_should_share`), or set the "
     "drafter's `vocab_size` to the target's.",
 )

@@ -58,7 +58,7 @@ def mislabelled(c: Context) -> Iterator[Hit]:
 
 def other_fc(c: Context) -> Iterator[Hit]:
     """An EAGLE-3 layout whose fc reads a number of states the dispatched EAGLE-3 class does not build (L017's second case)."""
-    if c.family not in ("eagle3", "peagle") or c.view.verdict.mislabel is not None or not c.k:
+    if not c.fam.fc_over_aux or c.view.verdict.mislabel is not None or not c.k:
         return
     built = c.rep.ns.get("n_aux", 3)
     if type(built) is not int or c.k >= built:  # a wider fc is an EAGLE-3 fc over more layers (G008, L003 say so)
@@ -98,7 +98,7 @@ def outcome(c: Context) -> str:
 def how_known(c: Context, named: Family) -> str:
     """run / read / inferred: how this release's behaviour for the dispatched class is known (the engine rows)."""
     rep = c.rep
-    if named.name == "eagle3":
+    if named.checker == "eras":  # EAGLE-3: the engine's loader era
         era = era_at(rep.engine, rep.version)
         runs, read = [r.release for r in era.runs], releases_read(era)
     else:
@@ -116,7 +116,7 @@ def how_known(c: Context, named: Family) -> str:
 
 def fix_line(c: Context, shown: Family, engine: str, version: str) -> str:
     """The other family's architecture name this release builds, and its launch method."""
-    if shown.name == "causal_lm":  # a whole causal LM: served as a draft model, under its own class's name
+    if shown.checker == "draft_model":  # a whole causal LM: served as a draft model, under its own class's name
         rows = [r for r in DRAFT_MODEL.get(engine, ()) if r.method]  # the word each release range asks for it with
         plain = method_words(engine, rows[-1].method) if rows else "its draft-model method"
         return (
@@ -125,7 +125,7 @@ def fix_line(c: Context, shown: Family, engine: str, version: str) -> str:
     arch = shown_architecture(shown, engine, version, (c.ckpt.config or {}).get("model_type"))
     method = launch_method(shown, engine)
     where = f"write architectures [{arch!r}] in config.json" if arch else f"give it the architecture of a {shown.title} drafter"
-    if arch is None and not any(family_rows(engine, shown.name)) and shown.name != "eagle3":
+    if arch is None and not any(family_rows(engine, shown.name)) and shown.checker != "eras":
         return f"{engine} has no {shown.title} drafter class: serve the tensors on an engine that has one (specbridge engines)"
     return f"{where} (the {shown.title} class {engine} {version} builds) and launch with {method}"
 
@@ -133,7 +133,7 @@ def fix_line(c: Context, shown: Family, engine: str, version: str) -> str:
 def shown_architecture(fam: Family, engine: str, version: str, model_type) -> str | None:
     """An architecture name the release's registry builds a class of `fam` for, preferring one that names the
     config's model_type (a Qwen3 drafter's Eagle3Qwen3ForCausalLM), then the family table's first name."""
-    if fam.name == "eagle3":
+    if fam.checker == "eras":
         registry = era_at(engine, version).dispatch.registry
     else:
         rows = family_rows(engine, fam.name)
@@ -152,7 +152,7 @@ def shown_architecture(fam: Family, engine: str, version: str, model_type) -> st
 def launch_method(fam: Family, engine: str) -> str:
     """How the engine's launch line names `fam`'s method (its LAUNCH row: the family's spec_method, else the family's)."""
     launcher = LAUNCHERS.get(engine)
-    if launcher is not None and fam.name == "eagle3":  # the EAGLE-3 line's own method (TensorRT-LLM: Eagle)
+    if launcher is not None and fam.checker == "eras":  # the EAGLE-3 line's own method (TensorRT-LLM: Eagle)
         return method_words(engine, launcher.eagle3_method)
     row = launcher.families.get(fam.name) if launcher is not None else None
     return method_words(engine, row.spec_method if row is not None and row.spec_method else fam.method)

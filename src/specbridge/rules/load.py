@@ -142,7 +142,7 @@ def _unfilled(c: Context, p) -> Hit:
     shards = f" (shards {', '.join(p.missing_shards)})" if p.status == P_PARTIAL else ""
     if p.role == "routed experts":
         return _unfilled_experts(c, p)
-    if p.role == "head" and c.family == "medusa":  # each head is trained on its own: the target's head is not one
+    if p.role == "head" and c.fam.per_head:  # each Medusa head is trained on its own: the target's head is not one
         fix = (
             f"ship the trained {p.name} (a Medusa head has its own; the target's lm_head is not one), or build no more heads "
             "than were trained (medusa_num_heads; vLLM builds one per num_speculative_tokens, H001)"
@@ -263,7 +263,7 @@ def no_dispatch(c: Context) -> Iterator[Hit]:
         yield Hit(
             ERROR,
             f"{c.eng} cannot dispatch this config: {rep.dispatch_message}. "
-            f"The rest of this report simulates its {'EAGLE-3' if c.family == 'eagle3' else c.family} class ({rep.cls.name}) "
+            f"The rest of this report simulates its {c.fam.title if c.fam.checker == 'eras' else c.family} class ({rep.cls.name}) "
             "as if the config were converted.",
             fix,
         )

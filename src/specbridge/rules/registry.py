@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..families.table import FAMILIES
 from .findings import Finding
 
 # Categories in report order: (heading, what the docs say of them). A rule's code starts with its letter.
@@ -136,9 +137,10 @@ class Rule:
     families: tuple[str, ...] = ("eagle3",)  # the drafter families (families/table.py) the rule reads
 
 
-# every family check reads: the load simulation (L) and the version placement (R) hold for any class a row
-# describes; the other rules read EAGLE-3's geometry, aux layers and vocab maps
-EVERY_FAMILY = ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "mtp", "medusa")
+# every family check reads from a row of its own (the engines' eras and FAMILY_RANGES, an MTP head's): the load
+# simulation (L) and the version placement (R) hold for any class a row describes; the other rules read EAGLE-3's
+# geometry, aux layers and vocab maps. A plain draft model has its rules (rules/draft_model.py), named by family.
+EVERY_FAMILY = tuple(f.name for f in FAMILIES if f.modelled and f.checker != "draft_model")
 
 
 RULES: dict[str, Rule] = {}
