@@ -210,6 +210,7 @@ def main() -> int:
     ap.add_argument("--no-install", action="store_true", help="use the environment as it is (exit 2 when absent)")
     ap.add_argument("--eagle3-only", action="store_true", help="run the EAGLE-3 matrix only, not the other families'")
     ap.add_argument("--write", action="store_true", help="record every agreeing matrix's run in src/specbridge/engines/adopted.py")
+    ap.add_argument("--only", metavar="WORD", help="run only the family matrices whose test file names WORD (mtp, dflash, …)")
     ap.add_argument("--keep", type=Path, help="write the cases here (kept) instead of a temporary folder")
     a = ap.parse_args()
     if not ready(a.engine, a.version):
@@ -220,8 +221,8 @@ def main() -> int:
     root = a.keep or Path(tempfile.mkdtemp(prefix=f"adopt-{a.engine}-{a.version}-"))
     root.mkdir(parents=True, exist_ok=True)
     records: list[tuple[str, str, str]] = []  # (family, range label, Run row text) of every matrix that agrees
-    eagle3 = eagle3_battery(a.engine, a.version, root, records)
-    families = [] if a.eagle3_only else family_battery(a.engine, a.version, root, records)
+    eagle3 = eagle3_battery(a.engine, a.version, root, records) if not a.only else True
+    families = [] if a.eagle3_only else family_battery(a.engine, a.version, root, records, a.only)
     if a.write and records:
         write_adopted(a.engine, records)
     return 0 if eagle3 and all(families) else 1
@@ -260,18 +261,18 @@ def eagle3_battery(engine: str, version: str, root: Path, records: list) -> bool
     return False
 
 
-def family_battery(engine: str, version: str, root: Path, records: list) -> list[bool]:
+def family_battery(engine: str, version: str, root: Path, records: list, only: str | None = None) -> list[bool]:
     """Every other family's matrix through verify, one engine process each; per matrix and release range the Run row
     when its cases agree (a case the test knows to differ counts as known, as its KNOWN says), else the differences."""
     from conftest import TINY_TARGET
 
     target = str(TINY_TARGET) if engine == "vllm" else None
     matrices = [(test, cases, known, None) for test, cases, known in family_batteries(engine, version, root)]
-    if engine == "vllm":
+    if engine == "vllm" and (only is None or only in "tests/test_conformance_vllm_mtp.py"):
         for k, cases in mtp_battery(version, root / "mtp").items():
             matrices.append(("tests/test_conformance_vllm_mtp.py", cases, {}, k))
     ok = []
-    for test, cases, known, steps in matrices:
+    for test, cases, known, steps in [m for m in matrices if only is None or only in m[0]]:
         print(f"\n{engine} {version}: {len(cases)} cases of {test} through specbridge verify", flush=True)
         reports = run_battery(engine, version, cases, None if steps is not None else target, steps)
         by_range: dict[str, list[str]] = {}
