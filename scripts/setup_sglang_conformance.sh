@@ -23,7 +23,7 @@ set -euo pipefail
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ROOT=${SPECBRIDGE_SGLANG_CONFORMANCE:-$HOME/.cache/specbridge/sglang-conformance}
 # default: every release the SGLang engine table records a conformance run for (Era.runs in
-# src/specbridge/engines/sglang.py), so adding a Run row there is what adds a release here and in the test
+# src/specbridge/engines/sglang/eagle3.py), so adding a Run row there is what adds a release here and in the test
 # (SPECBRIDGE_CONFORMANCE=per-era: only the newest run release of each era, as CI does)
 TABLE_PY=${PYTHON:-python3}; [ -x "$REPO/.venv/bin/python" ] && TABLE_PY="$REPO/.venv/bin/python"  # needs `packaging`
 TABLE_VERSIONS=$(cd "$REPO/src" && "$TABLE_PY" -c 'from specbridge.engines.registry import conformance_releases as c; print(" ".join(c("sglang", "tests/test_conformance_sglang.py")))')

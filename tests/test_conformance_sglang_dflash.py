@@ -5,7 +5,7 @@ The harness (src/specbridge/conformance/sglang_loader.py) builds SGLang's DFlash
 wheel's own sglang/srt/models/dflash.py and runs its `load_weights`; the comparison is tests/test_conformance_sglang.py's
 (dispatch, raises, the parameter set and shapes, filled/partial/unfilled, consumed/skipped, which name landed where).
 Skipped per release when the environment is absent. The counts are FamilyRange.runs rows in
-src/specbridge/engines/sglang.py."""
+src/specbridge/engines/sglang/dflash.py, dflash2.py and dspark.py."""
 
 from __future__ import annotations
 

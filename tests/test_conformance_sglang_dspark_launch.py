@@ -9,7 +9,7 @@ own warnings it logged (num_steps / topk overridden to 1, gamma defaulted to 7, 
 warnings check reports. check's note that --speculative-dflash-block-size is not DSpark's flag is specbridge's (SGLang
 says nothing): it is compared as SGLang's silence. The rows are one era (DSPARK_SG_LAUNCH, 0.5.16 … 0.5.23): CI runs
 the newest installed release, the others are full-conformance runs; the counts are DSPARK_SG_LAUNCH_RUNS in
-src/specbridge/engines/sglang.py."""
+src/specbridge/engines/sglang/dspark.py."""
 
 from __future__ import annotations
 

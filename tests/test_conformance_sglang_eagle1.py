@@ -1,7 +1,7 @@
 """EAGLE-1 conformance on SGLang's own loader: every installed SGLang release × EAGLE-1 drafters (research layout
 under LlamaForCausalLMEagle, and the mutations that lose fc.bias or the whole drafter), compared with `check` as
 tests/test_conformance_sglang.py compares EAGLE-3 drafters. Skipped per release when the environment is absent; the
-counts are FamilyRange.runs rows in src/specbridge/engines/sglang.py."""
+counts are FamilyRange.runs rows in src/specbridge/engines/sglang/eagle1.py."""
 
 from __future__ import annotations
 

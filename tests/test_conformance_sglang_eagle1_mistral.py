@@ -5,7 +5,7 @@ fc [H, 2H] without bias over (embedding, the target's hidden state), loading Mis
 (eagle_linear, layers.N.attention.wq, feed_forward.w1, attention_norm) and their mutations (HF names with and without
 the model. prefix, the research layout, embeddings, head, tied, unknown names, q-LoRA), compared with `check` as
 tests/test_conformance_sglang_eagle1_qwen2.py compares the Qwen2 class. Skipped per release when the environment is
-absent; the counts are FamilyRange.runs rows in src/specbridge/engines/sglang.py."""
+absent; the counts are FamilyRange.runs rows in src/specbridge/engines/sglang/eagle1.py."""
 
 from __future__ import annotations
 

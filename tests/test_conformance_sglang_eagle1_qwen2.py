@@ -4,7 +4,7 @@ load_weights): every installed SGLang release × tiny Qwen2 EAGLE-1 drafters in 
 and without fc.bias, q/k/v biases, layer 0 without input_layernorm; yuhuili/EAGLE-Qwen2-7B-Instruct in miniature)
 and their mutations, plus the Qwen2 weights served under LlamaForCausalLMEagle (whose layers have no q/k/v bias),
 compared with `check` as tests/test_conformance_sglang_eagle1.py compares the Llama class. Skipped per release when
-the environment is absent; the counts are FamilyRange.runs rows in src/specbridge/engines/sglang.py."""
+the environment is absent; the counts are FamilyRange.runs rows in src/specbridge/engines/sglang/eagle1.py."""
 
 from __future__ import annotations
 

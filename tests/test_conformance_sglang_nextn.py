@@ -205,7 +205,7 @@ def _predicted(path: Path, version: str):
 
 @pytest.mark.parametrize(("version", "case"), ROW_CASES)
 def test_rows_predict_the_stored_outcome(version, case, row_targets):
-    """specbridge's SGLang NEXTN rows (engines/sglang.py) predict what the real loader did, release by release: the class,
+    """specbridge's SGLang NEXTN rows (engines/sglang/mtp.py) predict what the real loader did, release by release: the class,
     the first error, which NextN parameters were loaded, left at init or taken from the target, whether the decoder block
     got its tensors, and which of the head's tensors were skipped."""
     obs = STORED[version][case]

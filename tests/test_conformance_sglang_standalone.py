@@ -3,7 +3,7 @@ row covers × the drafts of tests/test_draft_model.py (SmolLM2-135M's real token
 padded vocab), through specbridge.conformance.sglang_standalone: SGLang's own argument parser, its own vocabulary
 check (StandaloneWorkerV2._validate_vocab_compatibility, fed as the worker feeds it) and its own load of the draft's
 class, against `check`'s T findings for the same release. Skipped per release when the environment is absent; the
-counts are DraftModelRange.runs rows in src/specbridge/engines/sglang.py."""
+counts are DraftModelRange.runs rows in src/specbridge/engines/sglang/draft_model.py."""
 
 from __future__ import annotations
 

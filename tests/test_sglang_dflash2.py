@@ -1,5 +1,5 @@
 """SGLang's DFlash2DraftModel (sglang/srt/models/dflash.py, 0.5.19+): DFlashDraftModel's loader plus grouped
-convolutions and a candidate selector, served by the DFLASH worker. The rows are in src/specbridge/engines/sglang.py;
+convolutions and a candidate selector, served by the DFLASH worker. The rows are in src/specbridge/engines/sglang/dflash2.py;
 tests/test_conformance_sglang_dflash.py runs SGLang's own loader on the same fixtures."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """SGLang's Qwen3DSparkModel (sglang/srt/models/dspark.py, --speculative-algorithm DSPARK; modelled from 0.5.16, its
 first release): the release's DFlashDraftModel loader plus a Markov head whose unknown names raise; the confidence head
-is not built under the default SGLANG_RAGGED_VERIFY_MODE (static). The rows are in src/specbridge/engines/sglang.py;
+is not built under the default SGLANG_RAGGED_VERIFY_MODE (static). The rows are in src/specbridge/engines/sglang/dspark.py;
 tests/test_conformance_sglang_dflash.py runs SGLang's own loader on the same fixtures."""
 
 from __future__ import annotations

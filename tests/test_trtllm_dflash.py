@@ -1,4 +1,4 @@
-"""TensorRT-LLM's DFlash rows (src/specbridge/engines/trtllm.py FAMILY_RANGES): read from source, never run.
+"""TensorRT-LLM's DFlash rows (src/specbridge/engines/trtllm/dflash.py): read from source, never run.
 
 Each expectation below is what the read source implies; the comment on each says which line of it. No TensorRT-LLM
 wheel installs here, so nothing is compared with a real load: a change to the rows that flips one of these outcomes

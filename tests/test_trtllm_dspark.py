@@ -1,4 +1,4 @@
-"""TensorRT-LLM's DSpark rows (src/specbridge/engines/trtllm.py, family dspark): read from source, never run.
+"""TensorRT-LLM's DSpark rows (src/specbridge/engines/trtllm/dspark.py): read from source, never run.
 
 A standalone DSpark drafter (DeepSeek's Qwen3 layout) is GQADSparkForCausalLM: DFlash's class plus the Markov head
 tensors ([vocab_size, markov_rank], taken before DFlash's remap, nested or bare names) and the confidence head's

@@ -1,5 +1,5 @@
 """TensorRT-LLM's launch line: `trtllm-serve MODEL --config FILE`, its speculative settings in the YAML file (the
-trtllm LAUNCH row in src/specbridge/engines/trtllm.py, read from the 1.3.0rc27 docs and the releases' llm_args; no
+trtllm LAUNCH row in src/specbridge/engines/trtllm/launch.py, read from the 1.3.0rc27 docs and the releases' llm_args; no
 TensorRT-LLM installs here, nothing is run).
 
 `launch --engine trtllm` prints the file (a shell here-document) and the line that names it, for EAGLE-3

@@ -4,7 +4,7 @@ The engines load it with `torch.load(..., weights_only=True)` and accept two for
 - vLLM (vllm/model_executor/models/qwen3_dflash.py `_read_mask_embedding`, 0.27.0 and 0.32.0 read): a bare tensor,
   or a dict whose `embedding` is the tensor and whose optional `mask_token_id` must equal the config's;
 - SGLang from 0.5.20 (sglang/srt/speculative/dflash_worker_v2.py `_maybe_merge_trained_mask_embedding`, read in the
-  0.5.20 wheel and the newest: the sglang.py DFlash rows): only the dict, `saved["embedding"]` and
+  0.5.20 wheel and the newest: the engines/sglang/dflash.py rows): only the dict, `saved["embedding"]` and
   `int(saved["mask_token_id"])` (a bare tensor raises).
 The dict with both keys (what MiMo ships) is read by both, so that is the form written here. The file is read with
 the torch-zip interpreter of torchzip.py (no code run); written as torch's zip format by hand: one `data.pkl` of

@@ -4,6 +4,7 @@ every checkpoint tensor and every engine parameter. Nothing engine-specific live
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
@@ -419,8 +420,10 @@ def _without_null_target_hidden(flat: dict) -> dict:
 
 
 def row_origin(engine: str, cls: DraftClass) -> str:
-    """Where a class's rows are written (the table module) and what they mirror (the engine file), for a RowError."""
-    return f"specbridge/engines/{engine}.py, class {cls.name} (rows mirroring {cls.file})"
+    """Where a class's rows are written (the table module, or the engine's package of one file per family) and what
+    they mirror (the engine file), for a RowError."""
+    table = f"{engine}/" if hasattr(sys.modules.get(f"{__package__}.{engine}"), "__path__") else f"{engine}.py"
+    return f"specbridge/engines/{table}, class {cls.name} (rows mirroring {cls.file})"
 
 
 def simulate(view: CheckpointView, era: Era, version: str, family: FamilyRange | None = None) -> LoadReport:

@@ -1,0 +1,213 @@
+"""SGLang's MTP rows (--speculative-algorithm NEXTN): the NextN classes reading a target's own MTP layer."""
+
+from __future__ import annotations
+
+from ..common import DECODER_PARTS
+from ..spec import (
+    Derive,
+    Dispatch,
+    DraftClass,
+    Drop,
+    FamilyRange,
+    Field,
+    KeepLayers,
+    Param,
+    QuantSkip,
+    Raise,
+    RenameRegex,
+    all_agreed,
+)
+
+# --- MTP heads inside a target (--speculative-algorithm NEXTN, an alias of EAGLE) ----------------------------------
+# The draft is the target's own checkpoint read by a NextN class (configs/model_config.py _config_draft_model renames
+# the target's architecture); it reads the one MTP layer model.layers.{nextn_id}.* and takes embed/head from the target.
+NEXTN_CFG = "sglang/srt/configs/model_config.py (ModelConfig._config_draft_model)"
+NEXTN_CONF = "tests/test_conformance_sglang_nextn.py"
+DSN = "sglang/srt/models/deepseek_nextn.py"
+GLMN = "sglang/srt/models/glm4_moe_nextn.py"
+NEXTN_LOAD = (
+    "DeepseekV2ForCausalLM.load_weights(is_nextn=True) (models/deepseek_v2.py; deepseek_common/deepseek_weight_loader.py from 0.5.8)"
+)
+NEXTN_FIELDS = (
+    Field("H", ("hidden_size",)),
+    Field("V", ("vocab_size",)),
+    Field("N", ("num_hidden_layers",)),
+    Field("quant", ("quantization_config",), None, kind="any"),
+)
+NNPL_REQUIRED = Field("L", ("num_nextn_predict_layers",), None, required="ValueError: num_nextn_predict_layers is not in the config")
+# from 0.5.22 a config without the key loads as one NextN layer (observed on the 0.5.22 and 0.5.23 wheels, conformance run)
+NNPL_DEFAULT = Field("L", ("num_nextn_predict_layers",), 1)
+# "compatible with old design": a one-layer config is a standalone NextN checkpoint whose layer is 0
+NEXTN_DERIVE = (Derive("nextn_id", "0 if N == 1 else N"), Derive("one", "1"))
+NEXTN_ONE = Raise("L is not None and L != 1", "AssertionError: Only 1 nextn layer is supported", f"{DSN} / {NEXTN_LOAD}")
+NEXTN_QUANT_CITE = "sglang/srt/model_loader/loader.py _get_quantization_config (the NextN decoder's prefix is model.decoder)"
+
+
+def _nextn_quant(mapper: bool) -> tuple[QuantSkip, ...]:
+    """SGLang matches ignore lists against its own module names: the NextN decoder is `model.decoder.*`, so entries
+    written in checkpoint names (model.layers.{N}.*) do not match; from 0.5.10 DeepseekV3ForCausalLMNextN's mapper
+    renames `model.layers.61` entries (DeepSeek-V3/R1's layer number only). modelopt_fp4 builds the body unquantized."""
+    rename = (r"^model\.layers\.\d+\.", "model.decoder.")
+    entry = ("model.layers.61", "model.decoder") if mapper else None
+    q = "sglang/srt/layers/quantization"
+    return (
+        QuantSkip("fp8", ("ignored_layers", "modules_to_not_convert"), "exact", f"{q}/fp8.py; {NEXTN_QUANT_CITE}", rename, entry),
+        QuantSkip("compressed-tensors", ("ignore",), "regex", f"{q}/compressed_tensors; {NEXTN_QUANT_CITE}", rename, entry),
+        QuantSkip("modelopt", ("exclude_modules", "ignore"), "wildcard", f"{q}/modelopt_quant.py; {NEXTN_QUANT_CITE}", rename, entry),
+        QuantSkip("modelopt_fp4", (), "exact", f"{DSN} DeepseekModelNextN.__init__ (modelopt_fp4 → quant_config None)", everything=True),
+    )
+
+
+def _nextn_class(*, name: str, file: str, unknown_raises: bool, mapper: bool, nnpl_default: bool = False) -> DraftClass:
+    """DeepseekV3ForCausalLMNextN / Glm4MoeForCausalLMNextN: one MTP layer, its own norms and eh_proj at the top, the
+    target's decoder-layer class as `model.decoder`; the checkpoint's embed_tokens / shared_head.head are skipped."""
+    own = f"{file} + {NEXTN_LOAD}"
+    return DraftClass(
+        name=name,
+        file=file,
+        fields=NEXTN_FIELDS + ((NNPL_DEFAULT if nnpl_default else NNPL_REQUIRED),),
+        derive=NEXTN_DERIVE,
+        params=(
+            Param("model.embed_tokens.weight", ("V", "H"), share="embed", role="embed"),
+            Param("model.enorm.weight", ("H",), role="mtp norm"),
+            Param("model.hnorm.weight", ("H",), role="mtp norm"),
+            Param("model.eh_proj.weight", ("H", "2*H"), role="mtp projection"),
+            Param("model.shared_head.norm.weight", ("H",), role="norm"),
+            Param("lm_head.weight", ("V", "H"), share="head", role="head"),
+            Param("model.decoder.*", role="decoder", group=True, group_parts=DECODER_PARTS),
+        ),
+        loader=(
+            Drop("model.embed_tokens.weight", why="the target's own embedding (the NextN layer takes the target's)", cite=own),
+            Drop("lm_head.weight", why="the target's own head (the NextN layer takes the target's)", cite=own),
+            Drop("shared_head.head", why="'Use shared head and embed weights from target model'", cite=own),
+            Drop("embed_tokens", why="'Use shared head and embed weights from target model'", cite=own),
+            KeepLayers(
+                r"^model\.layers\.(\d+)\.",
+                first="nextn_id",
+                count="one",
+                why="not the NextN layer (model.layers.{nextn_id}.*): skipped",
+                cite=f"{own} (names not starting with the NextN prefix: continue)",
+            ),
+            RenameRegex(r"^model\.layers\.\d+\.(shared_head\.norm|eh_proj|enorm|hnorm)\.", r"model.\1.", cite=own),
+            RenameRegex(r"^model\.layers\.\d+\.", "model.decoder.", cite=own),
+        ),
+        unknown="raise" if unknown_raises else "skip",
+        unknown_message="KeyError: '{name}' (params_dict)" if unknown_raises else "{name} not found in params_dict (a warning; skipped)",
+        missing="silent",
+        raises=(NEXTN_ONE,),
+        share_embed="'target'",
+        share_head="'target'",
+        share_cite="sglang/srt/speculative/eagle_worker.py (set_embed_and_head from the target; eagle_worker_v2.py init_lm_head)",
+        methods=("NEXTN", "EAGLE"),
+        quant_skips=_nextn_quant(mapper),
+        notes=(
+            "the decoder block (model.decoder) is the target's own decoder-layer class: its tensors are counted, not simulated one by one",
+        ),
+    )
+
+
+def _nextn_range(*, first: str, last: str | None, read: tuple[str, ...], begins: str, glm: bool | None, **kw) -> FamilyRange:
+    """`glm`: None (no GLM NextN class yet), False (its loader indexes params_dict: KeyError), True (it skips)."""
+    at = f" @ {read[0]} … {read[-1]}" if len(read) > 1 else f" @ {read[0]}"
+    classes = {"DeepseekV3ForCausalLMNextN": _nextn_class(name="DeepseekV3ForCausalLMNextN", file=DSN + at, **kw)}
+    registry = {"DeepseekV3ForCausalLM": "DeepseekV3ForCausalLMNextN"}
+    if glm is not None:
+        classes["Glm4MoeForCausalLMNextN"] = _nextn_class(
+            name="Glm4MoeForCausalLMNextN", file=GLMN + at, **{**kw, "unknown_raises": not glm}
+        )
+        registry["Glm4MoeForCausalLM"] = "Glm4MoeForCausalLMNextN"
+    return FamilyRange(
+        engine="sglang",
+        family="mtp",
+        first=first,
+        last=last,
+        dispatch=Dispatch(
+            "sglang",
+            registry,
+            "DeepseekV3ForCausalLMNextN",
+            cite=f"{NEXTN_CFG}{at}",
+            unknown_message="SGLang renames no NextN/MTP draft class for architectures {archs} in specbridge's rows (" + NEXTN_CFG + ")",
+        ),
+        classes=classes,
+        begins=begins,
+        versions_read=read,
+        # the real NextN loaders on every cached release, stored and compared with these rows (DeepSeek's 6 cases; GLM's
+        # 6 more once its class exists)
+        runs=all_agreed(NEXTN_CONF, "2026-12-01", 6 if glm is None else 12, *read),
+        unmodelled_archs={
+            "Qwen3NextForCausalLM": "Qwen3NextForCausalLMMTP (qwen3_next_mtp.py)",
+            "Qwen3_5ForConditionalGeneration": "Qwen3_5ForCausalLMMTP (qwen3_5_mtp.py)",
+            "Qwen3_5MoeForConditionalGeneration": "Qwen3_5ForCausalLMMTP (qwen3_5_mtp.py)",
+            "MiMoForCausalLM": "MiMoMTP (mimo_mtp.py)",
+            "Ernie4_5_MoeForCausalLM": "Ernie4_5_MoeForCausalLMMTP",
+            "LongcatFlashForCausalLM": "LongcatFlashForCausalLMNextN",
+            "GlmMoeDsaForCausalLM": "DeepseekV3ForCausalLMNextN (0.5.9–0.5.12) / GlmMoeDsaForCausalLMNextN (0.5.16+)",
+            "DeepseekV32ForCausalLM": "DeepseekV3ForCausalLMNextN (from 0.5.12)",
+        },
+    )
+
+
+NEXTN_GLM_RAISES = ("0.4.9.post6", "0.5.1.post3", "0.5.2")
+NEXTN_LATER = ("0.5.4.post3", "0.5.5.post3", "0.5.8", "0.5.9")
+NEXTN_MAPPED = ("0.5.10", "0.5.11", "0.5.12", "0.5.16", "0.5.19", "0.5.20", "0.5.21")
+NEXTN_NNPL_DEFAULT = ("0.5.22", "0.5.23")
+RANGES = (
+    _nextn_range(
+        first="0.4.6",
+        last="0.4.7",
+        read=("0.4.6.post5", "0.4.7.post1"),
+        begins=f"{DSN} as read in the 0.4.6.post5 wheel (the oldest cached): an unknown name inside the NextN layer is a KeyError",
+        glm=None,
+        unknown_raises=True,
+        mapper=False,
+    ),
+    _nextn_range(
+        first="0.4.8",
+        last="0.4.8",
+        read=("0.4.8.post1",),
+        begins=f"{NEXTN_LOAD}: an unknown name is skipped with a warning from the 0.4.8.post1 wheel",
+        glm=None,
+        unknown_raises=False,
+        mapper=False,
+    ),
+    _nextn_range(
+        first="0.4.9",
+        last="0.5.3",
+        read=NEXTN_GLM_RAISES,
+        begins=f"{GLMN} and the Glm4MoeForCausalLM → Glm4MoeForCausalLMNextN rename first ship in the 0.4.9.post6 wheel (its loader "
+        "indexes params_dict: KeyError on an unknown name)",
+        glm=False,
+        unknown_raises=False,
+        mapper=False,
+    ),
+    _nextn_range(
+        first="0.5.4",
+        last="0.5.9",
+        read=NEXTN_LATER,
+        begins="sglang/srt/models/glm4_moe.py load_weights(is_nextn=True) skips a name not in params_dict: first in the 0.5.4.post3 wheel",
+        glm=True,
+        unknown_raises=False,
+        mapper=False,
+    ),
+    _nextn_range(
+        first="0.5.10",
+        last="0.5.21",
+        read=NEXTN_MAPPED,
+        begins=f"{DSN} DeepseekV3ForCausalLMNextN.hf_to_sglang_mapper renames model.layers.61 → model.decoder in quantization ignore "
+        "lists: first in the 0.5.10 wheel",
+        glm=True,
+        unknown_raises=False,
+        mapper=True,
+    ),
+    _nextn_range(
+        first="0.5.22",
+        last=None,
+        read=NEXTN_NNPL_DEFAULT,
+        begins="a config without num_nextn_predict_layers loads as one NextN layer instead of raising: first seen in the 0.5.22 "
+        "wheel (tests/test_conformance_sglang_nextn.py; 0.5.21 still raises)",
+        glm=True,
+        unknown_raises=False,
+        mapper=True,
+        nnpl_default=True,
+    ),
+)
