@@ -4,6 +4,7 @@ every checkpoint tensor and every engine parameter. Nothing engine-specific live
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
@@ -419,8 +420,11 @@ def _without_null_target_hidden(flat: dict) -> dict:
 
 
 def row_origin(engine: str, cls: DraftClass) -> str:
-    """Where a class's rows are written (the table module) and what they mirror (the engine file), for a RowError."""
-    return f"specbridge/engines/{engine}.py, class {cls.name} (rows mirroring {cls.file})"
+    """Where a class's rows are written (the table module, or the file of a table package that holds them: its
+    `row_file`) and what they mirror (the engine file), for a RowError."""
+    row_file = getattr(sys.modules.get(f"{__package__}.{engine}"), "row_file", None)
+    where = row_file(cls) if row_file else f"specbridge/engines/{engine}.py"
+    return f"{where}, class {cls.name} (rows mirroring {cls.file})"
 
 
 def simulate(view: CheckpointView, era: Era, version: str, family: FamilyRange | None = None) -> LoadReport:
