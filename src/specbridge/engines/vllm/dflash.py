@@ -236,7 +236,7 @@ _LAG_NOT_LAGUNA = Raise(
 )
 
 
-def _laguna_class(versions: str, moe: str, raises: tuple[Raise, ...], fields: tuple[Field, ...] = ()) -> DraftClass:
+def _laguna_class(*, versions: str, moe: str, raises: tuple[Raise, ...], fields: tuple[Field, ...] = ()) -> DraftClass:
     """DFlashLagunaForCausalLM. `moe`: when layer {i} is a sparse MoE block (laguna.py LagunaDecoderLayer.is_moe_layer
     as the release reads it); `raises`/`fields`: the release's own config checks and the fields they read."""
     cite = f"{LAG} @ {versions}"
@@ -404,7 +404,7 @@ RANGES: tuple[FamilyRange, ...] = (
         first="0.25.0",
         last="0.25",
         dispatch=_dflash_dispatch({**_DF_REG, **_LAG_REG}, f"{REG} @ 0.25.0", fallback="DFlashLagunaForCausalLM"),
-        classes={"DFlashLagunaForCausalLM": _laguna_class("0.25.0", **_LAG_OLD)},
+        classes={"DFlashLagunaForCausalLM": _laguna_class(versions="0.25.0", **_LAG_OLD)},
         begins=f"{LAG} and the DFlashLagunaForCausalLM registry entry first ship in the 0.25.0 wheel (absent from 0.24.0); "
         "its loader is its own, while qwen3_dflash.py keeps the params_dict loop",
         versions_read=("0.25.0",),
@@ -419,7 +419,7 @@ RANGES: tuple[FamilyRange, ...] = (
         dispatch=_dflash_dispatch({**_DF_REG, **_LAG_REG}, f"{REG} @ 0.26.0, 0.27.0"),
         classes={
             "DFlashQwen3ForCausalLM": _dflash_class("0.26.0, 0.27.0"),
-            "DFlashLagunaForCausalLM": _laguna_class("0.26.0, 0.27.0", **_LAG_OLD),
+            "DFlashLagunaForCausalLM": _laguna_class(versions="0.26.0, 0.27.0", **_LAG_OLD),
         },
         begins=f"{DF} DFlashQwen3Model.load_weights = AutoWeightsLoader with hf_to_vllm_mapper (midlayer. → layers.0., stacked "
         "q/k/v and gate/up; unknown names raise ValueError): first in the 0.26.0 wheel, 0.25.0 has the params_dict loop",
@@ -435,7 +435,7 @@ RANGES: tuple[FamilyRange, ...] = (
         dispatch=_dflash_dispatch({**_DF_REG, **_MUSE, **_LAG_REG}, f"{REG} @ 0.28.0 … 0.30.0"),
         classes={
             "DFlashQwen3ForCausalLM": _dflash_class("0.28.0 … 0.30.0", MUSE_RENAMES),
-            "DFlashLagunaForCausalLM": _laguna_class("0.28.0 … 0.30.0", **_LAG_OLD),
+            "DFlashLagunaForCausalLM": _laguna_class(versions="0.28.0 … 0.30.0", **_LAG_OLD),
         },
         begins=f"{DF} adds the Muse Glimmer renames (encoder.fc. → fc., encoder.output_norm_enc. → hidden_norm.) and the "
         "registry the MuseGlimmerAssistantModel names: first in the 0.28.0 wheel (its loader drops names by "
@@ -453,7 +453,7 @@ RANGES: tuple[FamilyRange, ...] = (
         dispatch=_dflash_dispatch({**_DF_REG, **_MUSE, **_LAG_REG}, f"{REG} @ 0.31.0 … 0.32.0"),
         classes={
             "DFlashQwen3ForCausalLM": _dflash_class("0.31.0 … 0.32.0", MUSE_RENAMES),
-            "DFlashLagunaForCausalLM": _laguna_class("0.31.0 … 0.32.0", **_LAG_NEW),
+            "DFlashLagunaForCausalLM": _laguna_class(versions="0.31.0 … 0.32.0", **_LAG_NEW),
         },
         begins=f"{LAG_DEC} LagunaDecoderLayer picks its MoE layers from mlp_layer_types (get_mlp_layer_types; Transformers' "
         "LagunaConfig, v5.17+) instead of mlp_only_layers / decoder_sparse_step, and vLLM stops shipping its own "

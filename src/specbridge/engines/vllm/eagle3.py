@@ -60,7 +60,7 @@ REGISTRY_30 = {
 }
 
 
-def _dispatch(speculators: bool, by_model_type: dict[str, str], cite: str, registry: dict[str, str] = REGISTRY) -> Dispatch:
+def _dispatch(*, speculators: bool, by_model_type: dict[str, str], cite: str, registry: dict[str, str] = REGISTRY) -> Dispatch:
     return Dispatch(
         "vllm",
         registry,
@@ -83,37 +83,39 @@ NBR = frozenset({"norm_before_residual"})
 ALLOW_011 = ("llama", "qwen", "minicpm", "gpt_oss")  # config/speculative.py eagle3_target_supported, 0.11.0 … 0.15.1 wheels
 NBR_INPUT_NORM = NBR | {"norm_before_fc"}
 ALL_VARIANTS = NBR_INPUT_NORM | {"fc_norm", "norm_output"}
-SPEC_DISPATCH = _dispatch(True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.14.0 (copies aux ids; Llama only)")
+SPEC_DISPATCH = _dispatch(
+    speculators=True, by_model_type={"llama": "Eagle3LlamaForCausalLM"}, cite=f"{CFG} @ 0.14.0 (copies aux ids; Llama only)"
+)
 # 0.18.0 … 0.23.0: the registry adds the DeepSeek EAGLE-3 class (deepseek_eagle3.py), the speculators translation is Llama's
 REGISTRY_DS3 = {k: v for k, v in REGISTRY_30.items() if k != "Eagle3Qwen3ForCausalLM"}
 SPEC_DISPATCH_DS3 = _dispatch(
-    True,
-    {"llama": "Eagle3LlamaForCausalLM"},
-    f"{CFG} @ 0.14.0 (copies aux ids; Llama only); {REG} @ 0.18.0 … 0.23.0 (Eagle3DeepseekV2/V3ForCausalLM → deepseek_eagle3)",
+    speculators=True,
+    by_model_type={"llama": "Eagle3LlamaForCausalLM"},
+    cite=f"{CFG} @ 0.14.0 (copies aux ids; Llama only); {REG} @ 0.18.0 … 0.23.0 (Eagle3DeepseekV2/V3ForCausalLM → deepseek_eagle3)",
     registry=REGISTRY_DS3,
 )
 V24_DISPATCH = _dispatch(
-    True,
-    {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
-    f"{CFG} @ 0.24.0 (qwen3 → Eagle3Qwen3ForCausalLM, other model_types raise); {REG} @ 0.24.0",
+    speculators=True,
+    by_model_type={"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
+    cite=f"{CFG} @ 0.24.0 (qwen3 → Eagle3Qwen3ForCausalLM, other model_types raise); {REG} @ 0.24.0",
     registry=REGISTRY_30,
 )
 V25_DISPATCH = _dispatch(
-    True,
-    {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
-    f"{CFG} @ 0.25.0 … 0.29.0 (qwen3 → Eagle3Qwen3ForCausalLM); vllm/transformers_utils/configs/eagle.py (architecture "
+    speculators=True,
+    by_model_type={"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
+    cite=f"{CFG} @ 0.25.0 … 0.29.0 (qwen3 → Eagle3Qwen3ForCausalLM); vllm/transformers_utils/configs/eagle.py (architecture "
     f"rewrite); {REG} @ {AT_25}",
     registry=REGISTRY_30,
 )
 V32_DISPATCH = _dispatch(
-    True,
-    {"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
-    f"{CFG} @ 0.32.0; vllm/transformers_utils/configs/eagle.py (architecture rewrite); {REG} @ {AT_30}",
+    speculators=True,
+    by_model_type={"llama": "Eagle3LlamaForCausalLM", "qwen3": "Eagle3Qwen3ForCausalLM"},
+    cite=f"{CFG} @ 0.32.0; vllm/transformers_utils/configs/eagle.py (architecture rewrite); {REG} @ {AT_30}",
     registry=REGISTRY_30,
 )
 
 
-def _run(release: str, date: str, cases: int, agreed: int | None = None) -> Run:
+def _run(*, release: str, date: str, cases: int, agreed: int | None = None) -> Run:
     return Run(release=release, date=date, test=CONF, cases=cases, agreed=cases if agreed is None else agreed)
 
 
@@ -125,7 +127,9 @@ ERAS = (
         last="0.8.5",
         native_layout="vllm",  # convert --engine writes this layout (layouts/table.py)
         versions_read=("0.8.5",),
-        dispatch=_dispatch(False, {}, "vllm/config.py @ 0.8.5: EAGLE-3 only for Llama targets; no speculators configs"),
+        dispatch=_dispatch(
+            speculators=False, by_model_type={}, cite="vllm/config.py @ 0.8.5: EAGLE-3 only for Llama targets; no speculators configs"
+        ),
         classes={"Eagle3LlamaForCausalLM": V085_CLASS},
         begins="llama_eagle3.py first ships in v0.8.5 (the first vLLM release with method eagle3)",
         notes=("mean acceptance length is logged without the +1 bonus token",),
@@ -140,7 +144,11 @@ ERAS = (
         native_layout="vllm",
         versions_read=("0.9.0.1", "0.9.1", "0.9.2", "0.10.0"),
         # no vllm/transformers_utils/configs/speculators/ in the 0.9.0.1 … 0.10.0 wheels: speculators configs from 0.10.1
-        dispatch=_dispatch(False, {}, "vllm 0.9.0.1 … 0.10.0 wheels: no speculators config support (configs/speculators/ first in 0.10.1)"),
+        dispatch=_dispatch(
+            speculators=False,
+            by_model_type={},
+            cite="vllm 0.9.0.1 … 0.10.0 wheels: no speculators config support (configs/speculators/ first in 0.10.1)",
+        ),
         classes={"Eagle3LlamaForCausalLM": V10_CLASS},
         begins="approximate: the class and loader as read at 0.10.2; 0.9.0 is the first release after 0.8.5 (llama_eagle3.py "
         "differs from 0.9.0.1 on; the proposer's embedding sharing was read at 0.10.2 only)",
@@ -155,7 +163,9 @@ ERAS = (
         native_layout="vllm",
         versions_read=("0.10.1", "0.10.1.1", "0.10.2"),
         dispatch=_dispatch(
-            True, {"llama": "Eagle3LlamaForCausalLM"}, f"{CFG} @ 0.10.2 (always Eagle3LlamaForCausalLM; aux ids not copied)"
+            speculators=True,
+            by_model_type={"llama": "Eagle3LlamaForCausalLM"},
+            cite=f"{CFG} @ 0.10.2 (always Eagle3LlamaForCausalLM; aux ids not copied)",
         ),
         classes={"Eagle3LlamaForCausalLM": V10_CLASS},
         begins=f"speculators configs are translated (vllm/transformers_utils/configs/speculators/algos.py) and {W} reads "
@@ -277,8 +287,8 @@ ERAS = (
         begins=f"{W} LlamaModel.load_weights = AutoWeightsLoader with hf_to_vllm_mapper (unknown names raise ValueError, "
         "unexpected .bias ignored) instead of the params_dict loop (KeyError): first in the 0.25.0 wheel, 0.24.0 has the loop",
         runs=(
-            _run("0.27.0", "2026-12-01", 46),
-            _run("0.27.1", "2026-12-01", 46),
+            _run(release="0.27.0", date="2026-12-01", cases=46),
+            _run(release="0.27.1", date="2026-12-01", cases=46),
             # the per-architecture classes (Qwen3, DeepSeek MLA) and their mutations on real vLLM: deepseek-eagle3 (no
             # rope factor) raises KeyError 'factor' as predicted; deepseek-yarn builds the rope, then 0.27.0's CPU attention
             # refuses MLA (a strict xfail)
@@ -302,8 +312,8 @@ ERAS = (
         begins=f"{DS3} DeepseekV2Eagle3DecoderLayer no longer forces rope_type deepseek_yarn over rope_scaling (no KeyError "
         f"'factor' without a yarn factor): first in the 0.28.0 wheel, 0.27.1 forces it; {W} is the same as 0.25.0's",
         runs=(
-            _run("0.28.0", "2026-12-01", 46),
-            _run("0.29.0", "2026-12-01", 46),
+            _run(release="0.28.0", date="2026-12-01", cases=46),
+            _run(release="0.29.0", date="2026-12-01", cases=46),
             # deepseek-eagle3 (no KeyError 'factor' from 0.28.0) and deepseek-yarn: loaded as predicted, then CPU MLA weight
             # packing refuses float32 (strict xfails)
             Run(release="0.29.0", date="2026-12-01", test=ZOO_CONF, cases=7, agreed=5),
@@ -327,9 +337,9 @@ ERAS = (
         "wheel, 0.29.0 always builds it (llama_eagle3.py is byte-identical in 0.30.0, 0.31.0 and 0.32.0)",
         runs=(
             Run(release="0.32.0", date="2026-12-01", test="tests/test_engine_vllm.py", cases=14, agreed=14),
-            _run("0.30.0", "2026-12-01", 46),
-            _run("0.31.0", "2026-12-01", 46),
-            _run("0.32.0", "2026-12-01", 46),
+            _run(release="0.30.0", date="2026-12-01", cases=46),
+            _run(release="0.31.0", date="2026-12-01", cases=46),
+            _run(release="0.32.0", date="2026-12-01", cases=46),
             # the per-architecture classes (Qwen3, DeepSeek MLA) and their mutations on real vLLM
             # (deepseek-eagle3, deepseek-yarn: loaded as predicted, then CPU MLA weight packing refuses float32: strict xfails)
             Run(release="0.32.0", date="2026-12-01", test=ZOO_CONF, cases=7, agreed=5),

@@ -38,6 +38,7 @@ D2T_IF_REDUCED = Param("draft_id_to_target_id", ("Vd",), when="Vd != V", role="v
 
 
 def _class(
+    *,
     versions: str,
     fc_in: str,
     d2t: Param,
@@ -126,10 +127,10 @@ AUTOLOADER_SKIPS = (
     ),
 )
 V32_CLASS = _class(
-    "0.30.0 and every later release read",
-    "Ht*n_aux",
-    D2T_IF_REDUCED,
-    VALUEERROR,
+    versions="0.30.0 and every later release read",
+    fc_in="Ht*n_aux",
+    d2t=D2T_IF_REDUCED,
+    unknown_message=VALUEERROR,
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     multi_layer=True,
@@ -139,10 +140,10 @@ V32_CLASS = _class(
 )
 # 0.25.0 … 0.29.0: the same AutoWeightsLoader, but draft_id_to_target_id always exists (zeros = identity when unfilled)
 V25_CLASS = _class(
-    "0.25.0 … 0.29.0",
-    "Ht*n_aux",
-    D2T_ALWAYS,
-    VALUEERROR,
+    versions="0.25.0 … 0.29.0",
+    fc_in="Ht*n_aux",
+    d2t=D2T_ALWAYS,
+    unknown_message=VALUEERROR,
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     multi_layer=True,
@@ -152,10 +153,10 @@ V25_CLASS = _class(
 )
 # 0.22.0 … 0.24.0: fc_norm and num_aux_hidden_states arrive; still the hand-written params_dict loader (KeyError)
 V22_CLASS = _class(
-    "0.22.0 … 0.24.0",
-    "Ht*n_aux",
-    D2T_ALWAYS,
-    KEYERROR,
+    versions="0.22.0 … 0.24.0",
+    fc_in="Ht*n_aux",
+    d2t=D2T_ALWAYS,
+    unknown_message=KEYERROR,
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     multi_layer=True,
@@ -164,10 +165,10 @@ V22_CLASS = _class(
 )
 # 0.18.0 … 0.21.0: input_norm (norm_before_fc) arrives; fc is still target_hidden_size * 3
 V18_CLASS = _class(
-    "0.18.0 … 0.21.0",
-    "Ht*3",
-    D2T_ALWAYS,
-    KEYERROR,
+    versions="0.18.0 … 0.21.0",
+    fc_in="Ht*3",
+    d2t=D2T_ALWAYS,
+    unknown_message=KEYERROR,
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     multi_layer=True,
@@ -176,10 +177,10 @@ V18_CLASS = _class(
     fc_norm=False,
 )
 V14_CLASS = _class(
-    "0.11.1 … 0.15.1 (read 0.14.0)",
-    "Ht*3",
-    D2T_ALWAYS,
-    KEYERROR,
+    versions="0.11.1 … 0.15.1 (read 0.14.0)",
+    fc_in="Ht*3",
+    d2t=D2T_ALWAYS,
+    unknown_message=KEYERROR,
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     multi_layer=True,
@@ -187,10 +188,10 @@ V14_CLASS = _class(
     qkv_bias=False,
 )
 V16_CLASS = _class(
-    "0.16.0 … 0.17.1",
-    "Ht*3",
-    D2T_ALWAYS,
-    KEYERROR,
+    versions="0.16.0 … 0.17.1",
+    fc_in="Ht*3",
+    d2t=D2T_ALWAYS,
+    unknown_message=KEYERROR,
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     multi_layer=True,
@@ -214,10 +215,10 @@ VD_NULL = Raise(
     F,
 )
 V110_CLASS = _class(
-    "0.11.0",
-    "Ht*3",
-    D2T_ALWAYS,
-    KEYERROR,
+    versions="0.11.0",
+    fc_in="Ht*3",
+    d2t=D2T_ALWAYS,
+    unknown_message=KEYERROR,
     share_embed="'target' if not has_embed else 'own-unless-equal'",
     share_head="'target' if not has_head else 'own-unless-equal'",
     multi_layer=False,  # LlamaModel builds one decoder layer until 0.11.1 (ModuleList over num_hidden_layers)
@@ -225,10 +226,10 @@ V110_CLASS = _class(
     qkv_bias=False,
 )
 V10_CLASS = _class(
-    "0.10.2",
-    "Ht*3",
-    D2T_ALWAYS,
-    KEYERROR,
+    versions="0.10.2",
+    fc_in="Ht*3",
+    d2t=D2T_ALWAYS,
+    unknown_message=KEYERROR,
     # 0.10: the draft embedding is replaced by the target's whenever shapes match; lm_head never shared.
     share_embed="'target'",
     share_head="'own'",
@@ -238,10 +239,10 @@ V10_CLASS = _class(
     qkv_bias=False,
 )
 V085_CLASS = _class(
-    "0.8.5",
-    "Ht*3",  # llama_eagle3.py@v0.8.5 LlamaModel: Linear(target_hidden_size * 3) when the config has it, else hidden_size * 3
-    D2T_ALWAYS,
-    KEYERROR,
+    versions="0.8.5",
+    fc_in="Ht*3",  # llama_eagle3.py@v0.8.5 LlamaModel: Linear(target_hidden_size * 3) when the config has it, else hidden_size * 3
+    d2t=D2T_ALWAYS,
+    unknown_message=KEYERROR,
     share_embed="'target' if not has_embed else 'own'",
     share_head="'own'",
     multi_layer=False,
@@ -496,7 +497,7 @@ DS3_ROPE_RAISES_T5 = _rope_raises(
 )
 
 
-def _deepseek_params_dict(versions: str, fc_in: str, n_aux: tuple[Field, ...], fc_norm: bool) -> DraftClass:
+def _deepseek_params_dict(*, versions: str, fc_in: str, n_aux: tuple[Field, ...], fc_norm: bool) -> DraftClass:
     return replace(
         DEEPSEEK_EAGLE3_25,
         file=f"{DS3} @ {versions}",
@@ -531,8 +532,8 @@ def _deepseek_params_dict(versions: str, fc_in: str, n_aux: tuple[Field, ...], f
     )
 
 
-DEEPSEEK_EAGLE3_18 = _deepseek_params_dict("0.18.0 … 0.21.0", "Ht*3", (Field("n_aux", (), 3),), fc_norm=False)
-DEEPSEEK_EAGLE3_22 = _deepseek_params_dict("0.22.0 … 0.24.0", "Ht*n_aux", N_AUX_V32, fc_norm=True)
+DEEPSEEK_EAGLE3_18 = _deepseek_params_dict(versions="0.18.0 … 0.21.0", fc_in="Ht*3", n_aux=(Field("n_aux", (), 3),), fc_norm=False)
+DEEPSEEK_EAGLE3_22 = _deepseek_params_dict(versions="0.22.0 … 0.24.0", fc_in="Ht*n_aux", n_aux=N_AUX_V32, fc_norm=True)
 # 0.24.0: qwen3_eagle3.py's first release (absent from the 0.22.0 and 0.23.0 wheels and registries). The same class as
 # 0.25.0's but Qwen3Eagle3Model.load_weights is a params_dict loop: stacked q/k/v and gate/up, then params_dict[name] for
 # any other name (KeyError, no .bias ignored); Eagle3Qwen3ForCausalLM.load_weights' skip_substrs (mask_hidden, fc. without

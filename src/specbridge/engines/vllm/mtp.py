@@ -313,7 +313,7 @@ def _mtp_module_class(name: str, file: str, layers_key: str, *, unknown_raises: 
 QWEN_MTP_ARCHS = ("Qwen3NextForCausalLM", "Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration")
 
 
-def _mtp_range(first: str, last: str | None, read: tuple[str, ...], begins: str, **kw) -> FamilyRange:
+def _mtp_range(*, first: str, last: str | None, read: tuple[str, ...], begins: str, **kw) -> FamilyRange:
     registry = {"DeepseekV3ForCausalLM": "DeepSeekMTPModel", "Glm4MoeForCausalLM": "Glm4MoeMTPModel"}
     v32 = {"DeepseekV32ForCausalLM": "DeepSeekMTPModel", "GlmMoeDsaForCausalLM": "DeepSeekMTPModel"}
     later = kw.pop("v32_unmodelled", False)
@@ -391,28 +391,28 @@ RANGES: tuple[FamilyRange, ...] = (
         "specbridge models MTP loading from 0.16.0",
     ),
     _mtp_range(
-        "0.16.0",
-        "0.16",
-        ("0.16.0",),
-        f"{DSM} and {GLM_MTP}: the proposer shares every shared_head.head with the target from 0.16.0; no completeness check yet",
+        first="0.16.0",
+        last="0.16",
+        read=("0.16.0",),
+        begins=f"{DSM} and {GLM_MTP}: the proposer shares every shared_head.head with the target from 0.16.0; no completeness check yet",
         completeness=False,
         strict_all=True,
         top_embed=False,
     ),
     _mtp_range(
-        "0.17.0",
-        "0.20",
-        ("0.17.0", "0.18.0", "0.20.0"),
-        f"{DSM} raises for an MTP layer no tensor reached from 0.17.0 (vllm PR #35548); {MTP_LOADER} names every unfilled parameter",
+        first="0.17.0",
+        last="0.20",
+        read=("0.17.0", "0.18.0", "0.20.0"),
+        begins=f"{DSM} raises for an MTP layer no tensor reached from 0.17.0 (vllm PR #35548); {MTP_LOADER} names every unfilled parameter",
         completeness=True,
         strict_all=True,
         top_embed=False,
     ),
     _mtp_range(
-        "0.21.0",
-        "0.25",
-        ("0.23.0", "0.24.0", "0.25.0"),
-        f"{MTP_LOADER} exempts modules with a quantization method from its check (read 0.23.0; 0.21–0.22 not read); "
+        first="0.21.0",
+        last="0.25",
+        read=("0.23.0", "0.24.0", "0.25.0"),
+        begins=f"{MTP_LOADER} exempts modules with a quantization method from its check (read 0.23.0; 0.21–0.22 not read); "
         f"{QN_MTP}'s own loader skips a name it has no parameter for",
         completeness=True,
         strict_all=False,
@@ -420,10 +420,10 @@ RANGES: tuple[FamilyRange, ...] = (
         qwen=False,
     ),
     _mtp_range(
-        "0.26.0",
-        "0.31",
-        ("0.26.0", "0.27.0", "0.29.0"),
-        f"{QN_MTP} loads through AutoWeightsLoader (an unknown name raises): first in the 0.26.0 wheel",
+        first="0.26.0",
+        last="0.31",
+        read=("0.26.0", "0.27.0", "0.29.0"),
+        begins=f"{QN_MTP} loads through AutoWeightsLoader (an unknown name raises): first in the 0.26.0 wheel",
         completeness=True,
         strict_all=False,
         top_embed=False,
@@ -433,10 +433,10 @@ RANGES: tuple[FamilyRange, ...] = (
         runs=(*all_agreed(MTP_CONF, "2026-12-01", 19, "0.27.0"), *all_agreed(MTP_CONF, "2026-12-01", 25, "0.29.0")),
     ),
     _mtp_range(
-        "0.32.0",
-        None,
-        ("0.32.0",),
-        f"{DSM} also reads the target's top-level embed_tokens (0.32.0); GLM-5 and DeepSeek-V3.2 move to vllm/models/deepseek_v32",
+        first="0.32.0",
+        last=None,
+        read=("0.32.0",),
+        begins=f"{DSM} also reads the target's top-level embed_tokens (0.32.0); GLM-5 and DeepSeek-V3.2 move to vllm/models/deepseek_v32",
         completeness=True,
         strict_all=False,
         top_embed=True,
