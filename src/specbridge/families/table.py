@@ -111,7 +111,7 @@ FAMILIES: tuple[Family, ...] = (
         architectures=("DFlash2DraftModel",),
         arch_words=("dflash2",),
         speculators_types=("dflash2",),
-        modelled=True,  # vLLM rows: engines/vllm.py (DFlash2Qwen3ForCausalLM, 0.28.0+)
+        modelled=True,  # vLLM rows: engines/vllm/dflash2.py (DFlash2Qwen3ForCausalLM, 0.28.0+)
         method="dflash",
         cite=f"{VLLM_REG}; vllm/model_executor/models/qwen3_dflash2.py @ 0.29.0–0.32.0 (candidate_selector)",
         extends="dflash",
@@ -132,7 +132,7 @@ FAMILIES: tuple[Family, ...] = (
         config_keys=("dspark_target_layer_ids", "dspark_block_size", "dspark_noise_token_id"),
         speculators_types=("dspark",),
         path_words=("dspark",),
-        modelled=True,  # vLLM rows: engines/vllm.py (Qwen3DSparkForCausalLM, 0.30.0+)
+        modelled=True,  # vLLM rows: engines/vllm/dspark.py (Qwen3DSparkForCausalLM, 0.30.0+)
         method="dspark",
         cite=f"{VLLM_REG}; {SPEC_ALGOS} (update_dspark: 'DSpark extends DFlash')",
         extends="dflash",
@@ -165,7 +165,7 @@ FAMILIES: tuple[Family, ...] = (
         geometry="medusa",
         architectures=("MedusaModel",),
         config_keys=("medusa_num_heads", "medusa_num_layers"),
-        modelled=True,  # vLLM rows: engines/vllm.py (medusa.py Medusa, 0.27.0+)
+        modelled=True,  # vLLM rows: engines/vllm/medusa.py (medusa.py Medusa, 0.27.0+)
         method="medusa",
     ),
     Family("mlp_speculator", "MLP speculator", architectures=("MLPSpeculatorPreTrainedModel",), method="mlp_speculator"),

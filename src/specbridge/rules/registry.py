@@ -95,7 +95,7 @@ its load is the engine rows' (the L rules).""",
 A Medusa checkpoint (vLLM `method: medusa`): the launch line's `num_speculative_tokens`, which sets how many heads
 vLLM builds, against the heads the checkpoint was trained with (`src/specbridge/rules/medusa.py`). Its load (names,
 biases, `token_map` and `truncated_vocab_size`) is the engine rows' (`MEDUSA_CLASS` in
-`src/specbridge/engines/vllm.py`), reported by the L rules.""",
+`src/specbridge/engines/vllm/medusa.py`), reported by the L rules.""",
     ),
     "T": (
         "Plain draft models",
