@@ -11,7 +11,10 @@ from specbridge.engines.registry import ALIASES, ENGINES, modelled_range
 from specbridge.engines.spec import parse_version
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "specbridge"
-ENGINE_FILES = {f"engines/{name}.py" for name in ENGINES}
+# an engine's table module, or every file of its table package (engines/vllm/: one file per drafter family)
+ENGINE_FILES = {f"engines/{name}.py" for name in ENGINES} | {
+    p.relative_to(SRC).as_posix() for name in ENGINES for p in (SRC / "engines" / name).glob("*.py")
+}
 # Files still allowed to compare with an engine's name, each with why; an entry whose file no longer does fails
 # below, so the list only shrinks.
 ALLOWED = {

@@ -1,6 +1,6 @@
 """vLLM: how each release range builds and loads each drafter family, one file per family.
 
-Read from the PyPI wheels (0.8.5 … 0.33.0) and checked against vLLM runs (the `runs` of each range). The files:
+Read from vLLM's PyPI wheels and checked against vLLM runs (the `runs` of each range). The files:
 
 - eagle3_classes.py, eagle3.py: EAGLE-3 (the classes; the release ranges ERAS, target-layer capture CAPTURE)
 - eagle1.py, eagle1_siblings.py: EAGLE-1/2 (EagleLlamaForCausalLM and the ranges; the other architectures' classes)
