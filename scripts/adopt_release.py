@@ -10,7 +10,7 @@
    tests/test_conformance_vllm.py), written by the tests' own mutators, run in ONE engine process
    (conformance/verify.py verify_batch: the tiny target of the producer fixtures for vLLM).
 3. Every case agrees: the `Run(...)` row that records the run, for the era check placed the release in
-   (engines/<engine>.py, that era's `runs`; the test it names reruns the whole matrix there). Some differ: those cases
+   (engines/<engine>.py, vLLM's engines/vllm/eagle3.py; that era's `runs`; the test it names reruns the whole matrix there). Some differ: those cases
    with their differences, and a unified diff of the loader files between the newest release that era has a run for
    and this one (when both environments are installed), to read what changed. Exit 0 all agree, 1 some differ, 2 the
    environment could not be made.
@@ -32,6 +32,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
 CACHE = Path(os.environ.get("SPECBRIDGE_CACHE", Path.home() / ".cache" / "specbridge"))
 TESTS = {"vllm": "tests/test_conformance_vllm.py", "sglang": "tests/test_conformance_sglang.py"}
+# the file whose ERAS hold the Run rows
+ERAS_FILES = {"vllm": "src/specbridge/engines/vllm/eagle3.py", "sglang": "src/specbridge/engines/sglang.py"}
 # the files whose changes decide what an EAGLE-3 drafter loads (relative to the package root in site-packages / wheel)
 LOADER_FILES = {
     "vllm": (
@@ -186,7 +188,7 @@ def main() -> int:
         print(f"  {name:32} {r['verdict']:20} {'agrees' if r['agrees'] else 'DIFFERS'}")
     if not differ and not skipped:
         today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
-        print(f"\nevery case agrees: add to the runs of era {era!r} in src/specbridge/engines/{a.engine}.py:")
+        print(f"\nevery case agrees: add to the runs of era {era!r} in {ERAS_FILES[a.engine]}:")
         print(f'    Run(release="{a.version}", date="{today}", test="{TESTS[a.engine]}", cases={len(cases)}, agreed={len(cases)}),')
         return 0
     print(f"\n{len(differ)} of {len(cases)} cases differ from check's prediction (era {era!r}):")

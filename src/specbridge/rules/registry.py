@@ -32,7 +32,7 @@ are the eras in `src/specbridge/engines/`, see `docs/engines.md`).""",
         """
 `check` runs each engine version's own loading rules (name mapping, shapes built from `config.json`,
 sharing with the target after loading) over the checkpoint's tensor headers; the tables are
-`src/specbridge/engines/{sglang,vllm,trtllm}.py`, each row citing the engine file and release it mirrors
+`src/specbridge/engines/`: `sglang.py`, `vllm/` (one file per family), `trtllm.py`, each row citing the engine file and release it mirrors
 (see `docs/engines.md`). The L rules turn that simulated load into findings
 (`src/specbridge/rules/load.py`).""",
     ),
@@ -104,7 +104,7 @@ A small causal LM served as a draft model (vLLM `method: draft_model`, SGLang `-
 checked against its target with `check DRAFT --target TARGET`, header-only: whether the engine release serves the
 method, the vocab size, the token-to-id map of `tokenizer.json`, merges, special tokens, chat template and max
 positions (`src/specbridge/rules/draft_model.py`; the engine rows are `DRAFT_MODEL` in
-`src/specbridge/engines/{vllm,sglang}.py`).""",
+`src/specbridge/engines/vllm/draft_model.py` and `engines/sglang.py`).""",
     ),
     "C": (
         "Config and launch",

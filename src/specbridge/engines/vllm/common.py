@@ -8,10 +8,12 @@ from __future__ import annotations
 from ..common import LLAMA_DERIVE, LLAMA_FIELDS
 from ..spec import Derive, Field, LaunchCheck, Param
 
+# the vLLM source files many rows cite
 F = "vllm/model_executor/models/llama_eagle3.py"
 PROP = "vllm/v1/spec_decode/llm_base_proposer.py (_maybe_share_embeddings/_maybe_share_lm_head)"
 CFG = "vllm/transformers_utils/configs/speculators/algos.py (update_eagle3)"
 REG = "vllm/model_executor/models/registry.py"
+# a Llama-shaped drafter's config fields and derivations (EAGLE-3, EAGLE-1/2)
 VLLM_FIELDS = LLAMA_FIELDS + (
     Field("Vd_raw", ("draft_vocab_size",), None),
     Field("bias", ("bias",), False, kind="bool"),
@@ -19,6 +21,7 @@ VLLM_FIELDS = LLAMA_FIELDS + (
     Field("Ht_key", ("target_hidden_size",), "absent", keep_null=True, kind="any"),
 )
 VLLM_DERIVE = LLAMA_DERIVE + (Derive("Vd", "Vd_raw if Vd_raw is not None else V"),)
+# the loaders' errors on a name with no parameter: the params_dict loops' and AutoWeightsLoader's
 KEYERROR = "KeyError: '{name}' (hand-written params_dict loader)"
 VALUEERROR = "ValueError: There is no module or parameter named '{component}' in {module}"
 SPEC_PY = "vllm/config/speculative.py"
