@@ -1,6 +1,6 @@
 """Write docs/engine-matrix.md: every producer layout × every engine era, with the outcome `check`
 predicts and, per cell, how that outcome is known (run / read / inferred). Generated from the engine
-tables (src/specbridge/engines/vllm.py, sglang/, trtllm/): edit a table, rerun this, commit both.
+tables (src/specbridge/engines/vllm/, sglang/, trtllm/): edit a table, rerun this, commit both.
 
     python scripts/gen_engine_matrix.py          # rewrite the page
     python scripts/gen_engine_matrix.py --check  # exit 1 if the page is stale (tests/test_engine_matrix.py)

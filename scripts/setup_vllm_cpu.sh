@@ -18,7 +18,7 @@
 #     use `python -m vllm.entrypoints.openai.api_server` or the `LLM` API.
 # Takes ~8 min and ~3.5 GB the first time.
 set -euo pipefail
-# every release the vLLM engine table records a conformance run for (Era.runs in src/specbridge/engines/vllm.py)
+# every release the vLLM engine table records a conformance run for (Era.runs in src/specbridge/engines/vllm/eagle3.py)
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 # (SPECBRIDGE_CONFORMANCE=per-era: only the newest run release of each era, as CI does)
 TABLE_PY=${PYTHON:-python3}; [ -x "$REPO/.venv/bin/python" ] && TABLE_PY="$REPO/.venv/bin/python"  # needs `packaging`

@@ -6,7 +6,7 @@ CPU with a tiny random Qwen3 target (the producer fixtures' geometry), so vLLM's
 its `load_weights`, the proposer's sharing with the target and the engine start-up run. Each case is compared with
 `check` exactly as tests/test_conformance_vllm.py compares EAGLE-3 drafters (raised or not; dropped, missing,
 shapes, the bytes of every loaded parameter, what is shared from the target). The counts are FamilyRange.runs
-rows in src/specbridge/engines/vllm.py; this test reruns them. Skipped per release when its venv is absent.
+rows in src/specbridge/engines/vllm/dflash.py, dflash2.py and dspark.py; this test reruns them. Skipped per release when its venv is absent.
 """
 
 from __future__ import annotations

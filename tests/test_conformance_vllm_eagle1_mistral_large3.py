@@ -4,7 +4,7 @@ tests/test_conformance_vllm_eagle1_siblings.py compares the other EAGLE-1 siblin
 so vLLM's CPU MLA backend takes over after the load: where it refuses the harness's float32 that is a CPU limit (a
 strict xfail), not a loader disagreement. Skipped per release when its venv is absent; CI (per-era) leaves it to
 SPECBRIDGE_CONFORMANCE=all. The counts are the Run rows (this file) of the EAGLE-1 FamilyRange rows in
-src/specbridge/engines/vllm.py."""
+src/specbridge/engines/vllm/eagle1.py."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ Llama target; each a tiny drafter of tests/eagle1_siblings.py and its mutations.
 tests/test_conformance_vllm.py compares EAGLE-3 drafters. Skipped per release when its venv is absent; CI
 (SPECBRIDGE_CONFORMANCE=per-era) leaves it to SPECBRIDGE_CONFORMANCE=all (two vLLM engines per release, ~4 min each
 release on 2 cores; the rows are checked in CI by tests/test_eagle1_sibling_rows.py). The counts are the Run rows (test
-tests/test_conformance_vllm_eagle1_siblings.py) of the EAGLE-1 FamilyRange rows in src/specbridge/engines/vllm.py."""
+tests/test_conformance_vllm_eagle1_siblings.py) of the EAGLE-1 FamilyRange rows in src/specbridge/engines/vllm/eagle1.py."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@ row covers × the Medusa cases of tests/medusa_fixtures.py (FasterDecoding's old
 not remap, the head count against num_speculative_tokens, token_map and truncated_vocab_size), on the tiny Llama
 target, launched with num_speculative_tokens 2. Compared with `check` given that launch line, as
 tests/test_conformance_vllm.py compares EAGLE-3 drafters. Skipped per release when its venv is absent; the counts are
-FamilyRange.runs rows in src/specbridge/engines/vllm.py."""
+FamilyRange.runs rows in src/specbridge/engines/vllm/medusa.py."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 deepseek_eagle3.py; method eagle3), P-EAGLE (method eagle3 with parallel_drafting) and EAGLE-1 on Llama-4
 (llama4_eagle.py) and MiniCPM (minicpm_eagle.py; method eagle), each a tiny drafter of tests/zoo_fixtures.py and a mutation, on the tiny Llama target.
 Compared with `check` exactly as tests/test_conformance_vllm.py compares EAGLE-3 drafters. Skipped per release when its
-venv is absent; the counts are the Run rows (test tests/test_conformance_vllm_zoo.py) in src/specbridge/engines/vllm.py."""
+venv is absent; the counts are the Run rows (test tests/test_conformance_vllm_zoo.py) in src/specbridge/engines/vllm/eagle3.py and peagle.py."""
 
 from __future__ import annotations
 

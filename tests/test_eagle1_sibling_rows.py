@@ -1,4 +1,4 @@
-"""vLLM's other EAGLE-1/2 classes as rows (src/specbridge/engines/vllm.py): Cohere (cohere_eagle.py), DeepSeek
+"""vLLM's other EAGLE-1/2 classes as rows (src/specbridge/engines/vllm/eagle1_siblings.py): Cohere (cohere_eagle.py), DeepSeek
 (deepseek_eagle.py) and Mistral (mistral_eagle.py), each a tiny checkpoint of tests/eagle1_siblings.py that gets no
 error where its class is registered and modelled, L005 naming the first release with the class before it, and the
 failures its source implies for a mutation. Header-only reads and row simulation: no engine runs here (the real loaders:

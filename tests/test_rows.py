@@ -190,7 +190,7 @@ def test_a_raise_row_that_raises_is_a_row_error_naming_its_table_and_row(monkeyp
     with pytest.raises(RowError) as raised:
         simulate(open_view(STORY), era, "0.32.0")
     said = str(raised.value)
-    assert "specbridge/engines/vllm.py" in said and "Eagle3LlamaForCausalLM" in said and "len(Ht_key, 1) > 0" in said
+    assert "specbridge/engines/vllm/eagle3.py" in said and "Eagle3LlamaForCausalLM" in said and "len(Ht_key, 1) > 0" in said
 
 
 def test_check_reports_a_broken_row_as_an_internal_error(monkeypatch, capsys):
@@ -206,4 +206,4 @@ def test_check_reports_a_broken_row_as_an_internal_error(monkeypatch, capsys):
         entry.main()
     assert exited.value.code == 3
     err = capsys.readouterr().err
-    assert "internal error: RowError" in err and "specbridge/engines/vllm.py" in err and "Ht_key * 'x'" in err
+    assert "internal error: RowError" in err and "specbridge/engines/vllm/eagle3.py" in err and "Ht_key * 'x'" in err

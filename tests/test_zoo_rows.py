@@ -1,4 +1,4 @@
-"""vLLM's other speculative classes as rows (src/specbridge/engines/vllm.py, read in the 0.27.0 … 0.32.0 wheels): a tiny
+"""vLLM's other speculative classes as rows (src/specbridge/engines/vllm/, read in the 0.27.0 … 0.32.0 wheels): a tiny
 checkpoint per class gets the outcome its vLLM source implies, and a mutation the source says fails, fails there.
 Per-architecture EAGLE-3 (qwen3_eagle3.py, deepseek_eagle3.py), P-EAGLE (llama_eagle3.py / qwen3_eagle3.py with
 parallel drafting), EAGLE-1 on Llama-4 (llama4_eagle.py), Medusa (medusa.py) and the MLP speculator (registry entry

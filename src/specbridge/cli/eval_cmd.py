@@ -14,7 +14,7 @@ from .options import FLAG, dtype_or_fail, number_param, path_argument, prompt_fo
 from .optspec import MAX_NEW, PROMPT_FORMAT, PROMPTS
 
 DEVICES = ("auto", "cpu", "cuda")
-RUNNERS = ("V1", "V2")  # vLLM's model runners (engines/vllm.py DraftClass.runner): DFlash2's selector and DSpark run on V2 only
+RUNNERS = ("V1", "V2")  # vLLM's model runners (engines/vllm/ DraftClass.runner): DFlash2's selector and DSpark run on V2 only
 
 
 def validate_eval(

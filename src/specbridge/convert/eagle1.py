@@ -4,7 +4,7 @@
 EAGLE-3 (another architecture: fc over three target states, not over (embedding, feature)), never a change that is
 not real.
 
-What each engine class needs is read from its rows (engines/vllm.py EAGLE1_CLASS, engines/sglang/eagle1.py _eagle1_class),
+What each engine class needs is read from its rows (engines/vllm/eagle1.py EAGLE1_CLASS, engines/sglang/eagle1.py _eagle1_class),
 not restated here:
 - the names: both loaders prefix every name but lm_head with `model.` (vLLM llama_eagle.py EagleLlamaForCausalLM.
   load_weights, SGLang llama_eagle.py LlamaForCausalLMEagle.load_weights), so a `model.`-prefixed save becomes

@@ -13,7 +13,8 @@ from typing import Any
 
 class LazyTable:
     """`range_files`: the files whose RANGES make FAMILY_RANGES, in its order; `family_files`: drafter family ->
-    the files whose RANGES hold its rows; `file_names`: file -> the other names the package gives from it."""
+    the files whose RANGES hold its rows; `file_names`: file -> the names the package gives from it (the tables
+    engines/registry.py reads, at least); `search`: every file, in the order any other public name is looked for."""
 
     def __init__(
         self,
@@ -23,10 +24,12 @@ class LazyTable:
         range_files: tuple[str, ...],
         family_files: dict[str, tuple[str, ...]],
         file_names: dict[str, tuple[str, ...]],
+        search: tuple[str, ...] = (),
     ):
         self.package, self.namespace, self.range_files, self.family_files = package, namespace, range_files, family_files
         self.where = {name: file for file, names in file_names.items() for name in names}
-        self.files = frozenset(file_names) | frozenset(range_files)
+        self.search = tuple(dict.fromkeys((*search, *file_names, *range_files)))
+        self.files = frozenset(self.search)
 
     def file(self, name: str) -> Any:
         return importlib.import_module(f"{self.package}.{name}")
@@ -44,9 +47,34 @@ class LazyTable:
         elif name in self.files:
             return self.file(name)
         else:
-            raise AttributeError(f"module {self.package!r} has no attribute {name!r}")
+            value = self._searched(name)
         self.namespace[name] = value
         return value
+
+    def _searched(self, name: str) -> Any:
+        """Any other public name: the first file of `search` that defines it."""
+        if not name.startswith("_"):
+            for file in self.search:
+                found = vars(self.file(file))
+                if name in found:
+                    return found[name]
+        raise AttributeError(f"module {self.package!r} has no attribute {name!r}")
+
+    def row_file(self, cls) -> str:
+        """The file whose rows hold DraftClass `cls` (a file's own name for it, else a range of its RANGES or ERAS),
+        among the files imported so far: what a RowError names."""
+        import sys
+
+        loaded = [(f, sys.modules[f"{self.package}.{f}"]) for f in self.search if f"{self.package}.{f}" in sys.modules]
+        where = self.package.replace(".", "/")
+        for f, mod in loaded:
+            if any(v is cls for k, v in vars(mod).items() if not k.startswith("__")):
+                return f"{where}/{f}.py"
+        for f, mod in loaded:
+            for r in (*vars(mod).get("RANGES", ()), *vars(mod).get("ERAS", ())):
+                if any(c is cls for c in r.classes.values()):
+                    return f"{where}/{f}.py"
+        return f"{where}/"
 
     def dir(self) -> list[str]:
         return sorted({*self.namespace, *self.where, *self.files, "FAMILY_RANGES"})

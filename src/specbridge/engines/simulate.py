@@ -420,10 +420,11 @@ def _without_null_target_hidden(flat: dict) -> dict:
 
 
 def row_origin(engine: str, cls: DraftClass) -> str:
-    """Where a class's rows are written (the table module, or the engine's package of one file per family) and what
-    they mirror (the engine file), for a RowError."""
-    table = f"{engine}/" if hasattr(sys.modules.get(f"{__package__}.{engine}"), "__path__") else f"{engine}.py"
-    return f"specbridge/engines/{table}, class {cls.name} (rows mirroring {cls.file})"
+    """Where a class's rows are written (the table module, or the file of a table package that holds them: its
+    `row_file`) and what they mirror (the engine file), for a RowError."""
+    row_file = getattr(sys.modules.get(f"{__package__}.{engine}"), "row_file", None)
+    where = row_file(cls) if row_file else f"specbridge/engines/{engine}.py"
+    return f"{where}, class {cls.name} (rows mirroring {cls.file})"
 
 
 def simulate(view: CheckpointView, era: Era, version: str, family: FamilyRange | None = None) -> LoadReport:

@@ -437,7 +437,7 @@ def dflash2_as_dflash(c: Context) -> Iterator[Hit]:
     whose `architectures` name base DFlash (`DFlashDraftModel`, a Muse Glimmer name) is built as
     `DFlashQwen3ForCausalLM` on vLLM: there is no parameter for `candidate_selector.*` or
     `layers.N.{attention,mlp}_conv.*`, and vLLM's AutoWeightsLoader raises at weight load ("There is no module or
-    parameter named 'candidate_selector' …", vllm/model_executor/models/utils.py; the class rows in engines/vllm.py
+    parameter named 'candidate_selector' …", vllm/model_executor/models/utils.py; the class rows in engines/vllm/dflash2.py
     say which names). SGLang builds `DFlashDraftModel` (its convolutions from 0.5.19, when the config asks for them)
     and skips the selector's names without a word: the drafter runs as base DFlash (engines/sglang/dflash.py rows).
     This is the "fails at weight load" of noonghunna/club-3090 #1064: builds that ship the DFlash2 model file

@@ -81,7 +81,7 @@ def no_draft_method(c: Context) -> Iterator[Hit]:
     """The engine version asked for cannot serve a plain draft model: vLLM 0.10–0.14 raise `NotImplementedError`
     for `method: draft_model` (and for a draft path no other method claims: vLLM infers `draft_model` from it);
     SGLang before 0.5.2 has no `STANDALONE` algorithm. The rows are `DRAFT_MODEL` in
-    `src/specbridge/engines/vllm.py`, `sglang/draft_model.py`, each citing the file and releases read. A release older than every
+    `src/specbridge/engines/vllm/draft_model.py`, `sglang/draft_model.py`, each citing the file and releases read. A release older than every
     row read is said as a warning: not known either way.
     """
     p = c.draft_place

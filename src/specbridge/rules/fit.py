@@ -68,7 +68,7 @@ def vocab_fit(c: Context) -> Iterator[Hit]:
     rest, where the ids are read as the target's first rows, right only for one tokenizer with a padded vocabulary: an
     embedding larger than the target's, a head over fewer ids, or a head over more ids with no vocabulary map filled
     (`d2t`, a Medusa `token_map`), whose extra rows must be padding it never proposes (vLLM 0.30.0's DSpark loader
-    accepts a larger draft vocabulary and refuses a smaller one: engines/vllm.py). The embedding and head the engine
+    accepts a larger draft vocabulary and refuses a smaller one: engines/vllm/dspark.py). The embedding and head the engine
     replaces with the target's are not compared (DFlash's D009 says the shared head of a padded target).
     """
     t = c.target

@@ -1,6 +1,6 @@
 """H rules: Medusa heads (vLLM `method: medusa`, medusa.py). What a Medusa checkpoint needs beyond its load: the
 launch line's draft steps against the heads it was trained with. The load itself (names, biases, token_map) is the
-engine rows' (engines/vllm.py MEDUSA_CLASS), reported by the L rules."""
+engine rows' (engines/vllm/medusa.py MEDUSA_CLASS), reported by the L rules."""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ are the eras in `src/specbridge/engines/`, see `docs/engines.md`).""",
         """
 `check` runs each engine version's own loading rules (name mapping, shapes built from `config.json`,
 sharing with the target after loading) over the checkpoint's tensor headers; the tables are
-`src/specbridge/engines/` (`vllm.py`; `sglang/`, `trtllm/`: one file per family), each row citing the engine file and release it mirrors
+`src/specbridge/engines/` (`vllm/`, `sglang/`, `trtllm/`: one file per family), each row citing the engine file and release it mirrors
 (see `docs/engines.md`). The L rules turn that simulated load into findings
 (`src/specbridge/rules/load.py`).""",
     ),
@@ -96,7 +96,7 @@ its load is the engine rows' (the L rules).""",
 A Medusa checkpoint (vLLM `method: medusa`): the launch line's `num_speculative_tokens`, which sets how many heads
 vLLM builds, against the heads the checkpoint was trained with (`src/specbridge/rules/medusa.py`). Its load (names,
 biases, `token_map` and `truncated_vocab_size`) is the engine rows' (`MEDUSA_CLASS` in
-`src/specbridge/engines/vllm.py`), reported by the L rules.""",
+`src/specbridge/engines/vllm/medusa.py`), reported by the L rules.""",
     ),
     "T": (
         "Plain draft models",
@@ -105,7 +105,7 @@ A small causal LM served as a draft model (vLLM `method: draft_model`, SGLang `-
 checked against its target with `check DRAFT --target TARGET`, header-only: whether the engine release serves the
 method, the vocab size, the token-to-id map of `tokenizer.json`, merges, special tokens, chat template and max
 positions (`src/specbridge/rules/draft_model.py`; the engine rows are `DRAFT_MODEL` in
-`src/specbridge/engines/vllm.py`, `sglang/draft_model.py`).""",
+`src/specbridge/engines/vllm/draft_model.py`, `sglang/draft_model.py`).""",
     ),
     "C": (
         "Config and launch",

@@ -51,6 +51,7 @@ _FILE_NAMES: dict[str, tuple[str, ...]] = {
 _TABLE = LazyTable(__name__, globals(), range_files=_RANGE_FILES, family_files=FAMILY_MODULES, file_names=_FILE_NAMES)
 __getattr__ = _TABLE.getattr
 __dir__ = _TABLE.dir
+row_file = _TABLE.row_file
 
 
 def family_ranges(family: str) -> tuple[FamilyRange, ...]:
