@@ -32,7 +32,7 @@ class EngineTable(MutableMapping):
     test, the benchmark's copies of the rows)."""
 
     def __init__(self, attr: str, engines: tuple[str, ...]):
-        self._attr, self._engines, self._got = attr, engines, {}
+        self._attr, self._engines, self._got, self._replaced = attr, engines, {}, set()
 
     def __getitem__(self, name: str):
         if name in self._got:
@@ -49,12 +49,19 @@ class EngineTable(MutableMapping):
         if name not in self._engines:
             self._engines += (name,)
         self._got[name] = value
+        self._replaced.add(name)
+
+    def replaced(self, name: str) -> bool:
+        """Whether the engine's table was set whole (a test's new release, the benchmark's copies) instead of read from
+        its module."""
+        return name in self._replaced
 
     def __delitem__(self, name: str) -> None:
         if name not in self._engines:
             raise KeyError(name)
         self._engines = tuple(e for e in self._engines if e != name)
         self._got.pop(name, None)
+        self._replaced.discard(name)
 
     def __contains__(self, name: object) -> bool:
         return name in self._engines
@@ -264,8 +271,22 @@ def newest_in_ci(releases: list[str]) -> list[str]:
 
 
 def family_rows(engine: str, family: str) -> list[FamilyRange]:
-    """An engine's rows for one drafter family, oldest first (none: the engine models no class of it)."""
-    return [r for r in FAMILY_RANGES.get(engine, ()) if r.family == family]
+    """An engine's rows for one drafter family, oldest first (none: the engine models no class of it). Read from the
+    family's own files of the engine's package (its `family_ranges`), so a check of one family imports no other
+    family's rows; a table replaced whole (FAMILY_RANGES[engine] = …, the benchmark's copies) is read as it is."""
+    if engine not in FAMILY_RANGES:
+        return []
+    if not FAMILY_RANGES.replaced(engine):
+        key = (engine, family)
+        if key not in _FAMILY_ROWS:
+            pkg = importlib.import_module(f"{__package__}.{engine}")
+            rows = pkg.family_ranges(family) if family in pkg.FAMILY_MODULES else ()
+            _FAMILY_ROWS[key] = with_adopted(engine, rows)
+        return list(_FAMILY_ROWS[key])
+    return [r for r in FAMILY_RANGES[engine] if r.family == family]
+
+
+_FAMILY_ROWS: dict[tuple[str, str], tuple[FamilyRange, ...]] = {}  # (engine, family) -> its rows, read once
 
 
 def family_era(row: FamilyRange) -> str:

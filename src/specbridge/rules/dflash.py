@@ -175,7 +175,7 @@ def _side_file_hit(c: Context, path) -> Hit:
             "serve with an engine release that reads mask_embedding.pt (vLLM 0.26+, SGLang 0.5.20+ from a local "
             "directory), or write the trained mask row into the embedding the engine uses"
         )
-        if not _class_ever_reads_mask_file(c.rep.engine, c.rep.cls.name):  # vLLM's Laguna DFlash: no release reads it
+        if not _class_ever_reads_mask_file(c.rep.engine, c.family, c.rep.cls.name):  # vLLM's Laguna DFlash: no release reads it
             fix = (
                 f"no {c.rep.engine} release reads mask_embedding.pt for {c.rep.cls.name}: its mask slots take "
                 "embed_tokens[mask_token_id] (the target's when shared); serve a drafter trained with that row"
@@ -192,11 +192,13 @@ def _side_file_hit(c: Context, path) -> Hit:
     return Hit(INFO, f"mask_embedding.pt is read by {c.eng} into the mask slots' embedding.")
 
 
-def _class_ever_reads_mask_file(engine: str, cls_name: str) -> bool:
-    """Whether any release of `engine` builds a class of this name that reads mask_embedding.pt (its rows say)."""
-    from ..engines.registry import FAMILY_RANGES
+def _class_ever_reads_mask_file(engine: str, family: str, cls_name: str) -> bool:
+    """Whether any release of `engine` builds a class of this name for the family that reads mask_embedding.pt (its
+    rows say)."""
+    from ..engines.registry import family_rows
 
-    return any("mask_embedding.pt" in k.side_files for r in FAMILY_RANGES.get(engine, ()) for n, k in r.classes.items() if n == cls_name)
+    rows = family_rows(engine, family)
+    return any("mask_embedding.pt" in k.side_files for r in rows for n, k in r.classes.items() if n == cls_name)
 
 
 def _shipped_tensor_hit(c: Context, shipped: str) -> Hit:
