@@ -64,8 +64,8 @@ MTP_HEAD_PARTS = "embed_tokens|enorm|hnorm|eh_proj|shared_head"
 
 
 def _block_plain(glm: bool, gate_plain: bool) -> tuple[Param, ...]:
-    """The decoder block's plain torch parameters (norms; the router gate until 0.31, a GateLinear with a quantization
-    method from 0.32.0): DefaultModelLoader names these when nothing filled them, even though the block's linears and
+    """The decoder block's plain torch parameters (norms; GLM's router gate until 0.30, a GateLinear with a quantization
+    method from 0.31.0): DefaultModelLoader names these when nothing filled them, even though the block's linears and
     experts are exempt (conformance 'mtp-linears-absent': raises on 0.27.0 and 0.29.0, loads on 0.32.0)."""
     b = "model.layers.{m}.mtp_block."
     out = [
@@ -218,7 +218,7 @@ def _mtp_class(
     """An MTP class at one release range: `completeness` (deepseek_mtp.py from 0.17.0 raises for an MTP layer no
     tensor reached), `strict_all` (DefaultModelLoader's check of an unquantized model named every parameter nothing
     filled until 0.20; later only plain torch parameters), `top_embed` (the target's top-level embedding is read),
-    `gate_plain` (the router gate is a plain nn.Linear the loader's check names: glm4_moe.py until 0.31)."""
+    `gate_plain` (the router gate is a plain nn.Linear the loader's check names: glm4_moe.py until 0.30)."""
     loader = _mtp_loader(file, glm)
     if not top_embed:
         loader = (
@@ -421,8 +421,8 @@ RANGES: tuple[FamilyRange, ...] = (
     ),
     _mtp_range(
         first="0.26.0",
-        last="0.31",
-        read=("0.26.0", "0.27.0", "0.29.0"),
+        last="0.30",
+        read=("0.26.0", "0.27.0", "0.29.0", "0.30.0"),
         begins=f"{QN_MTP} loads through AutoWeightsLoader (an unknown name raises): first in the 0.26.0 wheel",
         completeness=True,
         strict_all=False,
@@ -431,6 +431,20 @@ RANGES: tuple[FamilyRange, ...] = (
         # the real MTP loaders (GLM-4.5, DeepSeek-V3, Qwen3-Next targets; tests/test_conformance_vllm_mtp.py): every
         # case this CPU builds (0.27.0: DeepSeek's MLA does not) agrees with these rows
         runs=(*all_agreed(MTP_CONF, "2026-12-01", 19, "0.27.0"), *all_agreed(MTP_CONF, "2026-12-01", 25, "0.29.0")),
+    ),
+    _mtp_range(
+        first="0.31.0",
+        last="0.31",
+        read=("0.31.0",),
+        begins=f"vllm/model_executor/models/glm4_moe.py Glm4MoE builds its router gate as a GateLinear (a ReplicatedLinear with "
+        f"a quantization method, which {MTP_LOADER} exempts from its check) from the 0.31.0 wheel; 0.30.0 builds a plain "
+        "nn.Linear, named when nothing filled it (found by scripts/adopt_release.py vllm 0.31.0: 'head-absent', "
+        "'mtp-linears-absent', 'renamed-mtp-layers-0')",
+        completeness=True,
+        strict_all=False,
+        top_embed=False,
+        qwen=True,
+        gate_plain=False,
     ),
     _mtp_range(
         first="0.32.0",
