@@ -321,7 +321,10 @@ def write_adopted(engine: str, records: list[tuple[str, str, str]]) -> None:
         if any(r.release == release and r.test == test for r in row.runs):
             print(f"  already recorded: {engine} {label} {release} ({test})")
             continue
-        rows.append(f'    Adopted(engine="{engine}", family="{family}", first="{row.first}", run={run.strip().rstrip(",")}),\n')
+        rows.append(
+            f'    Adopted(\n        engine="{engine}",\n        family="{family}",\n        first="{row.first}",\n'
+            f"        run={run.strip().rstrip(',')},\n    ),\n"
+        )  # as ruff formats it
     if not rows:
         return
     text = ADOPTED.read_text()

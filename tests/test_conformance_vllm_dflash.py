@@ -20,6 +20,7 @@ from conftest import TINY_TARGET
 from test_conformance_vllm import _ready, differences, run_loader
 
 from specbridge.engines import vllm as table
+from specbridge.engines.registry import family_rows
 from specbridge.engines.spec import in_release_range
 from specbridge.view import open_view
 
@@ -164,7 +165,7 @@ def test_check_matches_real_vllm_dflash(release, case, dflash_cases, tmp_path_fa
 
 def test_dflash_run_rows_cover_the_matrix():
     """Each DFlash Run row names this test, a release its range covers, and the whole matrix."""
-    rows = [r for r in table.FAMILY_RANGES if r.family == "dflash"]
+    rows = family_rows("vllm", "dflash")  # the runs adopt_release recorded (engines/adopted.py) included
     runs = [(row, run) for row in rows for run in row.runs]
     assert runs
     for row, run in runs:
@@ -283,7 +284,7 @@ def test_check_matches_real_vllm_dflash2(release, case, dflash2_cases, tmp_path_
 def test_dflash2_run_rows_cover_the_matrix():
     """Each DFlash2 Run row names this test, a release its range covers (or, on the first row, a DFlash-only release
     before it: the matrix refused), and the whole DFlash2 matrix."""
-    rows = [r for r in table.FAMILY_RANGES if r.family == "dflash2"]
+    rows = family_rows("vllm", "dflash2")
     runs = [(row, run) for row in rows for run in row.runs]
     assert runs
     n = len(CASES2) + len(GUARDED2)
@@ -324,7 +325,7 @@ def test_check_matches_real_vllm_dspark(release, tmp_path_factory):
 
 
 def test_dspark_run_rows_cover_the_matrix():
-    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "dspark" for run in row.runs]
+    runs = [(row, run) for row in family_rows("vllm", "dspark") for run in row.runs]
     assert runs
     for row, run in runs:
         assert run.test == SELF and in_release_range(run.release, row.first, row.last)

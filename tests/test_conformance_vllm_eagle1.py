@@ -15,7 +15,7 @@ from conftest import TINY_TARGET
 from test_conformance_vllm import _ready, differences, run_loader
 
 from specbridge.engines import vllm as table
-from specbridge.engines.registry import conformance_releases, newest_in_ci
+from specbridge.engines.registry import conformance_releases, family_rows, newest_in_ci
 from specbridge.engines.spec import in_release_range
 from specbridge.view import open_view
 
@@ -97,7 +97,7 @@ def eagle1_differences(path: Path, got: dict, release: str) -> list[str]:
 
 def assert_run_rows(test: str, cases: int, known: dict) -> None:
     """The EAGLE-1 Run rows of one matrix file: each in its row's range, counting its cases and its strict xfails."""
-    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "eagle" for run in row.runs if run.test == test]
+    runs = [(row, run) for row in family_rows("vllm", "eagle") for run in row.runs if run.test == test]  # adopted ones too
     assert runs
     for row, run in runs:
         assert in_release_range(run.release, row.first, row.last)

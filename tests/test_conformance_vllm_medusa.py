@@ -18,7 +18,7 @@ from test_conformance_vllm import _ready, differences, run_loader
 
 from specbridge.engines import vllm as table
 from specbridge.engines.launch import parse_launch
-from specbridge.engines.registry import conformance_releases, newest_in_ci
+from specbridge.engines.registry import conformance_releases, family_rows, newest_in_ci
 from specbridge.engines.spec import in_release_range
 from specbridge.view import open_view
 
@@ -103,7 +103,7 @@ def test_a_loaded_medusa_head_drafts_on_real_vllm(medusa_cases, tmp_path_factory
 
 
 def test_medusa_run_rows_cover_the_matrix():
-    runs = [(row, run) for row in table.FAMILY_RANGES if row.family == "medusa" for run in row.runs]
+    runs = [(row, run) for row in family_rows("vllm", "medusa") for run in row.runs]  # adopted ones too
     assert runs
     for row, run in runs:
         assert run.test == SELF and in_release_range(run.release, row.first, row.last)

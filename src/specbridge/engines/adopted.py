@@ -23,5 +23,59 @@ class Adopted:
 
 
 ADOPTED: tuple[Adopted, ...] = (
-    # rows appended by scripts/adopt_release.py --write (keep this line last)
+    # rows appended by scripts/adopt_release.py --write, oldest first
+    Adopted(
+        engine="vllm",
+        family="dflash",
+        first="0.28.0",
+        run=Run(release="0.30.0", date="2026-12-05", test="tests/test_conformance_vllm_dflash.py", cases=19, agreed=19),
+    ),
+    Adopted(
+        engine="vllm",
+        family="eagle",
+        first="0.29.0",
+        run=Run(release="0.30.0", date="2026-12-05", test="tests/test_conformance_vllm_eagle1.py", cases=10, agreed=10),
+    ),
+    Adopted(
+        engine="vllm",
+        family="medusa",
+        first="0.25.0",
+        run=Run(release="0.30.0", date="2026-12-05", test="tests/test_conformance_vllm_medusa.py", cases=11, agreed=9),
+    ),
+    Adopted(
+        engine="vllm",
+        family="dflash",
+        first="0.31.0",
+        run=Run(release="0.31.0", date="2026-12-05", test="tests/test_conformance_vllm_dflash.py", cases=19, agreed=19),
+    ),
+    Adopted(
+        engine="vllm",
+        family="eagle",
+        first="0.29.0",
+        run=Run(release="0.31.0", date="2026-12-05", test="tests/test_conformance_vllm_eagle1.py", cases=10, agreed=10),
+    ),
+    Adopted(
+        engine="vllm",
+        family="medusa",
+        first="0.25.0",
+        run=Run(release="0.31.0", date="2026-12-05", test="tests/test_conformance_vllm_medusa.py", cases=11, agreed=9),
+    ),
+    Adopted(
+        engine="vllm",
+        family="dflash",
+        first="0.28.0",
+        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_dflash.py", cases=19, agreed=19),
+    ),
+    Adopted(
+        engine="vllm",
+        family="eagle",
+        first="0.27.0",
+        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_eagle1.py", cases=10, agreed=10),
+    ),
+    Adopted(
+        engine="vllm",
+        family="medusa",
+        first="0.25.0",
+        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_medusa.py", cases=11, agreed=9),
+    ),
 )
