@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import NamedTuple
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO / "tests"))
@@ -220,7 +221,7 @@ def main() -> int:
         install(a.engine, a.version)
     root = a.keep or Path(tempfile.mkdtemp(prefix=f"adopt-{a.engine}-{a.version}-"))
     root.mkdir(parents=True, exist_ok=True)
-    records: list[tuple[str, str, str]] = []  # (family, range label, Run row text) of every matrix that agrees
+    records: list[Record] = []  # every matrix (and range) that agrees
     eagle3 = eagle3_battery(a.engine, a.version, root, records) if not a.only else True
     families = [] if a.eagle3_only else family_battery(a.engine, a.version, root, records, a.only)
     if a.write and records:
@@ -247,7 +248,7 @@ def eagle3_battery(engine: str, version: str, root: Path, records: list) -> bool
     if not differ and not skipped:
         print(f"\nevery case agrees: add to the runs of era {era!r} in {table_file(engine, 'eagle3')}:")
         print(run_row(version, TESTS[engine], len(cases), len(cases)))
-        records.append(("eagle3", era, run_row(version, TESTS[engine], len(cases), len(cases))))
+        records.append(Record("eagle3", era, version, TESTS[engine], len(cases), len(cases)))
         return True
     print(f"\n{len(differ)} of {len(cases)} cases differ from check's prediction (era {era!r}):")
     for name, r in differ.items():
@@ -297,7 +298,7 @@ def family_battery(engine: str, version: str, root: Path, records: list, only: s
                 known_here = f" ({len(names) - agreed} known to differ, as the test's KNOWN says)" if agreed < len(names) else ""
                 print(f"  every case agrees{known_here}: add to the runs of {rng} in {table_file(engine, rng.split()[0])}:")
                 print(run_row(version, test, len(names), agreed))
-                records.append((rng.split()[0], rng, run_row(version, test, len(names), agreed)))
+                records.append(Record(rng.split()[0], rng, version, test, len(names), agreed))
         ok.append(not differ)
     return ok
 
@@ -305,19 +306,35 @@ def family_battery(engine: str, version: str, root: Path, records: list, only: s
 ADOPTED = REPO / "src" / "specbridge" / "engines" / "adopted.py"
 
 
-def write_adopted(engine: str, records: list[tuple[str, str, str]]) -> None:
-    """Append an `Adopted` row per agreeing matrix to engines/adopted.py (a run the range already records is left as it
-    is), then regenerate docs/engine-matrix.md, where the runs are listed."""
+class Record(NamedTuple):
+    """A matrix (or one batch of it) that agreed on a release range: what its Run row says."""
+
+    family: str
+    label: str  # the range as check names it (an era's name, or family_era's "dflash 0.31.0+")
+    release: str
+    test: str
+    cases: int
+    agreed: int
+
+
+def write_adopted(engine: str, records: list[Record], ledger: Path | None = None, regenerate: bool = True) -> None:
+    """Append an `Adopted` row per agreeing matrix and range to engines/adopted.py (the batches of one matrix, MTP's per
+    num_speculative_tokens, summed into one run; a run the range already records is left as it is), then regenerate
+    docs/engine-matrix.md, where the runs are listed."""
     from specbridge.engines import registry
 
+    summed: dict[tuple[str, str, str, str], list[int]] = {}
+    for r in records:
+        s = summed.setdefault((r.family, r.label, r.release, r.test), [0, 0])
+        s[0], s[1] = s[0] + r.cases, s[1] + r.agreed
     rows = []
-    for family, label, run in records:
+    for (family, label, release, test), (cases, agreed) in summed.items():
+        run = run_row(release, test, cases, agreed)
         ranges = registry.ENGINES[engine] if family == "eagle3" else registry.family_rows(engine, family)
         names = {(r.name if family == "eagle3" else registry.family_era(r)): r for r in ranges}
         row = names.get(label)
         if row is None:
             sys.exit(f"adopt_release: no {engine} {family} range is called {label!r}")
-        release, test = run.split('release="')[1].split('"')[0], run.split('test="')[1].split('"')[0]
         if any(r.release == release and r.test == test for r in row.runs):
             print(f"  already recorded: {engine} {label} {release} ({test})")
             continue
@@ -327,11 +344,13 @@ def write_adopted(engine: str, records: list[tuple[str, str, str]]) -> None:
         )  # as ruff formats it
     if not rows:
         return
-    text = ADOPTED.read_text()
+    ledger = ledger or ADOPTED
+    text = ledger.read_text()
     end = text.rindex("\n)\n")
-    ADOPTED.write_text(text[: end + 1] + "".join(rows) + text[end + 1 :])
-    print(f"\nwrote {len(rows)} run(s) to {ADOPTED.relative_to(REPO)}; regenerating docs/engine-matrix.md")
-    subprocess.run([sys.executable, str(REPO / "scripts" / "gen_engine_matrix.py")], check=True)
+    ledger.write_text(text[: end + 1] + "".join(rows) + text[end + 1 :])
+    print(f"\nwrote {len(rows)} run(s) to {ledger}")
+    if regenerate:
+        subprocess.run([sys.executable, str(REPO / "scripts" / "gen_engine_matrix.py")], check=True)
 
 
 def table_file(engine: str, family: str) -> str:

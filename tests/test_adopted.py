@@ -42,3 +42,36 @@ def test_every_recorded_run_has_its_range():
         rows = registry.ENGINES[a.engine] if a.family == "eagle3" else registry.family_rows(a.engine, a.family)
         row = next(r for r in rows if r.first == a.first)
         assert in_release_range(a.run.release, row.first, row.last) and a.run in row.runs
+
+
+def test_adopt_release_writes_one_run_per_matrix_and_range(tmp_path):
+    """A matrix run in batches (MTP, one per num_speculative_tokens) is one Run row; a run the range already records is
+    not written again; the ledger written is what engines/adopted.py holds."""
+    import ast
+    import shutil
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "scripts"))
+    import adopt_release as ar
+
+    ledger = tmp_path / "adopted.py"
+    shutil.copy(adopted.__file__, ledger)
+    mtp = next(r for r in registry.family_rows("vllm", "mtp") if r.first == "0.26.0")
+    label, test = registry.family_era(mtp), "tests/test_conformance_vllm_mtp.py"
+    eagle3 = next(e for e in registry.ENGINES["vllm"] if any(r.release == "0.29.0" for r in e.runs))
+    records = [
+        ar.Record("mtp", label, "0.28.5", test, 14, 14),
+        ar.Record("mtp", label, "0.28.5", test, 5, 5),
+        ar.Record("eagle3", eagle3.name, "0.29.0", "tests/test_conformance_vllm.py", 46, 46),  # already recorded
+    ]
+    ar.write_adopted("vllm", records, ledger=ledger, regenerate=False)
+    written = [
+        node for node in ast.walk(ast.parse(ledger.read_text())) if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "Adopted"
+    ]
+    assert len(written) == len(adopted.ADOPTED) + 1
+    last = {k.arg: ast.literal_eval(k.value) if k.arg != "run" else k.value for k in written[-1].keywords}
+    run = {k.arg: ast.literal_eval(k.value) for k in last["run"].keywords}
+    assert (last["family"], last["first"]) == ("mtp", "0.26.0")
+    assert (run["release"], run["test"], run["cases"], run["agreed"]) == ("0.28.5", test, 19, 19)
