@@ -28,6 +28,30 @@ ADOPTED: tuple[Adopted, ...] = (
         engine="vllm",
         family="dflash",
         first="0.28.0",
+        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_dflash.py", cases=19, agreed=19),
+    ),
+    Adopted(
+        engine="vllm",
+        family="eagle",
+        first="0.27.0",
+        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_eagle1.py", cases=10, agreed=10),
+    ),
+    Adopted(
+        engine="vllm",
+        family="medusa",
+        first="0.25.0",
+        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_medusa.py", cases=11, agreed=9),
+    ),
+    Adopted(
+        engine="vllm",
+        family="mtp",
+        first="0.26.0",
+        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_mtp.py", cases=21, agreed=21),
+    ),
+    Adopted(
+        engine="vllm",
+        family="dflash",
+        first="0.28.0",
         run=Run(release="0.30.0", date="2026-12-05", test="tests/test_conformance_vllm_dflash.py", cases=19, agreed=19),
     ),
     Adopted(
@@ -41,6 +65,12 @@ ADOPTED: tuple[Adopted, ...] = (
         family="medusa",
         first="0.25.0",
         run=Run(release="0.30.0", date="2026-12-05", test="tests/test_conformance_vllm_medusa.py", cases=11, agreed=9),
+    ),
+    Adopted(
+        engine="vllm",
+        family="mtp",
+        first="0.26.0",
+        run=Run(release="0.30.0", date="2026-12-05", test="tests/test_conformance_vllm_mtp.py", cases=21, agreed=21),
     ),
     Adopted(
         engine="vllm",
@@ -62,20 +92,8 @@ ADOPTED: tuple[Adopted, ...] = (
     ),
     Adopted(
         engine="vllm",
-        family="dflash",
-        first="0.28.0",
-        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_dflash.py", cases=19, agreed=19),
-    ),
-    Adopted(
-        engine="vllm",
-        family="eagle",
-        first="0.27.0",
-        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_eagle1.py", cases=10, agreed=10),
-    ),
-    Adopted(
-        engine="vllm",
-        family="medusa",
-        first="0.25.0",
-        run=Run(release="0.28.0", date="2026-12-05", test="tests/test_conformance_vllm_medusa.py", cases=11, agreed=9),
+        family="mtp",
+        first="0.31.0",
+        run=Run(release="0.31.0", date="2026-12-05", test="tests/test_conformance_vllm_mtp.py", cases=21, agreed=21),
     ),
 )
