@@ -81,7 +81,7 @@ def test_check_report_in_a_pipe_is_richs_byte_for_byte(tmp_path, monkeypatch):
 
     seen_grid = 0
     for d in _shipped_drafters(tmp_path):
-        for engines, tables in ((None, False), (["sglang"], False), (["vllm"], True), (["trtllm"], False)):
+        for engines, tables in ((None, False), (None, True), (["sglang"], False), (["vllm"], True), (["trtllm"], False)):
             plain = _report(d, engines, tables, True, monkeypatch)
             assert plain == _report(d, engines, tables, False, monkeypatch), (d, engines, tables)
             seen_grid += engines is None and "engine  version" in plain
