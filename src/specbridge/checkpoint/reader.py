@@ -23,7 +23,6 @@ from .assemble import (
     shard_name_ok,
 )
 from .errors import CheckpointError
-from .hub import open_hub_checkpoint
 from .hubref import hub_ref_or_none, missing_path_line
 from .safetensors import TensorInfo
 
@@ -56,6 +55,8 @@ def open_checkpoint(path: str | os.PathLike) -> Checkpoint:
     if not p.exists():
         ref = hub_ref_or_none(os.fspath(path))
         if ref is not None:
+            from .hub import open_hub_checkpoint  # here: a local checkpoint needs none of the Hub client (~2 ms)
+
             return open_hub_checkpoint(ref)
         raise CheckpointError(os.fspath(path), missing_path_line(os.fspath(path)))
     root = p if p.is_dir() else p.parent

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from .assemble import read_json
 from .errors import CheckpointError
-from .hub import hub_target_config
 from .hubref import HubRef, hub_ref_or_none, missing_path_line
 
 # configs that wrap a text model (VL models, Kimi-K2.5 around DeepSeek-V3)
@@ -81,6 +80,8 @@ def open_target(path: str | os.PathLike) -> TargetInfo:
         ref = hub_ref_or_none(os.fspath(path))
         if ref is None:
             raise CheckpointError(os.fspath(path), f"target: {missing_path_line(os.fspath(path))}")
+        from .hub import hub_target_config  # here: a local target (and a check without one) needs no Hub client
+
         cfg_path, tok, hub_weights, hub = hub_target_config(ref)
         weights_dir = Path(hub_weights) if hub_weights else None
         where = Path(hub.repo_id)

@@ -118,14 +118,13 @@ def check_cmd(
     mtp: bool = False,
 ) -> int:
     from .draft_check import PlainDraft
-    from .mtp_check import HeadOnly
 
     failing_codes, ignored_codes = split_codes(fail_on, GATE_SEVERITIES), split_codes(ignore)
     try:
         got = _check_results(path, engines, target, launch, parent, mtp)
     except (CheckpointError, ValueError) as e:  # ValueError: EngineSpecError, LaunchError, a value read wrong
         return fail(str(e), getattr(e, "exit_code", 2))  # NoFamilyClass: the release has none (1)
-    if isinstance(got, HeadOnly):  # no release asked for models the head's class: what the files alone say
+    if isinstance(got, Exception):  # mtp_check.HeadOnly: no release asked for models the head's class: what the files alone say
         from .mtp_check import print_head_only
 
         return print_head_only(got, as_json)
@@ -202,11 +201,13 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
     """(checkpoint, target, results, engines not checked, family verdict, MTP head or None): a drafter read as the
     family its evidence shows, or a target's MTP head read from its index; or the answer of another kind the verdict
     calls for (mtp_check.HeadOnly: no release asked for models the head; draft_check.PlainDraft: a plain causal LM).
-    The checkpoint is read and described once, and its family detected once."""
-    from .mtp_check import HeadOnly, mtp_outcome, mtp_probe
-
+    The checkpoint is read and described once, and its family detected once. A drafter imports none of the MTP probe."""
     specs, tgt, lau = resolve_inputs(engines, target, launch)
-    probe = mtp_probe(path, mtp) if _probe_first(path, mtp) else None  # a target: its index, the head's shard headers
+    probe = None
+    if _probe_first(path, mtp):  # a target: its index, the head's shard headers
+        from .mtp_check import mtp_probe
+
+        probe = mtp_probe(path, mtp)
     view = None
     if probe is None:
         from ..checkpoint.reader import open_checkpoint
@@ -214,8 +215,12 @@ def _check_results(path, engines, target, launch, parent, mtp: bool):
 
         view = read_view(open_checkpoint(path))  # described once, for the guard, the rules and the simulation
         if mtp_named(path, view):
+            from .mtp_check import mtp_probe
+
             probe = mtp_probe(path, False)
     if probe is not None:
+        from .mtp_check import HeadOnly, mtp_outcome
+
         if parent:
             raise CliError("--parent reads EAGLE-3 drafters; this is a target's MTP head")
         got = mtp_outcome(probe, path, specs, tgt, lau)

@@ -5,7 +5,6 @@ entry.py builds its argparse parser from them, so the two cannot disagree. Also 
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -99,21 +98,22 @@ class _Unparsed(Exception):
     pass
 
 
-class _QuietParser(argparse.ArgumentParser):
-    """argparse that prints nothing on a usage error: typer, given the same argv, says it in one line. It never
-    formats help either (--help goes to typer), so its formatter has a fixed width: argparse's default asks the
-    terminal for one, importing shutil (and bz2, lzma) on every run."""
+def _argparse(command: str, argv: list[str]) -> dict | None:
+    """argv parsed by argparse from the rows of `command`, or None when it holds anything else."""
+    import argparse
 
-    def error(self, message: str):
-        raise _Unparsed(message)
+    class QuietParser(argparse.ArgumentParser):
+        """argparse that prints nothing on a usage error: typer, given the same argv, says it in one line. It never
+        formats help either (--help goes to typer), so its formatter has a fixed width: argparse's default asks the
+        terminal for one, importing shutil (and bz2, lzma) on every run."""
 
-    def _get_formatter(self):
-        return self.formatter_class(prog=self.prog, width=100)
+        def error(self, message: str):
+            raise _Unparsed(message)
 
+        def _get_formatter(self):
+            return self.formatter_class(prog=self.prog, width=100)
 
-def parse_fast(command: str, argv: list[str]) -> dict | None:
-    """argv parsed by the rows of `command`, or None when it holds anything else (typer then handles and explains it)."""
-    p = _QuietParser(prog=f"specbridge {command}", add_help=False, allow_abbrev=False)
+    p = QuietParser(prog=f"specbridge {command}", add_help=False, allow_abbrev=False)
     for o in OPTIONS[command]:
         if o.kind == ARGUMENT:
             p.add_argument(o.dest)  # the text as typed: Path("./x") would drop the "./" that says it is no Hub id
@@ -128,6 +128,50 @@ def parse_fast(command: str, argv: list[str]) -> dict | None:
     except _Unparsed:  # a usage error: typer says it
         return None
     return None if rest else vars(args)
+
+
+def _plain_forms(command: str, argv: list[str]) -> dict | None:
+    """What argparse makes of argv when it holds only the plain forms, which argparse reads one way only: the
+    positional argument once (not starting with '-'), and each option by one of its exact flags, a value after it
+    (`--engine vllm`, not starting with '-') or after `=` (`--engine=vllm`, non-empty; long flags only). None for
+    anything else: argparse itself reads it (a `--`, `-evllm`, an abbreviation, a value starting with '-'...)."""
+    rows = OPTIONS[command]
+    by_flag = {f: o for o in rows for f in o.flags}
+    out = {o.dest: False if o.kind == FLAG else o.default for o in rows}
+    positional = next(o.dest for o in rows if o.kind == ARGUMENT)
+    out[positional] = None
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        i += 1
+        if not word.startswith("-") or word == "-":
+            if out[positional] is not None:
+                return None
+            out[positional] = word
+            continue
+        flag, eq, value = word.partition("=") if word.startswith("--") else (word, "", "")
+        o = by_flag.get(flag)
+        if o is None or (eq and (o.kind == FLAG or not value)):
+            return None
+        if o.kind == FLAG:
+            out[o.dest] = True
+            continue
+        if not eq:
+            if i == len(argv) or argv[i].startswith("-"):
+                return None
+            value = argv[i]
+            i += 1
+        if o.kind == MANY:
+            out[o.dest] = [*(out[o.dest] or ()), value]
+        else:
+            out[o.dest] = Path(value) if o.kind == PATH else value
+    return out if out[positional] is not None else None
+
+
+def parse_fast(command: str, argv: list[str]) -> dict | None:
+    """argv parsed by the rows of `command`, or None when it holds anything else (typer then handles and explains it).
+    The plain forms every script writes are read here; anything else by argparse (~5 ms of imports), the same way."""
+    return _plain_forms(command, argv) or _argparse(command, argv)
 
 
 # --- numeric values ----------------------------------------------------------------------------------------

@@ -1,17 +1,20 @@
 """The human `check` report. One engine version: a one-screen summary (verdict, counts, findings with
 their fix and doc), the full accounting with --tables. Several: one line per version, then each distinct
-finding once with the versions it applies to. Everything from the input is escaped before rich sees it."""
+finding once with the versions it applies to. Everything from the input is escaped before rich sees it. In a pipe
+the page is console.PlainPage: rich's bytes, written without importing rich (check answers at header speed)."""
 
 from __future__ import annotations
 
-from rich.console import Console
+from typing import TYPE_CHECKING
 
 from ..display import markup_safe as escape
 from ..engines.simulate import Fate, Fill
 from ..layouts.canonical import layout_label
 from ..rules.findings import doc_link
-from .console import PIPE_WIDTH, make_console
-from .render import print_accounting
+from .console import PIPE_WIDTH, PlainPage, page_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 SEV_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 # Every tensor fate and every parameter fill in the summary's words, so its counts add up to the totals.
@@ -66,7 +69,7 @@ def verdict_markup(ok: bool) -> str:
     return "[bold green]OK[/]" if ok else "[bold red]NOT OK[/]"
 
 
-def print_finding(c: Console, f, versions: str = "", fixes_shown: dict[str, str] | None = None) -> None:
+def print_finding(c: Console | PlainPage, f, versions: str = "", fixes_shown: dict[str, str] | None = None) -> None:
     """One finding: its line, its fix, its doc link. With `fixes_shown` (fix text -> the code it was printed under),
     a fix already printed for an earlier finding of this report is not printed again: "fix: as above (L002)"
     (an MTP head absent reads five L002/L006 findings with one 250-character fix). JSON keeps every fix."""
@@ -82,7 +85,7 @@ def print_finding(c: Console, f, versions: str = "", fixes_shown: dict[str, str]
         c.print(f"    doc: {doc_link(f.code)}", style="dim")
 
 
-def print_single(c: Console, ckpt, res, ok: bool, tables: bool = False) -> None:
+def print_single(c: Console | PlainPage, ckpt, res, ok: bool, tables: bool = False) -> None:
     r = res.report
     c.print(
         f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(layout_label(res.drafter))}[/] → [bold]{r.engine} {escape(r.version)}[/] "
@@ -100,36 +103,30 @@ def print_single(c: Console, ckpt, res, ok: bool, tables: bool = False) -> None:
         )
 
 
-def print_many(c: Console, ckpt, results, ok: bool, tables: bool = False) -> None:
-    from rich.table import Table
-
+def print_many(c: Console | PlainPage, ckpt, results, ok: bool, tables: bool = False) -> None:
     c.print(f"[bold]{escape(str(ckpt.root))}[/]  layout [bold]{escape(layout_label(results[0].drafter))}[/]: {verdict_markup(ok)}")
-    t = Table(box=None, pad_edge=False)
     # an era's name begins with its release range: the column is never narrower than that word, so a narrow
     # terminal wraps the description under it instead of cutting the range; long words fold, never hidden
     range_width = max(len(res.report.era.name.split(" ")[0]) for res in results)
-    for col in ("engine", "version", "era", "verdict", "dropped", "missing", "raises", "errors"):
-        if col == "era":
-            t.add_column(col, min_width=range_width, overflow="fold")
-        else:
-            t.add_column(col, no_wrap=col != "errors")
+    header = ["engine", "version", "era", "verdict", "dropped", "missing", "raises", "errors"]
+    rows = []
     for res in results:
         r = res.report
         errs = sorted({f.code for f in res.findings if f.severity == "error"})
-        t.add_row(
-            r.engine,
-            escape(r.version),
-            escape(r.era.name),
-            "ok" if res.ok else "[red]NOT OK[/]",
-            str(len(r.dropped)),
-            str(len(r.missing)),
-            str(len(r.errors)),
-            ", ".join(errs) or "—",
+        rows.append(
+            [
+                r.engine,
+                escape(r.version),
+                escape(r.era.name),
+                "ok" if res.ok else "[red]NOT OK[/]",
+                str(len(r.dropped)),
+                str(len(r.missing)),
+                str(len(r.errors)),
+                ", ".join(errs) or "—",
+            ]
         )
-    # a narrow terminal: one blank between columns leaves the era its range
-    if c.measure(t, options=c.options.update_width(PIPE_WIDTH)).maximum > c.width:
-        t.collapse_padding = True
-    c.print(t)
+    if not (isinstance(c, PlainPage) and c.grid(header, rows, {"era": range_width})):
+        _rich_table(c.rich if isinstance(c, PlainPage) else c, header, rows, range_width)
     infos: dict[str, list[str]] = {}
     fixes_shown: dict[str, str] = {}
     for f, versions in distinct_findings(results):
@@ -145,6 +142,24 @@ def print_many(c: Console, ckpt, results, ok: bool, tables: bool = False) -> Non
         )
     if not tables:
         c.print("[dim]one engine in full: specbridge check PATH --engine NAME==VERSION [--tables][/]")
+
+
+def _rich_table(c: Console, header: list[str], rows: list[list[str]], range_width: int) -> None:
+    """print_many's table laid out by rich: on a terminal (its width), or cells PlainPage.grid does not vouch for."""
+    from rich.table import Table
+
+    t = Table(box=None, pad_edge=False)
+    for col in header:
+        if col == "era":
+            t.add_column(col, min_width=range_width, overflow="fold")
+        else:
+            t.add_column(col, no_wrap=col != "errors")
+    for row in rows:
+        t.add_row(*row)
+    # a narrow terminal: one blank between columns leaves the era its range
+    if c.measure(t, options=c.options.update_width(PIPE_WIDTH)).maximum > c.width:
+        t.collapse_padding = True
+    c.print(t)
 
 
 def distinct_findings(results) -> list[tuple[object, str]]:
@@ -223,15 +238,19 @@ def _era_span(first, last) -> str:
 
 
 def print_check(ckpt, results, tables: bool, failing: list[str]) -> None:
-    c = make_console()
+    c = page_console()
     ok = not failing
     if len(results) == 1:
         if tables:
+            from .render import print_accounting  # --tables: rich lays out every tensor's line
+
             print_accounting(ckpt, results[0])  # the summary and findings follow
         print_single(c, ckpt, results[0], ok, tables)
     else:
         print_many(c, ckpt, results, ok, tables)
         if tables:
+            from .render import print_accounting
+
             for res in results:
                 print_accounting(ckpt, res)
                 fixes_shown: dict[str, str] = {}

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..checkpoint.aliases import KNOWN_TARGETS, alias_config_dir, is_alias, materialized_dir
-from ..checkpoint.hub import hub_ref_or_none
+from ..checkpoint.hubref import hub_ref_or_none
 from .contract import CliError
 
 

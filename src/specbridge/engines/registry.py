@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, MutableMapping
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from .serving import Serving
 from .spec import (
     CaptureRule,
     DraftModelRange,
@@ -22,6 +21,9 @@ from .spec import (
     is_prerelease,
     parse_version,
 )
+
+if TYPE_CHECKING:  # the SERVE rows' type only: a check serves nothing (engines/serving.py, ~1 ms of import)
+    from .serving import Serving
 
 
 class EngineTable(MutableMapping):

@@ -233,7 +233,7 @@ def _outside_layers(name: str, step: Step, ns: dict, params: dict, pattern: re.P
     return not base <= int(m.group(1)) < base + count
 
 
-PATTERN_OPS = ("regex", "skip_unless", "keep_layers")  # the steps whose `a` is a regular expression
+PATTERN_OPS = ("regex", "skip_unless", "keep_layers", "expert")  # the steps whose `a` is a regular expression
 
 
 def active_steps(steps: tuple[Step, ...], ns: dict) -> tuple[tuple[Step, str, re.Pattern | None], ...]:
@@ -253,28 +253,38 @@ def _apply_steps(name: str, steps: tuple, params: dict, ns: dict) -> tuple[str, 
     Returns (final name, shard, terminal op or None, the step that decided)."""
     shard = None
     for st, replacement, pattern in steps:
-        if st.op == "drop" and st.a in name:
-            return name, None, "drop", st
-        if st.op == "skip_unless" and not pattern.search(name):
-            return name, None, "skip", st
-        if st.op == "keep_layers" and _outside_layers(name, st, ns, params, pattern):
-            return name, None, "skip", st
-        if st.op == "buffer" and st.a in name:
-            return st.b, None, "buffer", st
-        if st.op == "rename_if" and st.a in name:
-            return st.b, None, None, st
-        if st.op == "substr" and st.a in name:
-            name = name.replace(st.a, st.b)
-        elif st.op == "regex":
+        op, a = st.op, st.a  # one step has one op: each branch below is the only one that can hold
+        if op == "regex":
             name = pattern.sub(replacement, name)
-        elif st.op == "prefix" and st.b not in name:
-            name = st.a + name
-        elif st.op == "prefix_if_not_param" and name not in params:
-            name = st.a + name
-        elif st.op == "stack" and st.a in name and shard is None:
-            name, shard = name.replace(st.a, st.b), st.c
-        elif st.op == "expert" and shard is None and (m := re.search(st.a, name)):
-            name, shard = re.sub(st.a, st.b, name), f"{int(m.group(1))}.{st.c}" if st.c else str(int(m.group(1)))
+        elif op == "drop":
+            if a in name:
+                return name, None, "drop", st
+        elif op == "skip_unless":
+            if not pattern.search(name):
+                return name, None, "skip", st
+        elif op == "keep_layers":
+            if _outside_layers(name, st, ns, params, pattern):
+                return name, None, "skip", st
+        elif op == "buffer":
+            if a in name:
+                return st.b, None, "buffer", st
+        elif op == "rename_if":
+            if a in name:
+                return st.b, None, None, st
+        elif op == "substr":
+            if a in name:
+                name = name.replace(a, st.b)
+        elif op == "prefix":
+            if st.b not in name:
+                name = a + name
+        elif op == "prefix_if_not_param":
+            if name not in params:
+                name = a + name
+        elif op == "stack":
+            if a in name and shard is None:
+                name, shard = name.replace(a, st.b), st.c
+        elif op == "expert" and shard is None and (m := pattern.search(name)):
+            name, shard = pattern.sub(st.b, name), f"{int(m.group(1))}.{st.c}" if st.c else str(int(m.group(1)))
     return name, shard, None, None
 
 
@@ -501,6 +511,7 @@ def tensor_fates(
     mismatched: list[dict] = []
     steps = active_steps(cls.loader, ns) if ckpt.tensors else ()
     groups = group_params(params)
+    expected = ExpectedShapes(params)
     for n, info in ckpt.tensors.items():
         # names under `unknown_under` bypass the loader's steps: looked up as written, raised on when absent
         direct = bool(cls.unknown_under) and n.startswith(cls.unknown_under)
@@ -517,7 +528,7 @@ def tensor_fates(
         elif final not in params:
             fates.append(_unknown_name(cls, n, final, shard, params, errors))
         else:
-            fates.append(_fit(cls, n, info, final, shard, params[final], filled, mismatched, errors))
+            fates.append(_fit(cls, n, info, final, shard, params[final], filled, mismatched, errors, expected))
     return fates, filled, mismatched
 
 
@@ -556,18 +567,50 @@ def _unknown_name(cls: DraftClass, n: str, final: str, shard: str | None, params
     return TensorFate(n, DROPPED, final, shard, cls.unknown_message.format(name=n))
 
 
+class ExpectedShapes:
+    """The shape each parameter (or shard) expects, worked out once per load (tensor_fates) rather than once per
+    checkpoint tensor: a fused routed-expert parameter has a shard per expert and projection (256 × 3 for
+    DeepSeek-V3's MTP head), all of one projection's shards sharing one shape expression."""
+
+    def __init__(self, params: dict) -> None:
+        self.params = params
+        self._shards: dict[str, dict] = {}  # parameter name -> {shard: shape expressions}
+        self._shapes: dict[tuple, tuple | None] = {}  # (parameter name, shape expressions) -> shape
+
+    def shards(self, final: str) -> dict:
+        got = self._shards.get(final)
+        if got is None:
+            got = self._shards[final] = dict(self.params[final][0].shards)
+        return got
+
+    def shape(self, final: str, exprs: tuple[str, ...]) -> tuple | None:
+        key = (final, exprs)
+        if key not in self._shapes:
+            self._shapes[key] = _shape(exprs, self.params[final][1])
+        return self._shapes[key]
+
+
 def _fit(
-    cls: DraftClass, n: str, info, final: str, shard: str | None, param: tuple, filled: dict, mismatched: list, errors: list[str]
+    cls: DraftClass,
+    n: str,
+    info,
+    final: str,
+    shard: str | None,
+    param: tuple,
+    filled: dict,
+    mismatched: list,
+    errors: list[str],
+    shapes: ExpectedShapes,
 ) -> TensorFate:
-    """A tensor that reaches a parameter: loaded, silently cut or padded, or a size mismatch."""
+    """A tensor that reaches a parameter: loaded, silently cut or padded, or a size mismatch (`shapes`: the load's)."""
     p, local = param
     if p.shards:
-        shard_shapes = dict(p.shards)
+        shard_shapes = shapes.shards(final)
         if shard not in shard_shapes:
             return TensorFate(n, DROPPED, final, shard, f"{final} has no shard {shard!r}")
-        expected = _shape(shard_shapes[shard], local)
+        expected = shapes.shape(final, shard_shapes[shard])
     else:
-        expected = _shape(p.shape, local)
+        expected = shapes.shape(final, p.shape)
     if expected is not None and tuple(info.shape) != expected:
         silent = _tp_fit(cls, p, tuple(info.shape), expected)
         if silent:

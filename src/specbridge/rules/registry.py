@@ -189,8 +189,11 @@ def in_catalogue_order(findings: list[Finding]) -> list[Finding]:
 
 
 def _position(code: str) -> tuple[int, str]:
-    order = list(CATEGORIES)
-    return (order.index(code[0]) if code[0] in order else len(order)), code
+    order = _CATEGORY_ORDER
+    return order.get(code[0], len(order)), code
+
+
+_CATEGORY_ORDER = {letter: i for i, letter in enumerate(CATEGORIES)}  # a letter's place in the report order
 
 
 # The rule modules register themselves on import.
