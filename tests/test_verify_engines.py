@@ -21,6 +21,7 @@ import mtp_fixtures as mtp
 import pytest
 import zoo_fixtures as z
 from conftest import STORY, TINY_TARGET
+from test_draft_model import target  # noqa: F401 (a session fixture: SmolLM2-135M with its real tokenizer)
 
 pytestmark = pytest.mark.engine
 
@@ -72,11 +73,11 @@ CASES = {
 PARAMS = [(engine, case) for case, (engines, _, _) in CASES.items() for engine in engines]
 
 
-def run_verify(path, engine_args: list[str], target, tmp_path: Path) -> tuple[int, dict]:
+def run_verify(path, engine_args: list[str], target_path, tmp_path: Path) -> tuple[int, dict]:
     report = tmp_path / "report.json"
     argv = [sys.executable, "-m", "specbridge", "verify", str(path), *engine_args, "--json", "--report", str(report)]
-    if target is not None:
-        argv += ["--target", str(target)]
+    if target_path is not None:
+        argv += ["--target", str(target_path)]
     r = subprocess.run(argv, capture_output=True, text=True, timeout=3600, cwd=REPO)
     assert r.stdout, r.stderr[-3000:]
     doc = json.loads(r.stdout)
@@ -88,8 +89,8 @@ def run_verify(path, engine_args: list[str], target, tmp_path: Path) -> tuple[in
 @pytest.mark.parametrize("engine, case", PARAMS, ids=[f"{e}-{c}" for e, c in PARAMS])
 def test_verify_agrees_with_check(engine, case, tmp_path):
     engine_args = vllm_args() if engine == "vllm" else sglang_args()
-    _, write, target = CASES[case]
-    rc, doc = run_verify(write(tmp_path), engine_args, target(tmp_path) if target else None, tmp_path)
+    _, write, make_target = CASES[case]
+    rc, doc = run_verify(write(tmp_path), engine_args, make_target(tmp_path) if make_target else None, tmp_path)
     summary = os.environ.get("SPECBRIDGE_VERIFY_SUMMARY")  # one line per case for a run's record (verdict, time)
     if summary:
         with open(summary, "a") as f:
@@ -126,3 +127,17 @@ def test_an_mtp_head_on_sglang_is_refused_with_the_reason(tmp_path):
         [sys.executable, "-m", "specbridge", "verify", str(path), *sglang_args()], capture_output=True, text=True, timeout=600, cwd=REPO
     )
     assert r.returncode == 2 and "verify reads MTP heads on vLLM" in r.stderr, r.stderr
+
+
+def test_verify_reads_a_plain_draft_model_on_vllm(tmp_path, target):  # noqa: F811 (the fixture)
+    """method draft_model: vLLM's own start-up checks (its vocabulary refusal, the draft's context) beside check's."""
+    from test_draft_model import make_draft
+
+    engine_args = vllm_args()
+    same = make_draft(tmp_path / "same", target, max_pos=2048)
+    rc, doc = run_verify(same, engine_args, target, tmp_path)
+    assert rc == 0 and doc["verdict"] == "agrees" and doc["loader"]["draft_max_model_len"] == 2048, doc
+    padded = make_draft(tmp_path / "padded", target, vocab=49280)
+    rc, doc = run_verify(padded, engine_args, target, tmp_path)
+    assert rc == 1 and doc["verdict"] == "loader-error" and doc["differences"] == [], doc
+    assert "same vocabulary size" in doc["loader"]["raised"]

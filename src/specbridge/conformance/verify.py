@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -32,14 +33,14 @@ from . import compare
 ENGINES = ("vllm", "sglang")
 # the families each harness builds (conformance tests run them): the rest is refused with the reason
 HARNESS_FAMILIES = {
-    "vllm": ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa", "mtp"),
+    "vllm": ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa", "mtp", "causal_lm"),
     "sglang": ("eagle3", "dflash", "dflash2", "dspark", "eagle"),
 }
 NOT_BUILT = {
     "mtp": "SGLang's NEXTN draft of a target's MTP head (sglang_loader --nextn) has no comparison with check yet: "
     "verify reads MTP heads on vLLM",
-    "causal_lm": "a plain draft model (method draft_model / SGLang STANDALONE) is read by vllm_draft_model.py and "
-    "sglang_standalone.py, which verify does not drive yet",
+    "causal_lm": "a plain draft model (SGLang STANDALONE) is read by sglang_standalone.py, which verify does not drive "
+    "yet: verify reads plain draft models on vLLM (method draft_model)",
     "medusa": "SGLang has no Medusa drafter class (its speculative algorithms are EAGLE, EAGLE3, NEXTN, STANDALONE, DFLASH)",
     "peagle": "P-EAGLE (parallel drafting) is a vLLM method; SGLang builds no P-EAGLE drafter",
 }
@@ -384,9 +385,9 @@ def family_for(view, engine: str):
     from ..cli.guards import refuse_non_drafter
 
     v = view.verdict
-    if v.family is not None and v.family.name == "mtp" and "mtp" in HARNESS_FAMILIES[engine]:
-        return v.family
-    if v.family is not None and v.family.name in ("mtp", "causal_lm"):
+    if v.family is not None and v.family.checker in ("head", "draft_model"):  # a target's head, a plain causal LM
+        if v.family.name in HARNESS_FAMILIES[engine]:
+            return v.family
         raise VerifyRefused(f"{view.ckpt.root}: {NOT_BUILT[v.family.name]}")
     try:
         fam = refuse_non_drafter(view, "verify", read_here=tuple(HARNESS_FAMILIES[engine]) + ("medusa", "peagle")).family
@@ -444,8 +445,10 @@ def verify_batch(reqs: list[Request], cache: Path | None = None) -> list[VerifyR
 
 def _verify_vllm(reqs, views, families, version, env, workdir, cache) -> list[dict]:
     req, view, family = reqs[0], views[0], families[0]
-    if family.name == "mtp":
+    if family.checker == "head":
         return [_verify_vllm_mtp(r, version, env, workdir) for r in reqs]
+    if family.checker == "draft_model":
+        return [_verify_vllm_draft_model(r, v, version, env) for r, v in zip(reqs, views)]
     target_dir, target_cfg, how = vllm_target(req, view, family.name, env, workdir, cache)
     method = req.method or family.method
     steps = _steps(req, view, family.name, "vllm")
@@ -602,7 +605,12 @@ def text_lines(report: dict) -> list[str]:
     if report.get("target", {}).get("used"):
         out.append(f"  target: {report['target']['how']}")
     out.append(f"  class built: {facts['class']}" + (f"; raised: {facts['raised']}" if facts["raised"] else ""))
-    if not facts["raised"]:
+    if facts.get("config_only"):  # a plain draft model: vLLM's own start-up checks, no weights read
+        if not facts["raised"]:
+            out.append(
+                f"  vLLM starts it: the draft's context {facts['draft_max_model_len']} (the target's {facts['target_max_model_len']})"
+            )
+    elif not facts["raised"]:
         out.append(f"  loaded {len(facts['loaded'])} tensors; dropped {facts['dropped'] or 'none'}")
         out.append(f"  unfilled parameters: {facts['unfilled'] or 'none'}; partly filled: {facts['partial'] or 'none'}")
         if facts["shared"] is not None:
@@ -730,5 +738,105 @@ def vllm_mtp_body(req: Request, version: str, got: dict, result, why: str | None
         "harness_errors": got.get("harness_errors", []),
         "cpu_limit": cpu_limit,
         "loader_errors": errors,
+        "harness": got,
+    }
+
+
+# ------------------------------------------------------------------------------------------------------
+# vLLM: a plain draft model (method draft_model; conformance/vllm_draft_model.py: vLLM's own ModelConfig and
+# SpeculativeConfig for the target and the draft, where it refuses a vocabulary that differs and sizes the draft's
+# context; no weights are read)
+
+
+def _verify_vllm_draft_model(req: Request, view, version: str, env: dict) -> dict:
+    if not req.target:
+        raise VerifyRefused(
+            f"{req.path}: a plain draft model is checked against its target: pass --target (a directory with the target's "
+            "config and tokenizer)"
+        )
+    info = open_target_on_disk(req.target)
+    root = Path(info.path)
+    root = root if root.is_dir() else root.parent
+    argv = [req.python, "-m", "specbridge.conformance.vllm_draft_model", str(root.absolute()), str(Path(req.path).absolute())]
+    got, stderr = _run_harness(argv, env, f"vLLM {version} draft-model harness")
+    body = draft_model_body(req, view, version, got, info)
+    body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+    return body
+
+
+def draft_model_body(req: Request, view, version: str, got: dict, target) -> dict:
+    """vLLM's own start-up checks of a plain draft model (`got`: one vllm_draft_model record) beside check's T findings
+    for `version`: whether it refuses (T001, or T002 where the vocabularies differ) with vLLM's own message, and whether
+    the draft's context is cut to its positions (T007 names the length vLLM gives it)."""
+    from ..cli.draft_check import draft_results
+
+    results, skipped, _tokens = draft_results(view, target, [f"vllm=={version}"])
+    result = results[0] if results else None
+    findings = {f.code: f for f in result.findings} if result is not None else {}
+    diffs = []
+    if result is not None:
+        refuses = "T001" in findings or ("T002" in findings and "refuses to start" in findings["T002"].message)
+        if refuses != (not got["ok"]):
+            said = "refuses to start" if refuses else "starts"
+            diffs.append(compare.difference("raises", f"raise: engine {got['error']!r} vs check: it {said}", None, refuses, got["error"]))
+        elif not got["ok"] and "T002" in findings:
+            core = re.search(r"Target and draft model should have the same vocabulary size\.[^.]*\.[^.]*vocab_size=\d+", got["error"] or "")
+            if core is None or core.group(0) not in findings["T002"].message:
+                diffs.append(compare.difference("raises", f"message: engine {got['error']!r} vs T002 {findings['T002'].message!r}"))
+        if got["ok"]:
+            short = got["draft_max_model_len"] < got["target_max_model_len"]
+            if short != ("T007" in findings):
+                diffs.append(
+                    compare.difference(
+                        "context",
+                        f"vLLM gives the draft {got['draft_max_model_len']} positions (target {got['target_max_model_len']}); "
+                        f"check {'names' if 'T007' in findings else 'does not name'} a shorter draft context (T007)",
+                    )
+                )
+            elif short and f"--max-model-len {got['draft_max_model_len']}" not in findings["T007"].fix:
+                diffs.append(compare.difference("context", f"T007's fix does not name --max-model-len {got['draft_max_model_len']}"))
+    facts = {
+        "class": "draft model (method draft_model)",
+        "raised": got["error"],
+        "config_only": True,
+        "draft_max_model_len": got.get("draft_max_model_len"),
+        "target_max_model_len": got.get("target_max_model_len"),
+        "loaded": [],
+        "dropped": [],
+        "unfilled": [],
+        "partial": [],
+        "shared": None,
+        "parameters": {},
+        "seconds": None,
+    }
+    pred = None
+    if result is not None:
+        pred = {"era": result.to_json()["range"], "findings": [f.to_json() for f in result.findings]}
+    prediction = (
+        {"engine": f"vllm=={version}", "available": False, "why": "; ".join(skipped) or "check models no draft_model row"}
+        if result is None
+        else {
+            "engine": f"vllm=={version}",
+            "available": True,
+            "era": pred["era"],
+            "modelled": not any(f["code"] == "R001" for f in pred["findings"]),
+            "class": None,
+            "load": None,
+            "findings": [f for f in pred["findings"] if f["severity"] == "error"],
+        }
+    )
+    return {
+        "engine": {"name": "vllm", "version": version, "python": req.python},
+        "checkpoint": str(req.path),
+        "family": "causal_lm",
+        "method": "draft_model",
+        "steps": None,
+        "target": {"given": req.target, "used": str(target.path), "how": f"the target at {target.path} (config and tokenizer)"},
+        "loader": facts,
+        "prediction": prediction,
+        "differences": diffs,
+        "harness_errors": got.get("harness_errors", []),
+        "cpu_limit": False,
+        "loader_errors": [f"vLLM refuses to start: {got['error']}"] if not got["ok"] else [],
         "harness": got,
     }
