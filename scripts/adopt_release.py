@@ -330,8 +330,7 @@ def write_adopted(engine: str, records: list[Record], ledger: Path | None = None
     rows = []
     for (family, label, release, test), (cases, agreed) in summed.items():
         run = run_row(release, test, cases, agreed)
-        ranges = registry.ENGINES[engine] if family == "eagle3" else registry.family_rows(engine, family)
-        names = {(r.name if family == "eagle3" else registry.family_era(r)): r for r in ranges}
+        names = {registry.family_era(r): r for r in registry.family_rows(engine, family)}
         row = names.get(label)
         if row is None:
             sys.exit(f"adopt_release: no {engine} {family} range is called {label!r}")

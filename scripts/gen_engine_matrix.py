@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from specbridge.engines.registry import CAPTURE, DRAFT_MODEL, ENGINES, FAMILY_RANGES, newest_version  # noqa: E402
-from specbridge.engines.spec import CaptureRule, Era, parse_version  # noqa: E402
+from specbridge.engines.spec import CaptureRule, FamilyRange, parse_version  # noqa: E402
 from specbridge.families.table import BY_NAME, FAMILIES  # noqa: E402
 from specbridge.rules.check import check  # noqa: E402
 from specbridge.rules.findings import ERROR, WARNING  # noqa: E402
@@ -50,7 +50,7 @@ LAYOUTS: list[tuple[str, str, Path]] = [
 ]
 
 
-def era_range(era: Era | CaptureRule) -> str:
+def era_range(era: FamilyRange | CaptureRule) -> str:
     if era.last == era.first:
         return era.first
     return f"{era.first}–{era.last}" if era.last else f"{era.first}+"
@@ -60,7 +60,7 @@ def _rel(v: str) -> tuple:
     return parse_version(v.split(" ")[0])
 
 
-def verification(era: Era) -> str:
+def verification(era: FamilyRange) -> str:
     """How the cells of this era are known: run (release, date), read (tag, file), inferred for the rest."""
     parts = []
     if era.runs:
@@ -86,7 +86,7 @@ def verification(era: Era) -> str:
     return "; ".join(parts)
 
 
-def level(era: Era) -> str:
+def level(era: FamilyRange) -> str:
     """Short form for one outcome cell: the strongest evidence, with releases and dates."""
     if era.runs:
         by_date: dict[str, list[str]] = {}
@@ -102,7 +102,7 @@ def level(era: Era) -> str:
     return "inferred"
 
 
-def outcome(path: Path, era: Era) -> str:
+def outcome(path: Path, era: FamilyRange) -> str:
     version = newest_version(era)
     (res,) = check(open_view(path), f"{era.engine}=={version}")
     r = res.report

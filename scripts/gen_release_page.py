@@ -30,8 +30,7 @@ def ranges_by_class(engine: str) -> list[tuple[object, list[str]]]:
     import importlib
 
     served: dict[int, tuple[object, list[str]]] = {}
-    rows = [(era.name, era) for era in registry.ENGINES[engine]]
-    rows += [(registry.family_era(r), r) for f in FAMILIES for r in registry.family_rows(engine, f.name)]
+    rows = [(registry.family_era(r), r) for f in FAMILIES for r in registry.family_rows(engine, f.name)]  # EAGLE-3's eras first
     for label, row in rows:
         for cls in row.classes.values():
             served.setdefault(id(cls), (cls, []))[1].append(label)

@@ -39,8 +39,7 @@ def test_every_recorded_run_has_its_range():
     from specbridge.engines.spec import in_release_range
 
     for a in adopted.ADOPTED:
-        rows = registry.ENGINES[a.engine] if a.family == "eagle3" else registry.family_rows(a.engine, a.family)
-        row = next(r for r in rows if r.first == a.first)
+        row = next(r for r in registry.family_rows(a.engine, a.family) if r.first == a.first)
         assert in_release_range(a.run.release, row.first, row.last) and a.run in row.runs
 
 

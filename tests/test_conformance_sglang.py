@@ -42,7 +42,7 @@ from specbridge.view import open_view
 REPO = Path(__file__).resolve().parents[1]
 ENV = Path(os.environ.get("SPECBRIDGE_SGLANG_CONFORMANCE", Path.home() / ".cache" / "specbridge" / "sglang-conformance"))
 PY = ENV / "venv" / "bin" / "python"
-# every SGLang release the engine table says was run (Era.runs in src/specbridge/engines/sglang/eagle3.py): the table's
+# every SGLang release the engine table says was run (FamilyRange.runs in src/specbridge/engines/sglang/eagle3.py): the table's
 # claim is rerun here, so adding a Run row there is what adds a release to this test
 VERSIONS = conformance_releases("sglang", "tests/test_conformance_sglang.py")  # SPECBRIDGE_CONFORMANCE=per-era: newest per era
 

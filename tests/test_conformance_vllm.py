@@ -41,7 +41,7 @@ from specbridge.view import open_view
 REPO = Path(__file__).resolve().parents[1]
 CACHE = Path.home() / ".cache" / "specbridge"
 SELF = "tests/test_conformance_vllm.py"
-# every release the vLLM engine table says was run here (Era.runs in src/specbridge/engines/vllm/eagle3.py); the same list
+# every release the vLLM engine table says was run here (FamilyRange.runs in src/specbridge/engines/vllm/eagle3.py); the same list
 # scripts/setup_vllm_cpu.sh builds a venv for; each runs when its venv is there
 
 

@@ -81,9 +81,9 @@ EAGLE3_KEY, PEAGLE_KEY = ("eagle3", "eagle3", False), ("peagle", "eagle3", True)
 def _row_matrix(row) -> tuple | None:
     """Where each matrix's runs are recorded: the EAGLE-3 era that models the per-architecture classes, P-EAGLE's ranges
     (the Llama-4 EAGLE-1 cases have no row of their own: tests/test_conformance_vllm_eagle1.py's rows hold its matrix)."""
-    if getattr(row, "family", None) == "peagle":
+    if row.family == "peagle":
         return PEAGLE_KEY
-    if getattr(row, "family", None) is None and "Eagle3Qwen3ForCausalLM" in row.classes:
+    if row.family == "eagle3" and "Eagle3Qwen3ForCausalLM" in row.classes:
         return EAGLE3_KEY
     return None
 

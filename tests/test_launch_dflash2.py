@@ -20,7 +20,7 @@ from specbridge.bench.sweep import Setting, server_command
 from specbridge.cli.commands import drafter_launch
 from specbridge.cli.targets import open_target_arg
 from specbridge.engines.launch import build_launch, parse_launch, runner_env, with_interpreter, without_speculation
-from specbridge.engines.registry import LAUNCHERS, SERVERS, family_places, family_rows
+from specbridge.engines.registry import LAUNCHERS, SERVERS, family_rows, placements
 from specbridge.families.table import FAMILIES
 from specbridge.rules.check import check_family
 from specbridge.view import open_view
@@ -137,10 +137,10 @@ def test_sglang_says_which_release_first_has_the_class(family, first):
     assert rows[0].first == first and all(r.classes and not r.unmodelled and r.begins for r in rows)
     title = FAMILY[family].title  # the release before `first`: L005 naming it (test_sglang_cli_exit_codes)
     for spec in (f"sglang=={first}", "sglang==0.5.22", "sglang"):
-        places, _skipped = family_places(spec, family, title)
-        assert {p.place.era.engine for p in places} == {"sglang"}
-    places, _skipped = family_places("all", family, title)
-    assert {p.place.era.engine for p in places} >= {"vllm", "sglang"}
+        places, _skipped = placements(spec, family, title)
+        assert {p.era.engine for p in places} == {"sglang"}
+    places, _skipped = placements("all", family, title)
+    assert {p.era.engine for p in places} >= {"vllm", "sglang"}
 
 
 def test_sglang_cli_exit_codes(drafters):

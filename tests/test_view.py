@@ -15,7 +15,7 @@ from conftest import SF_HF, SPEC_TRAIN, STORY, TINY_TARGET
 
 from specbridge.cli import commands
 from specbridge.engines import simulate
-from specbridge.engines.registry import family_places, resolve
+from specbridge.engines.registry import placements, resolve
 from specbridge.families import detect
 from specbridge.families.table import BY_NAME
 from specbridge.layouts import canonical
@@ -71,7 +71,7 @@ def test_check_all_describes_a_dflash_drafter_once(tmp_path, capsys):
     """The family path (check_family) reads the same one view."""
     seen, code = calls(lambda: commands.check_cmd(dflash_drafter(tmp_path), ["all"], True))
     out = json.loads(capsys.readouterr().out)
-    places, _ = family_places(["all"], "dflash", BY_NAME["dflash"].title)
+    places, _ = placements(["all"], "dflash", BY_NAME["dflash"].title)
     # a range that builds DFlashDraftModel with a class not modelled (vLLM 0.25.0) is named, not simulated
     places = [p for p in places if "DFlashDraftModel" not in p.row.unmodelled_archs]
     assert code in (0, 1) and out["family"]["name"] == "dflash" and seen["simulate"] == len(places) > 1

@@ -26,7 +26,7 @@ from pathlib import Path
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.maskfile import MASK_FILE, MaskFile, mask_file_bytes, read_mask_file
 from ..checkpoint.write import OutTensor
-from ..engines.registry import NotModelled, family_builds, family_places
+from ..engines.registry import NotModelled, family_builds, placements
 from ..layouts.table import LAYOUTS, Layout
 from .common import ConvertError, ConvertRefused, Plan
 
@@ -73,11 +73,11 @@ def source_layout(ckpt) -> str:
 def engine_class(engine: str, arch: str | None = None):
     """(label "name==version", the DFlash class row that release builds for `arch`) for --engine NAME==VERSION."""
 
-    places, _ = family_places(engine, "dflash", "DFlash", arch)
+    places, _ = placements(engine, "dflash", "DFlash", arch)
     if len(places) != 1 or "==" not in engine:
         raise ConvertError(None, f"--engine {engine} names {len(places)} engine versions; convert writes for one (NAME==VERSION)")
     fp = places[0]
-    label = f"{fp.place.era.engine}=={fp.place.version}"
+    label = f"{fp.era.engine}=={fp.version}"
     if fp.row is None:
         raise ConvertError(None, f"{label} has no DFlash drafter class (the first release with one is {fp.first}): no layout loads there")
     if arch in fp.row.unmodelled_archs:

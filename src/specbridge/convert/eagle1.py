@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 
 from ..checkpoint.safetensors import DTYPE_BITS
 from ..checkpoint.write import OutTensor
-from ..engines.registry import NotModelled, family_builds, family_places
+from ..engines.registry import NotModelled, family_builds, placements
 from ..layouts.table import INPUT_OF_LAYER, LAYOUTS, Layout
 from .common import ConvertError, ConvertRefused, Plan
 from .dflash import DFLASH_LAYOUTS
@@ -106,14 +106,14 @@ def _row_and_class(engine: str, arch: str | None, layout: Layout | None):
     """(label "name==version" or None, the EAGLE-1 row, the class the destination is read by) for --engine
     NAME==VERSION, or for --to LAYOUT (its engine's newest modelled row)."""
 
-    places, skipped = family_places(engine, "eagle", "EAGLE-1/2", arch)
+    places, skipped = placements(engine, "eagle", "EAGLE-1/2", arch)
     pinned = "==" in engine
     if pinned and len(places) != 1:
         raise ConvertError(None, f"--engine {engine} names {len(places)} engine versions; convert writes for one (NAME==VERSION)")
     if not places:
         raise NotModelled(skipped[0] if skipped else f"no modelled EAGLE-1/2 class on {engine}")
     fp = places[0] if pinned else places[-1]
-    label = f"{fp.place.era.engine}=={fp.place.version}"
+    label = f"{fp.era.engine}=={fp.version}"
     if fp.row is None or not fp.row.classes:
         if fp.row is not None and fp.row.unmodelled:
             raise NotModelled(f"{label}: {fp.row.unmodelled}")

@@ -1,4 +1,5 @@
-"""Find the era of an engine version. Adding a release means adding or extending an Era row.
+"""Place an engine version in the range of a drafter family that holds it (`place`; EAGLE-3's ranges are its loader
+eras). Adding a release means adding or extending a FamilyRange row.
 
 Versions are read by PEP 440 (`packaging`): pre-releases, post-releases and local tags (`+cu124`) are
 placed by the release they belong to, and every placement that is not a plain, modelled release is said
@@ -13,7 +14,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from .spec import (
     CaptureRule,
     DraftModelRange,
-    Era,
     FamilyRange,
     Launcher,
     MethodInference,
@@ -90,10 +90,9 @@ def with_adopted(engine: str, rows: tuple) -> tuple:
         return rows
     out = []
     for row in rows:
-        family = getattr(row, "family", "eagle3")
-        add = tuple(a.run for a in mine if a.family == family and a.first == row.first)
+        add = tuple(a.run for a in mine if a.family == row.family and a.first == row.first)
         out.append(replace(row, runs=row.runs + add) if add else row)
-    held = {(getattr(r, "family", "eagle3"), r.first) for r in rows}
+    held = {(r.family, r.first) for r in rows}
     families = {f for f, _first in held}
     lost = [a for a in mine if a.family in families and (a.family, a.first) not in held]
     if lost:
@@ -102,11 +101,12 @@ def with_adopted(engine: str, rows: tuple) -> tuple:
 
 
 ALL_ENGINES = ("sglang", "vllm", "trtllm")
-ENGINES: MutableMapping[str, tuple[Era, ...]] = EngineTable("ERAS", ALL_ENGINES)
+# EAGLE-3's ranges (family "eagle3"), per engine: its loader eras, which place every family's version (Placement.era)
+ENGINES: MutableMapping[str, tuple[FamilyRange, ...]] = EngineTable("ERAS", ALL_ENGINES)
 CAPTURE: MutableMapping[str, tuple[CaptureRule, ...]] = EngineTable("CAPTURE", ALL_ENGINES)
 LAUNCHERS: MutableMapping[str, Launcher] = EngineTable("LAUNCH", ALL_ENGINES)
 # drafter families other than EAGLE-3, per engine: the release ranges that build them (an engine absent here, or
-# with no rows, has no modelled class for any of them)
+# with no rows, has no modelled class for any of them); `family_rows` gives one family's, EAGLE-3's from ENGINES
 FAMILY_RANGES: MutableMapping[str, tuple[FamilyRange, ...]] = EngineTable("FAMILY_RANGES", ALL_ENGINES)
 # plain draft models (vLLM method draft_model, SGLang STANDALONE): what each release range accepts and checks
 DRAFT_MODEL: MutableMapping[str, tuple[DraftModelRange, ...]] = EngineTable("DRAFT_MODEL", ("vllm", "sglang"))
@@ -114,6 +114,7 @@ DRAFT_MODEL: MutableMapping[str, tuple[DraftModelRange, ...]] = EngineTable("DRA
 METHOD_INFERENCE: MutableMapping[str, tuple[MethodInference, ...]] = EngineTable("METHOD_INFERENCE", ("vllm",))
 # how serve, sweep and bench run and read each live server; bench --engine auto probes them in this order
 SERVERS: MutableMapping[str, Serving] = EngineTable("SERVE", ("vllm", "sglang"))
+EAGLE3 = "eagle3"  # the family whose ranges are ENGINES' eras
 ALIASES = {"tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm", "trt-llm": "trtllm", "trt": "trtllm"}
 
 # how a version was placed in its era
@@ -129,24 +130,29 @@ class EngineSpecError(ValueError):
 
 
 class Placement(NamedTuple):
-    """One engine version to answer for: its era, the version label shown, and how it was placed."""
+    """One engine version to answer for a drafter of a family: the EAGLE-3 loader era the release falls in (`era`: the
+    version rules read it), the version label shown, how it was placed and the spec it answers; `row`: the family's
+    range that covers it (EAGLE-3: the era itself; None: the release has no class for the family) and `first`, the
+    first release that has one (for the drafter's architecture, when one was given)."""
 
-    era: Era
+    era: FamilyRange
     version: str
     how: str
     requested: str
+    row: FamilyRange | None = None
+    first: str | None = None
 
 
-def newest_version(era: Era) -> str:
+def newest_version(era: FamilyRange) -> str:
     return max(era.versions_read, key=lambda v: parse_version(v.split(" ")[0]))
 
 
-def releases_read(era: Era) -> list[str]:
+def releases_read(era: FamilyRange) -> list[str]:
     """The releases whose loader source was read for this era (its placeholders are placed at, not read)."""
     return [v for v in era.versions_read if v not in era.placeholders]
 
 
-def release_read(era: Era, version: str) -> bool:
+def release_read(era: FamilyRange, version: str) -> bool:
     """Whether `version` lies between two releases read for its era (or is one): its loading is then known
     from both sides. A placeholder, a release before the first or after the last one read is not."""
     read = [parse_version(v.split(" ")[0]) for v in releases_read(era)]
@@ -177,32 +183,30 @@ def split_specs(specs: str | list[str] | tuple[str, ...]) -> list[str]:
 
 
 def resolve(specs: str | list[str] | tuple[str, ...]) -> list[Placement]:
-    """Every requested engine version, in order, duplicates removed: 'all', 'sglang', 'sglang==0.5.11',
-    'sglang==0.5.11,vllm' or a list of those."""
-    out: list[Placement] = []
-    for spec in split_specs(specs):
-        for p in _resolve_one(spec):
-            if not any(q.era is p.era and q.version == p.version for q in out):
-                out.append(p)
-    return out
+    """EAGLE-3's placements (`placements` of its eras): every requested engine version, in order, duplicates removed:
+    'all', 'sglang', 'sglang==0.5.11', 'sglang==0.5.11,vllm' or a list of those."""
+    return placements(specs)[0]
 
 
-def _resolve_one(spec: str) -> list[Placement]:
+def _engine_asked(spec: str) -> str:
+    """The engine a spec names ('all' aside), refusing what is neither NAME nor NAME==VERSION."""
     low = spec.strip().lower()
-    if low == "all":
-        return [Placement(era, newest_version(era), ALL, spec) for eras in ENGINES.values() for era in eras]
     if "==" not in low and any(op in low for op in ("=", ">", "<", "~", "@", " ")):
         raise EngineSpecError(f"cannot read engine {spec!r}: write NAME or NAME==VERSION (e.g. sglang==0.5.11)")
-    name = engine_name(low)
-    has_pin, version = "==" in low, low.partition("==")[2].strip()
+    return engine_name(low)
+
+
+def _pinned(spec: str) -> Placement:
+    """NAME==VERSION placed in its EAGLE-3 era (the loader era every family's version is read against)."""
+    low = spec.strip().lower()
+    name = _engine_asked(low)
+    version = low.partition("==")[2].strip()
     eras = ENGINES[name]
     first, newest = modelled_range(name)
-    if has_pin and not version:  # `sglang==` is a pin with its version lost (an empty shell variable), not a bare name
+    if not version:  # `sglang==` is a pin with its version lost (an empty shell variable), not a bare name
         raise EngineSpecError(
             f"no version after '==' in {spec.strip()!r}: write {name}=={newest} (a release) or {name} (the newest modelled)"
         )
-    if not version:
-        return [Placement(eras[-1], newest, NEWEST, spec)]
     try:
         release = parse_version(version)
     except ValueError:
@@ -223,7 +227,7 @@ def _resolve_one(spec: str) -> list[Placement]:
         how = PRERELEASE
     else:
         how = PINNED
-    return [Placement(era, version, how, spec)]
+    return Placement(era, version, how, spec)
 
 
 def _at(rows, version: str):
@@ -235,7 +239,8 @@ def _at(rows, version: str):
     return row
 
 
-def era_at(engine: str, version: str) -> Era:
+def era_at(engine: str, version: str) -> FamilyRange:
+    """The EAGLE-3 era of an engine that holds `version` (`_at`'s rule for one outside them all)."""
     return _at(ENGINES[engine], version)
 
 
@@ -244,7 +249,7 @@ def capture_rule(engine: str, version: str) -> CaptureRule:
 
 
 def conformance_releases(engine: str, test: str, per_era: bool | None = None) -> list[str]:
-    """The releases an engine table records conformance runs for (`Era.runs` from `test`), in table order.
+    """The releases an engine table records conformance runs for (the eras' `runs` from `test`), in table order.
 
     `per_era` (default: SPECBRIDGE_CONFORMANCE=per-era in the environment) keeps only the newest run release of
     each era: what CI installs and reruns to stay inside its time budget; the full list is the default elsewhere."""
@@ -273,9 +278,12 @@ def newest_in_ci(releases: list[str]) -> list[str]:
 
 
 def family_rows(engine: str, family: str) -> list[FamilyRange]:
-    """An engine's rows for one drafter family, oldest first (none: the engine models no class of it). Read from the
-    family's own files of the engine's package (its `family_ranges`), so a check of one family imports no other
-    family's rows; a table replaced whole (FAMILY_RANGES[engine] = …, the benchmark's copies) is read as it is."""
+    """An engine's rows for one drafter family, oldest first (none: the engine models no class of it); EAGLE-3's are
+    its eras. Read from the family's own files of the engine's package (its `family_ranges`), so a check of one
+    family imports no other family's rows; a table replaced whole (FAMILY_RANGES[engine] = …, the benchmark's copies)
+    is read as it is."""
+    if family == EAGLE3:
+        return list(ENGINES.get(engine, ()))
     if engine not in FAMILY_RANGES:
         return []
     if not FAMILY_RANGES.replaced(engine):
@@ -292,8 +300,10 @@ _FAMILY_ROWS: dict[tuple[str, str], tuple[FamilyRange, ...]] = {}  # (engine, fa
 
 
 def family_era(row: FamilyRange) -> str:
-    """The name a family's release range goes by wherever it is shown (`check`'s era column, `specbridge engines`):
-    the family and its span, "dflash 0.31.0+" or "mtp 0.16.0–0.16"."""
+    """The name a release range goes by wherever it is shown (`check`'s era column, `specbridge engines`): its own
+    `name` (an EAGLE-3 era's words), else the family and its span, "dflash 0.31.0+" or "mtp 0.16.0–0.16"."""
+    if row.name:
+        return row.name
     return f"{row.family} {row.first}–{row.last}" if row.last else f"{row.family} {row.first}+"
 
 
@@ -323,15 +333,6 @@ def arch_first(rows: list[FamilyRange], arch: str | None) -> FamilyRange | None:
     return next((r for r in rows if family_builds(r, arch) is not None), None)
 
 
-class FamilyPlace(NamedTuple):
-    """One engine version to answer for a drafter of a family other than EAGLE-3: the row that covers it (None:
-    the release has no class for the family), and the first release that has one."""
-
-    place: Placement
-    row: FamilyRange | None
-    first: str | None
-
-
 class NotModelled(EngineSpecError):
     """The engine (or this release of it) builds the family, but specbridge has no rows for its loader."""
 
@@ -343,17 +344,22 @@ class NoFamilyClass(EngineSpecError):
     exit_code = 1
 
 
-def family_places(specs: str | list[str], family: str, title: str, arch: str | None = None) -> tuple[list[FamilyPlace], list[str]]:
-    """The engine versions to answer for a `family` drafter, and a line for each engine skipped because no
-    row models the family there. `all` and a bare engine name mean the family's own modelled ranges (one
-    answer per range, at its newest release read); a pinned version is answered by the range holding it.
+def placements(
+    specs: str | list[str] | tuple[str, ...], family: str = EAGLE3, title: str = "EAGLE-3", arch: str | None = None
+) -> tuple[list[Placement], list[str]]:
+    """The engine versions to answer for a drafter of `family` (EAGLE-3 by default), in order, duplicates removed, and
+    a line for each engine skipped because no row models the family there. `all` means every modelled range of the
+    family, each at its newest release read (EAGLE-3: every era); a bare engine name the same on that engine, except
+    for EAGLE-3, answered by its newest era alone; a pinned version is placed in its EAGLE-3 era (`_pinned`, whose
+    errors hold for every family) and answered by the family's range holding it.
     `arch`: the drafter's architecture; a pinned release in a range not modelled that is older than the first whose
     registry names it (vLLM's DFlashLagunaForCausalLM arrives after DFlashDraftModel) has no class for it: answered
     as such (L005), not refused as not modelled."""
-    out: list[FamilyPlace] = []
+    out: list[Placement] = []
     skipped: list[str] = []
     for spec in split_specs(specs):
-        names = list(ENGINES) if spec.strip().lower() == "all" else [engine_name(spec)]
+        every = spec.strip().lower() == "all"
+        names = list(ENGINES) if every else [_engine_asked(spec)]
         pinned = "==" in spec
         for name in names:
             rows = family_rows(name, family)
@@ -366,7 +372,8 @@ def family_places(specs: str | list[str], family: str, title: str, arch: str | N
                     why = f"{name} has no {title} drafter class ({said.absent}): nothing was checked there"
                 else:  # the engine has the class from rows[0].first: say so, release by release when pinned
                     why = f"{name}: {said.unmodelled}; nothing was checked there"
-                    for p in _resolve_one(spec) if pinned and len(names) == 1 else ():
+                    if pinned and len(names) == 1:
+                        p = _pinned(spec)
                         why = f"{name} {p.version}: {said.unmodelled}; nothing was checked"
                         if not any(in_release_range(p.version, r.first, r.last) for r in rows) and parse_version(p.version) < parse_version(
                             rows[0].first
@@ -383,13 +390,15 @@ def family_places(specs: str | list[str], family: str, title: str, arch: str | N
             by_arch = arch_first(rows, arch)
             if by_arch is not None:
                 first = by_arch.first
+            found: list[Placement] = []
             if not pinned:
                 skipped += [f"{name} {r.first}–{r.last or ''}: {r.unmodelled}" for r in rows if r.unmodelled and len(names) > 1]
-                for r in modelled:
+                for r in modelled if every or family != EAGLE3 else modelled[-1:]:
                     v = newest_version(r)
-                    out.append(FamilyPlace(Placement(era_at(name, v), v, ALL if len(names) > 1 else NEWEST, spec), r, first))
-                continue
-            for p in _resolve_one(spec):
+                    era = r if family == EAGLE3 else era_at(name, v)
+                    found.append(Placement(era, v, ALL if every else NEWEST, spec, r, first))
+            else:
+                p = _pinned(spec)
                 row = next((r for r in rows if in_release_range(p.version, r.first, r.last)), None)
                 if row is None and parse_version(p.version) > parse_version(rows[-1].first):
                     row = rows[-1]
@@ -414,7 +423,8 @@ def family_places(specs: str | list[str], family: str, title: str, arch: str | N
                     row = None  # releases with no class for this architecture anyway (L005)
                 if row is not None and row.unmodelled:
                     raise NotModelled(f"{name} {p.version}: {row.unmodelled}; nothing was checked")
-                out.append(FamilyPlace(p, row, first))
+                found.append(p._replace(row=row, first=first))
+            out += [p for p in found if not any(q.era is p.era and q.version == p.version and q.row is p.row for q in out)]
     return out, skipped
 
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..checkpoint.reader import Checkpoint
 from .expr import evaluate, row_context, value_or
 from .facts import ROW_NAMES, checkpoint_facts  # noqa: F401 - checkpoint_facts: where callers long found it
-from .spec import Dispatch, DraftClass, Era, FamilyRange, Param, Step
+from .spec import Dispatch, DraftClass, FamilyRange, Param, Step
 
 if TYPE_CHECKING:  # a type only: the view reads its facts from engines/facts.py, below both
     from ..view import CheckpointView
@@ -81,7 +81,7 @@ class ParamFate:
 class LoadReport:
     engine: str
     version: str
-    era: Era
+    era: FamilyRange
     cls: DraftClass
     dispatched: bool
     dispatch_message: str | None
@@ -329,7 +329,7 @@ class Dispatched(NamedTuple):
     fix: str | None = None  # what to write so that the engine dispatches (Dispatch.arch_fix)
 
 
-def dispatch(view: CheckpointView, era: Era, family: FamilyRange | None = None) -> Dispatched:
+def dispatch(view: CheckpointView, era: FamilyRange, family: FamilyRange | None = None) -> Dispatched:
     """Which class this engine version builds for the checkpoint's config, and the config view it reads: the
     era's EAGLE-3 dispatch, or the family row's (`family`) for a drafter of another family.
 
@@ -437,7 +437,7 @@ def row_origin(engine: str, cls: DraftClass) -> str:
     return f"{where}, class {cls.name} (rows mirroring {cls.file})"
 
 
-def simulate(view: CheckpointView, era: Era, version: str, family: FamilyRange | None = None) -> LoadReport:
+def simulate(view: CheckpointView, era: FamilyRange, version: str, family: FamilyRange | None = None) -> LoadReport:
     """The engine version's load of this checkpoint: dispatch, then the config namespace the class is
     built from, then every checkpoint tensor's fate, then every parameter's fill. `family`: the engine's row
     for a drafter family other than EAGLE-3 that covers this version."""

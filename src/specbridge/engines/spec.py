@@ -583,21 +583,34 @@ class Dispatch:
 
 @dataclass(frozen=True)
 class FamilyRange:
-    """A release range of one engine that builds drafters of a family other than EAGLE-3 (DFlash, …), with its
-    own `first`/`last`: a family's classes arrive and change on releases that are not EAGLE-3 era boundaries.
+    """A release range of one engine in which it builds and loads one drafter family's classes the same way, with its
+    own `first`/`last` (inclusive; `last` None = the newest): a family's classes arrive and change on releases of
+    their own. EAGLE-3's ranges (family "eagle3", each engine's eagle3.py ERAS) are its loader eras; every other
+    family's are the RANGES of its file. Written as keyword rows: `FamilyRange(engine="sglang", family="eagle3",
+    name=…, first="0.5.5", last="0.5.11", versions_read=…, dispatch=…, classes=…, begins=…, runs=…)`.
 
     A release of the engine that no row of the family covers has no class for it (`check` says so, naming the
-    first release that has one)."""
+    first release that has one). The EAGLE-3 facts at the end (`variants` … `variants_unconfirmed`) keep defaults that
+    say nothing of a family that does not read them."""
 
     engine: str
-    family: str  # families/table.py name ("dflash")
-    first: str
-    last: str | None
+    family: str  # families/table.py name ("eagle3", "dflash")
+    first: str  # inclusive
+    last: str | None  # inclusive upper bound known to behave like this (None = newest)
     dispatch: Dispatch
     classes: dict[str, DraftClass]
-    begins: str  # why the range starts at `first` (the file or change, read in the wheels around it)
-    versions_read: tuple[str, ...] = ()
-    runs: tuple[Run, ...] = ()
+    # why the range starts at `first`: the change (file, commit or PR) that makes it differ from the one before,
+    # or "approximate: …" when the boundary is bracketed but not pinned
+    begins: str = ""
+    # the name the range is shown by (check's era column, `specbridge engines`): an EAGLE-3 era's own words ("0.30+ d2t
+    # only for a reduced vocabulary"); "" = the family and its span, "dflash 0.31.0+" (registry.family_era)
+    name: str = ""
+    versions_read: tuple[str, ...] = ()  # releases whose source we actually read for this range
+    runs: tuple[Run, ...] = ()  # conformance runs of the real engine inside this range
+    # source read (at tags beyond versions_read, or at commits of no established release) with what each showed; a
+    # range with reads and no runs is known from source only (TensorRT-LLM)
+    reads: tuple[Read, ...] = ()
+    notes: tuple[str, ...] = ()
     # the engine has the family's class here but specbridge does not model its loader: check refuses (exit 2)
     # with this reason instead of guessing
     unmodelled: str = ""
@@ -605,33 +618,12 @@ class FamilyRange:
     absent: str = ""
     # architectures the engine routes to classes of this family that are not modelled: name -> the class/file
     unmodelled_archs: dict[str, str] = field(default_factory=dict)
-    # source read (at tags, or at commits of no established release) with what each showed; a range with reads and
-    # no runs is known from source only (TensorRT-LLM)
-    reads: tuple[Read, ...] = ()
     # classes of the range no run covered (its runs built the others): known from the wheels' source only
     not_run: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True)
-class Era:
-    """A version range of one engine in which the loading behaviour is the same.
-
-    Written as keyword rows: `Era(engine="sglang", name=…, first="0.5.5", last="0.5.11", versions_read=…,
-    dispatch=…, classes=…, begins=…, runs=…)`."""
-
-    engine: str
-    name: str
-    first: str  # inclusive
-    last: str | None  # inclusive upper bound known to behave like this (None = newest)
-    versions_read: tuple[str, ...]  # releases whose source we actually read for this era
-    dispatch: Dispatch
-    classes: dict[str, DraftClass]
-    notes: tuple[str, ...] = ()
-    # why the era starts at `first`: the change (file, commit or PR) that makes it differ from the one before,
-    # or "approximate: …" when the boundary is bracketed but not pinned
-    begins: str = ""
-    runs: tuple[Run, ...] = ()  # conformance runs of the real engine inside this era
-    reads: tuple[Read, ...] = ()  # source read at tags (beyond versions_read), with what each showed
+    # releases of `versions_read` the range is only placed at: none of their source was read (the range was read at
+    # commits whose release is not established); `specbridge engines` and the matrix page print them as such
+    placeholders: tuple[str, ...] = ()
+    # --- EAGLE-3 facts (rules C011, G009, capture, convert --engine): the defaults say nothing of other families
     # the EAGLE-3 architecture variant flags this era's class reads (norm_before_fc, fc_norm, norm_output,
     # norm_before_residual); a drafter trained with another one runs as a different network here (rule C011).
     # None = not judged (TensorRT-LLM's norm_before_residual layer order was never verified)
@@ -649,9 +641,6 @@ class Era:
     # variant flags the class does not read whose cost was never measured on this engine: C011 warns instead of
     # failing (SGLang's llama_eagle3 ignores norm_before_residual; the order it runs was read, not run)
     variants_unconfirmed: frozenset[str] = frozenset()
-    # releases of `versions_read` the era is only placed at: none of their source was read (the era was read at
-    # commits whose release is not established); `specbridge engines` and the matrix page print them as such
-    placeholders: tuple[str, ...] = ()
 
     @property
     def min_version(self) -> str:

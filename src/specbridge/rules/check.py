@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..engines.registry import NotModelled, Placement, family_builds, family_era, family_name, family_places, family_rows, resolve
+from ..engines.registry import NotModelled, Placement, family_builds, family_era, family_name, family_rows, placements, resolve
 from ..engines.simulate import LoadReport, simulate
 from ..engines.spec import parse_version
 from ..layouts.canonical import Drafter
@@ -89,7 +89,7 @@ def check_family(
     every family (load simulation, version placement). Returns the results and a line per engine skipped
     because no row models the family there. An engine version whose release has no class for the family is
     answered with the class of the first release that has one, not dispatched (L005 says which release)."""
-    places, skipped = family_places(engine, family.name, family.title, view.drafter.architecture)
+    places, skipped = placements(engine, family.name, family.title, view.drafter.architecture)
     # its family, not an EAGLE-3 producer layout (a copy: the view's description stays as described)
     drafter = replace(view.drafter, layout=family.name, layout_candidates=[family.name])
     view = replace(view, drafter=drafter)
@@ -104,7 +104,7 @@ def check_family(
     out = []
     unmodelled = []
     for fp in places:
-        rows = family_rows(fp.place.era.engine, family.name)
+        rows = family_rows(fp.era.engine, family.name)
         # a release without the class is answered with the class of the first release that builds this architecture
         row = fp.row or next(
             (r for r in rows if family_builds(r, arch) in r.classes),
@@ -113,16 +113,16 @@ def check_family(
         # as written, or as the registry is asked for it (vLLM's method eagle prefixes Eagle)
         key = arch if arch in row.unmodelled_archs or not arch else family_name(row, arch)
         if key in row.unmodelled_archs:
-            unmodelled.append(f"{fp.place.era.engine} {fp.place.version} builds {row.unmodelled_archs[key]} for {arch!r}")
+            unmodelled.append(f"{fp.era.engine} {fp.version} builds {row.unmodelled_archs[key]} for {arch!r}")
             continue
         # the era shown is the family's own range, not the EAGLE-3 loader era the release falls in
-        era = replace(fp.place.era, name=family_era(row) + ("" if fp.row else " (not in it)"))
-        rep = simulate(view, era, fp.place.version, row)
+        era = replace(fp.era, name=family_era(row) + ("" if fp.row else " (not in it)"))
+        rep = simulate(view, era, fp.version, row)
         # the release has the family but no class for this architecture, which a later release of it has (SGLang 0.5.10
         # and MistralForCausalLMEagle, first in 0.5.11): the engine's own refusal and this release's simulation stand,
         # and L005's fix names that first release
         if fp.row is not None and fp.first and not rep.dispatched and family_builds(fp.row, arch) not in fp.row.classes:
-            if parse_version(fp.place.version) < parse_version(fp.first):
+            if parse_version(fp.version) < parse_version(fp.first):
                 rep.first_release_arch = arch
                 rep.first_release = fp.first
         if fp.row is None:
@@ -132,9 +132,9 @@ def check_family(
             rep.dispatched, rep.dispatch_message, rep.first_release, rep.simulated_release = False, msg, fp.first, row.first
             rep.first_release_arch = arch if older_family else None  # L005's fix: the first release with this class
             rep.errors.insert(0, msg)
-        ctx = replace(base, rep=rep, place=fp.place)
+        ctx = replace(base, rep=rep, place=fp)
         findings = in_catalogue_order(shared + run(ENGINE, ctx))
-        out.append(CheckResult(drafter, rep, findings, None, fp.place))
+        out.append(CheckResult(drafter, rep, findings, None, fp))
     if not out and unmodelled:
         raise NotModelled(f"{'; '.join(unmodelled)}; specbridge does not model that class yet: nothing was checked")
     return out, skipped + [f"{u}; specbridge does not model that class yet: not checked" for u in unmodelled]

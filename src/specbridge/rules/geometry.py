@@ -200,7 +200,7 @@ def aux_id_count(c: Context) -> Iterator[Hit]:
 
 # vLLM releases whose KV-cache manager needs one page size for every attention layer, draft included
 # (v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError otherwise); UniformTypeKVCacheSpecs lifts it
-# from 0.11.0 (first in that wheel, absent from 0.10.2). Which eras: Era.kv_one_page_size in the engine tables
+# from 0.11.0 (first in that wheel, absent from 0.10.2). Which eras: FamilyRange.kv_one_page_size in the engine tables
 
 
 def _kv_width(cfg: dict, hidden: int | None) -> int | None:
@@ -226,7 +226,7 @@ def kv_cache_geometry(c: Context) -> Iterator[Hit]:
     size, which different per-token widths are not (`get_kv_cache_config`@v0.10.2). From 0.11.0 (first in that
     wheel) `UniformTypeKVCacheSpecs` puts full-attention layers of different sizes in one group, and the real
     engine allocates both on CPU (0.27.0, 0.29.0, 0.30.0, 0.32.0 conformance runs: draft KV heads 1 and head_dim 16
-    against a target of 2 × 32): an error for vLLM before 0.11 (`Era.kv_one_page_size`), information elsewhere. MLA
+    against a target of 2 × 32): an error for vLLM before 0.11 (`FamilyRange.kv_one_page_size`), information elsewhere. MLA
     targets (a `kv_lora_rank` in their config) keep a latent cache of another type and are not compared.
     """
     t, d = c.target, c.d

@@ -18,7 +18,7 @@ from ..spec import (
     Dispatch,
     DraftClass,
     Drop,
-    Era,
+    FamilyRange,
     Field,
     IgnoreSuffix,
     Param,
@@ -264,8 +264,9 @@ def _runs(date: str, *releases: str, cases: int = 30) -> tuple[Run, ...]:
 
 
 ERAS = (
-    Era(
+    FamilyRange(
         engine="sglang",
+        family="eagle3",
         name="0.4.6–0.4.8 midlayer (fc with bias)",
         first="0.4.6",
         last="0.4.8",
@@ -289,8 +290,9 @@ ERAS = (
         runs=_runs("2026-12-01", "0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
         notes=("fc is nn.Linear(target_hidden_size*3, hidden_size) with PyTorch's default bias=True",),
     ),
-    Era(
+    FamilyRange(
         engine="sglang",
+        family="eagle3",
         name="0.4.9–0.5.1 midlayer",
         first="0.4.9",
         last="0.5.1",
@@ -309,8 +311,9 @@ ERAS = (
         runs=_runs("2026-12-01", "0.4.9.post6", "0.5.1.post3"),
         notes=("no load_lm_head_from_target yet: the drafter must ship lm_head",),
     ),
-    Era(
+    FamilyRange(
         engine="sglang",
+        family="eagle3",
         name="0.5.2 midlayer",
         first="0.5.2",
         last="0.5.2",
@@ -326,8 +329,9 @@ ERAS = (
         "speculative/eagle_worker.py): first in the 0.5.2 wheel, absent from 0.5.1 and 0.5.1.post3",
         runs=_runs("2026-12-01", "0.5.2"),
     ),
-    Era(
+    FamilyRange(
         engine="sglang",
+        family="eagle3",
         name="0.5.3–0.5.11 midlayer",
         first="0.5.3",
         last="0.5.11",
@@ -346,8 +350,9 @@ ERAS = (
         runs=_runs("2026-12-01", "0.5.4.post3", "0.5.5.post3", "0.5.8", "0.5.9", "0.5.10", "0.5.11"),
         notes=("gate_up/down weights narrower than the parameter are zero-padded silently (linear.py pad_or_narrow_weight)",),
     ),
-    Era(
+    FamilyRange(
         engine="sglang",
+        family="eagle3",
         name="0.5.12–0.5.16 layers",
         first="0.5.12",
         last="0.5.16",
@@ -362,8 +367,9 @@ ERAS = (
         variants=frozenset({"fc_norm", "norm_output"}),
         notes=("midlayer.* and layers.N.* both load; multi-layer drafters supported; no input_norm (norm_before_fc) yet",),
     ),
-    Era(
+    FamilyRange(
         engine="sglang",
+        family="eagle3",
         name="0.5.17+ layers",
         first="0.5.17",
         last=None,

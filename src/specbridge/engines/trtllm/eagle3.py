@@ -24,7 +24,7 @@ from ..spec import (
     Dispatch,
     DraftClass,
     Drop,
-    Era,
+    FamilyRange,
     Field,
     Param,
     Prefix,
@@ -129,8 +129,9 @@ _DISPATCH = Dispatch(
 )
 
 ERAS = (
-    Era(
+    FamilyRange(
         engine="trtllm",
+        family="eagle3",
         name="PyTorch backend Eagle3ForCausalLM without the layers.N rename",
         first="1.0.0",
         last="1.2",
@@ -205,8 +206,9 @@ ERAS = (
         variants=frozenset(),
         notes=("only single-layer drafters are modelled here (multi-layer uses midlayer.N.*)",),
     ),
-    Era(
+    FamilyRange(
         engine="trtllm",
+        family="eagle3",
         name="PyTorch backend Eagle3ForCausalLM",
         first="1.3.0",
         last=None,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from ..spec import CaptureRule, Dispatch, Era, Run
+from ..spec import CaptureRule, Dispatch, FamilyRange, Run
 from .common import CFG, REG, F
 from .eagle3_classes import (
     AT_25,
@@ -120,8 +120,9 @@ def _run(*, release: str, date: str, cases: int, agreed: int | None = None) -> R
 
 
 ERAS = (
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.8.5 first EAGLE-3",
         first="0.8.5",
         last="0.8.5",
@@ -136,8 +137,9 @@ ERAS = (
         kv_one_page_size=True,  # v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError; UniformTypeKVCacheSpecs from 0.11.0
         capture_model_types=("llama",),  # vllm/config.py @ 0.8.5: EAGLE-3 only for Llama targets
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.9.0–0.10.0 target-embedding era",
         first="0.9.0",
         last="0.10.0",
@@ -155,8 +157,9 @@ ERAS = (
         kv_one_page_size=True,  # v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError; UniformTypeKVCacheSpecs from 0.11.0
         capture_model_types=("llama", "qwen"),  # vllm/config.py eagle3_target_supported (0.9.0.1 … 0.10.2 wheels)
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.10.1–0.10.2 norm_before_residual",
         first="0.10.1",
         last="0.10.2",
@@ -174,8 +177,9 @@ ERAS = (
         kv_one_page_size=True,  # v1/core/kv_cache_utils.py get_kv_cache_config: NotImplementedError; UniformTypeKVCacheSpecs from 0.11.0
         capture_model_types=("llama", "qwen"),  # vllm/config.py eagle3_target_supported (0.9.0.1 … 0.10.2 wheels)
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.11.0 params_dict loader, one layer",
         first="0.11.0",
         last="0.11.0",
@@ -187,8 +191,9 @@ ERAS = (
         variants=NBR,
         capture_model_types=ALLOW_011,
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.11.1–0.15 params_dict loader",
         first="0.11.1",
         last="0.15",
@@ -201,8 +206,9 @@ ERAS = (
         variants=NBR,
         capture_model_types=ALLOW_011,
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.16 params_dict loader + qkv bias",
         first="0.16.0",
         last="0.16",
@@ -215,8 +221,9 @@ ERAS = (
         variants=NBR,
         capture_model_types=ALLOW_011 + ("hunyuan_vl", "hunyuan_v1_dense", "afmoe"),  # config/speculative.py @ 0.16.0
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.17 params_dict loader, class-based capture",
         first="0.17.0",
         last="0.17",
@@ -228,8 +235,9 @@ ERAS = (
         "model runner's supports_eagle3(model) decides (class list approximated by the one read at 0.32.0)",
         variants=NBR,
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.18–0.21 params_dict loader + input_norm",
         first="0.18.0",
         last="0.21",
@@ -240,8 +248,9 @@ ERAS = (
         begins=f"{W} LlamaModel builds input_norm when norm_before_fc: first in the 0.18.0 wheel, absent from 0.17.1",
         variants=NBR_INPUT_NORM,
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.22–0.23 params_dict loader + fc_norm",
         first="0.22.0",
         last="0.23",
@@ -253,8 +262,9 @@ ERAS = (
         "0.22.0 wheel, absent from 0.21.0",
         variants=ALL_VARIANTS,
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.24 params_dict loader + Qwen3 EAGLE-3 class",
         first="0.24.0",
         last="0.24",
@@ -271,8 +281,9 @@ ERAS = (
         f"Eagle3LlamaForCausalLM); {W} is 0.22.0's",
         variants=ALL_VARIANTS,
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.25–0.27 AutoWeightsLoader",
         first="0.25.0",
         last="0.27",
@@ -296,8 +307,9 @@ ERAS = (
         ),
         variants=ALL_VARIANTS,
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.28–0.29 AutoWeightsLoader, DeepSeek rope as configured",
         first="0.28.0",
         last="0.29",
@@ -320,8 +332,9 @@ ERAS = (
         ),
         variants=ALL_VARIANTS,
     ),
-    Era(
+    FamilyRange(
         engine="vllm",
+        family="eagle3",
         name="0.30+ d2t only for a reduced vocabulary",
         first="0.30.0",
         last=None,
