@@ -1,4 +1,4 @@
-"""Place an engine version in the range of a drafter family that holds it (`place`; EAGLE-3's ranges are its loader
+"""Place an engine version in the range of a drafter family that holds it (`placements`; EAGLE-3's ranges are its loader
 eras). Adding a release means adding or extending a FamilyRange row.
 
 Versions are read by PEP 440 (`packaging`): pre-releases, post-releases and local tags (`+cu124`) are
