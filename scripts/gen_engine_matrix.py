@@ -209,7 +209,7 @@ def adopted_rows(every: list) -> list[str]:
     ]
     by_release: dict[tuple[str, str, str], list[str]] = {}
     for a in ADOPTED:
-        row = next(r for r in every if r.engine == a.engine and getattr(r, "family", "eagle3") == a.family and r.first == a.first)
+        row = next(r for r in every if r.engine == a.engine and r.family == a.family and r.first == a.first)
         label = row.name if a.family == "eagle3" else f"{a.family} {era_range(row)}"
         by_release.setdefault((a.engine, a.run.release, a.run.date), []).append(f"{label} {a.run.agreed}/{a.run.cases}")
     out += [f"- {e} {rel} ({date}): {'; '.join(found)}" for (e, rel, date), found in by_release.items()]
