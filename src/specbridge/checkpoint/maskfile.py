@@ -21,10 +21,10 @@ from pathlib import Path
 
 from .errors import CheckpointError
 from .safetensors import TensorInfo
+from .sidefiles import MASK_FILE  # noqa: F401  (convert and eval read the name from here too)
 from .source import LocalSource, read_exact
 from .torchzip import STORAGE_DTYPES, TensorRef, _data_offset, _describe, _members, _prefix, _Refused, run_pickle
 
-MASK_FILE = "mask_embedding.pt"
 STORAGE_OF = {dtype: name for name, (dtype, _size) in STORAGE_DTYPES.items()}
 
 

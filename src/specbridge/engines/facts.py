@@ -6,6 +6,7 @@ them to the rows): kept in simulate.py, the view and the simulator imported each
 from __future__ import annotations
 
 from ..checkpoint.reader import Checkpoint
+from ..checkpoint.sidefiles import MASK_FILE
 
 
 def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
@@ -17,7 +18,7 @@ def checkpoint_facts(ckpt: Checkpoint) -> dict[str, bool]:
         "has_d2t": any("d2t" in n for n in names),
         "has_mask_hidden": any("mask_hidden" in n for n in names),
         # a side file beside the weights the engine reads by name (DFlash's mask embedding)
-        "has_mask_file": ckpt.root.is_dir() and (ckpt.root / "mask_embedding.pt").is_file(),
+        "has_mask_file": ckpt.root.is_dir() and (ckpt.root / MASK_FILE).is_file(),
         # Medusa's reduced draft vocabulary: the ids its heads' rows stand for (vLLM medusa.py load_weights)
         "has_token_map": any(n.removeprefix("medusa_heads.") == "token_map" for n in names),
         # the target's vocabulary size: None here; check of a family other than EAGLE-3 fills it from --target (rows

@@ -353,23 +353,22 @@ def dispatch(view: CheckpointView, era: FamilyRange, family: FamilyRange | None 
             if d.speculators_refusal:
                 msg = d.speculators_refusal.format(archs=archs, arch=arch)
             assumptions.append(f"simulated with {fallback.name} over the flattened config, as if the config were converted")
-            return Dispatched(fallback, False, msg, _without_null_target_hidden(view.flat), "flattened (assumed)", assumptions)
+            return Dispatched(fallback, False, msg, _as_converted(view.flat), "flattened (assumed)", assumptions)
         missing = speculators_missing(config, d)
         if missing:
-            msg = f"ValueError: Invalid speculators config structure: missing {', '.join(missing)}"
+            msg = d.speculators_missing.format(missing=", ".join(missing))
             assumptions.append(f"simulated with {fallback.name} over the flattened config")
             return Dispatched(fallback, False, msg, dict(view.flat), "flattened (assumed)", assumptions)
         tlc = config.get("transformer_layer_config") or {}
         mt = tlc.get("model_type") if isinstance(tlc, dict) else None
         target_arch = d.speculators_arch_by_model_type.get(mt) if isinstance(mt, str) else None
-        # the translation copies target_hidden_size only when it is not null (vllm speculators/algos.py update_eagle3,
-        # every release from 0.10.1): a null never reaches the class
-        translated = _without_null_target_hidden(view.flat)
+        # the engine's translation (its Dispatch row's speculators_* fields: vLLM's speculators/algos.py)
+        translated = _translated(view.flat, d)
         for k, v in d.speculators_defaults.items():
             if translated.get(k) is None:
                 translated[k] = v
         if target_arch is None:
-            msg = f"ValueError: Unsupported model_type {mt!r} for Eagle3 speculator"
+            msg = d.speculators_unsupported.format(mt=mt)
             assumptions.append(f"simulated with {fallback.name}")
             return Dispatched(fallback, False, msg, translated, "speculators → flat (translated)", assumptions)
         cls_name = d.registry.get(target_arch, target_arch)
@@ -424,9 +423,16 @@ def speculators_missing(config: dict, d: Dispatch) -> list[str]:
     return [p for p in d.speculators_required if _lookup(config, p)[1] in (None, "", {}, [])]
 
 
-def _without_null_target_hidden(flat: dict) -> dict:
-    """The flat config as a translating engine passes it on: a copy, without a null target_hidden_size."""
+def _as_converted(flat: dict) -> dict:
+    """The flat config as `convert` writes it for an engine that reads no speculators config (what the refused config
+    is simulated as): a copy, without a null target_hidden_size (convert writes it only when it is known)."""
     return {k: v for k, v in flat.items() if not (k == "target_hidden_size" and v is None)}
+
+
+def _translated(flat: dict, d: Dispatch) -> dict:
+    """The flat config as the engine's speculators translation passes it on: a copy, without the keys it copies only
+    when they are not null (Dispatch.speculators_skip_null)."""
+    return {k: v for k, v in flat.items() if not (k in d.speculators_skip_null and v is None)}
 
 
 def row_origin(engine: str, cls: DraftClass) -> str:

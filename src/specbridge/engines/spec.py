@@ -574,6 +574,12 @@ class Dispatch:
     rewrite_note: str = ""  # said when the rename applies ({arch} {rewritten})
     # what the engine raises on a speculators-format config it cannot read ({archs} {arch}); "" = our own words
     speculators_refusal: str = ""
+    # its translation of a speculators config it reads: what it raises when a key path of `speculators_required` is
+    # empty ({missing}) and for a transformer_layer_config model_type it has no class for ({mt}); the flat keys it
+    # copies only when they are not null (a null one never reaches the class)
+    speculators_missing: str = ""
+    speculators_unsupported: str = ""
+    speculators_skip_null: tuple[str, ...] = ()
     # an architecture the engine cannot dispatch, by the config's model_type: the architectures[0] that reaches the
     # engine's class for that model_type (through rewrite_prefix), simulated in its place; L005's fix says to write it
     # with `arch_fix` ({arch} {cls} {mt})

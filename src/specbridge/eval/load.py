@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from ..checkpoint.sidefiles import MASK_FILE
 from ..checkpoint.target import rope_of
 from ..convert.configs import canon_config
 from ..engines.capture import default_boundaries, engine_capture
@@ -178,7 +179,6 @@ def build_drafter(
 
 
 # --- DFlash -------------------------------------------------------------------------------------------------------
-MASK_FILE = "mask_embedding.pt"
 
 
 @dataclass

@@ -7,10 +7,11 @@ from __future__ import annotations
 import re
 
 from ..checkpoint.reader import Checkpoint
+from ..checkpoint.sidefiles import MASK_FILE
 from .reading import TargetFit, config_int, tensor_shape
 
 LAYER = re.compile(r"^(?:model\.)?layers\.(\d+)\.")
-SIDE_FILES = ("mask_embedding.pt",)
+SIDE_FILES = (MASK_FILE,)
 
 
 def _get(cfg: dict, *paths: str):

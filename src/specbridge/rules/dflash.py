@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..checkpoint.errors import CheckpointError
+from ..checkpoint.sidefiles import MASK_FILE
 from ..checkpoint.values import _floats, row_bytes
 from ..engines.expr import evaluate, row_context, value_or
 from ..engines.registry import LAUNCHERS
@@ -150,8 +151,8 @@ def mask_embedding(c: Context) -> Iterator[Hit]:
     both raise on a `mask_token_id` other than the config's. `convert --engine` writes the form both read.
     """
     root = c.ckpt.root if c.ckpt.root.is_dir() else c.ckpt.root.parent
-    if (root / "mask_embedding.pt").is_file():
-        yield _side_file_hit(c, root / "mask_embedding.pt")
+    if (root / MASK_FILE).is_file():
+        yield _side_file_hit(c, root / MASK_FILE)
         return
     shipped = next((n for n in c.ckpt.tensors if n.removeprefix("model.") == "mask_embedding"), None)
     if shipped is not None:
@@ -170,7 +171,7 @@ def mask_embedding(c: Context) -> Iterator[Hit]:
 
 def _side_file_hit(c: Context, path) -> Hit:
     """mask_embedding.pt beside the weights: read by this release (and usable), or lost without a word."""
-    if "mask_embedding.pt" not in c.rep.cls.side_files:
+    if MASK_FILE not in c.rep.cls.side_files:
         fix = (
             "serve with an engine release that reads mask_embedding.pt (vLLM 0.26+, SGLang 0.5.20+ from a local "
             "directory), or write the trained mask row into the embedding the engine uses"
@@ -198,7 +199,7 @@ def _class_ever_reads_mask_file(engine: str, family: str, cls_name: str) -> bool
     from ..engines.registry import family_rows
 
     rows = family_rows(engine, family)
-    return any("mask_embedding.pt" in k.side_files for r in rows for n, k in r.classes.items() if n == cls_name)
+    return any(MASK_FILE in k.side_files for r in rows for n, k in r.classes.items() if n == cls_name)
 
 
 def _shipped_tensor_hit(c: Context, shipped: str) -> Hit:
@@ -208,7 +209,7 @@ def _shipped_tensor_hit(c: Context, shipped: str) -> Hit:
         "from mask_embedding.pt only; a tensor of that name is skipped, or has no parameter): the mask slots get "
         "embed_tokens[mask_token_id] instead of the trained vector.",
         f"`specbridge convert DRAFT --engine {c.eng.replace(' ', '==')} -o OUT` writes it as mask_embedding.pt"
-        if "mask_embedding.pt" in c.rep.cls.side_files
+        if MASK_FILE in c.rep.cls.side_files
         else "`specbridge convert DRAFT --to dflash -o OUT` writes it as mask_embedding.pt; serve with a release that "
         "reads that file (vLLM 0.26+, SGLang 0.5.20+ from a local directory)",
     )

@@ -3,6 +3,7 @@ DFlash2's and DSpark's rows build on (dflash2.py, dspark.py)."""
 
 from __future__ import annotations
 
+from ...checkpoint.sidefiles import MASK_FILE
 from ..common import STACK_LLAMA, llama_decoder
 from ..spec import (
     Derive,
@@ -306,7 +307,7 @@ RANGES = (
                 versions="0.5.20 … 0.5.23",
                 ids_check=IDS_B,
                 renames=ENCODER_RENAMES,
-                side_files=("mask_embedding.pt",),
+                side_files=(MASK_FILE,),
                 sink=True,
                 conv=True,
             )

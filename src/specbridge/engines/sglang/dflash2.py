@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...checkpoint.sidefiles import MASK_FILE
 from ..spec import (
     DraftClass,
     FamilyRange,
@@ -87,10 +88,10 @@ RANGES = (
         dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE, **_SG_DF2}),
         classes={
             "DFlash2DraftModel": _sglang_dflash2_class(
-                versions="0.5.20", ids_check=IDS_B, renames=ENCODER_RENAMES, side_files=("mask_embedding.pt",), sink=True
+                versions="0.5.20", ids_check=IDS_B, renames=ENCODER_RENAMES, side_files=(MASK_FILE,), sink=True
             ),
             "DFlashDraftModel": _sglang_dflash_class(
-                versions="0.5.20", ids_check=IDS_B, renames=ENCODER_RENAMES, side_files=("mask_embedding.pt",), sink=True, conv=True
+                versions="0.5.20", ids_check=IDS_B, renames=ENCODER_RENAMES, side_files=(MASK_FILE,), sink=True, conv=True
             ),
         },
         begins="DFlashDraftModel's 0.5.20 changes (mask_embedding.pt merged by the worker, MiMo's attention_sink_bias), "
@@ -106,10 +107,10 @@ RANGES = (
         dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE, **_SG_DF2, **_SG_DF2_ALIASES}),
         classes={
             "DFlash2DraftModel": _sglang_dflash2_class(
-                versions="0.5.23", ids_check=IDS_B, renames=ENCODER_RENAMES, side_files=("mask_embedding.pt",), sink=True
+                versions="0.5.23", ids_check=IDS_B, renames=ENCODER_RENAMES, side_files=(MASK_FILE,), sink=True
             ),
             "DFlashDraftModel": _sglang_dflash_class(
-                versions="0.5.23", ids_check=IDS_B, renames=ENCODER_RENAMES, side_files=("mask_embedding.pt",), sink=True, conv=True
+                versions="0.5.23", ids_check=IDS_B, renames=ENCODER_RENAMES, side_files=(MASK_FILE,), sink=True, conv=True
             ),
         },
         begins=f"{DFM} EntryClass @ 0.5.23 adds MiniMaxDFlash2DraftModel and DFlash2BeamDraftModel (empty subclasses of "

@@ -5,6 +5,7 @@ ranges.
 
 from __future__ import annotations
 
+from ...checkpoint.sidefiles import MASK_FILE
 from ..common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, llama_decoder
 from ..spec import (
     Derive,
@@ -142,7 +143,7 @@ def _dflash_class(versions: str, renames: tuple = (), **extra) -> DraftClass:
                 ("H",),
                 when="has_mask_file and mask_id is not None",
                 role="mask embedding",
-                side_file="mask_embedding.pt",
+                side_file=MASK_FILE,
             ),
             Param("model.fc.weight", ("H", "Ht*n_fc"), when="use_aux_df", role="fc"),
             Param("model.hidden_norm.weight", ("H",), role="fc"),
@@ -184,7 +185,7 @@ def _dflash_class(versions: str, renames: tuple = (), **extra) -> DraftClass:
         share_embed="'target' if not has_embed else 'own-unless-equal'",
         share_head="'target' if not has_head else 'own-unless-equal'",
         share_cite=f"{PROP}; {DF} load_weights (process_eagle_weight)",
-        side_files=("mask_embedding.pt",),  # _read_mask_embedding (get_hf_file_bytes: a local dir or the Hub)
+        side_files=(MASK_FILE,),  # _read_mask_embedding (get_hf_file_bytes: a local dir or the Hub)
         methods=("DFLASH",),  # vllm/config/speculative.py SpeculativeConfig.method
         launch_checks=DFLASH_LAUNCH,
         wider_tp="truncate",

@@ -60,6 +60,17 @@ REGISTRY_30 = {
 }
 
 
+def translation(algo: str) -> dict:
+    """vLLM's speculators translation (speculators/base.py validate_speculators_config, speculators/algos.py update_*,
+    every release from 0.10.1): its refusals, in its words ("missing …" is ours: which required key is empty), and
+    target_hidden_size copied only when it is not null."""
+    return dict(
+        speculators_missing="ValueError: Invalid speculators config structure: missing {missing}",
+        speculators_unsupported="ValueError: Unsupported model_type {mt} for " + algo + " speculator",
+        speculators_skip_null=("target_hidden_size",),
+    )
+
+
 def _dispatch(*, speculators: bool, by_model_type: dict[str, str], cite: str, registry: dict[str, str] = REGISTRY) -> Dispatch:
     return Dispatch(
         "vllm",
@@ -69,6 +80,7 @@ def _dispatch(*, speculators: bool, by_model_type: dict[str, str], cite: str, re
         speculators_required=SPEC_REQUIRED if speculators else (),
         speculators_arch_by_model_type=by_model_type,
         speculators_defaults={"norm_before_residual": True},
+        **translation("Eagle3"),
         cite=cite,
         rewrite_prefix="Eagle3",
         rewrite_note="vLLM rewrites architectures {arch!r} → {rewritten!r} for method eagle3",

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from ..spec import Buffer, Dispatch, DraftClass, FamilyRange, Field, LaunchCheck, Raise, all_agreed
 from .common import CFG, REG, F
-from .eagle3 import SPEC_REQUIRED, ZOO_CONF
+from .eagle3 import SPEC_REQUIRED, ZOO_CONF, translation
 from .eagle3_classes import AT_30, Q3, QWEN3_CLASS, QWEN3_D2T_ALWAYS, V25_CLASS, V32_CLASS
 
 # --- P-EAGLE (method eagle3 + parallel_drafting): the EAGLE-3 classes with the mask_hidden buffer ---------------------
@@ -104,6 +104,7 @@ def _peagle_dispatch() -> Dispatch:
         speculators_required=SPEC_REQUIRED,
         speculators_arch_by_model_type={"llama": "PeagleLlamaForCausalLM", "qwen3": "PeagleQwen3ForCausalLM"},
         speculators_defaults={"norm_before_residual": False},
+        **translation("PEagle"),  # update_peagle's own words
         cite=f"{REG} @ {PEAGLE_AT}; {CFG.split(' (')[0]} update_peagle; {SPEC_BASE} (peagle → eagle3 + parallel_drafting)",
         # a plain config.json goes through EAGLEConfig with method eagle3, which prefixes Eagle3 to a name that
         # neither starts nor ends with it: only the speculators translation reaches the Peagle* entries
