@@ -79,7 +79,7 @@ extra_for() {  # per-version pins that differ from the venv's (installed --no-de
     0.5.4.post3|0.5.5.post3|0.5.8|0.5.9) echo "transformers==4.57.1 tokenizers==0.22.2 huggingface-hub==0.36.2" ;;
     0.5.10) echo "transformers==5.3.0 tokenizers==0.22.2 huggingface-hub==1.33.0" ;;
     # 0.5.16-0.5.20 import xgrammar (their pin, a CPU-capable wheel) at module level in function_call/
-    0.5.16|0.5.19|0.5.20) echo "transformers==5.12.1 tokenizers==0.22.2 huggingface-hub==1.33.0 xgrammar==0.2.1" ;;
+    0.5.16|0.5.17|0.5.18|0.5.19|0.5.20) echo "transformers==5.12.1 tokenizers==0.22.2 huggingface-hub==1.33.0 xgrammar==0.2.1" ;;
     0.5.21) echo "transformers==5.12.1 tokenizers==0.22.2 huggingface-hub==1.33.0 xgrammar==0.2.7" ;;
     *) echo "" ;;
   esac

@@ -96,4 +96,52 @@ ADOPTED: tuple[Adopted, ...] = (
         first="0.31.0",
         run=Run(release="0.31.0", date="2026-12-05", test="tests/test_conformance_vllm_mtp.py", cases=21, agreed=21),
     ),
+    Adopted(
+        engine="sglang",
+        family="eagle3",
+        first="0.5.17",
+        run=Run(release="0.5.17", date="2026-12-05", test="tests/test_conformance_sglang.py", cases=30, agreed=30),
+    ),
+    Adopted(
+        engine="sglang",
+        family="eagle",
+        first="0.5.11",
+        run=Run(release="0.5.17", date="2026-12-05", test="tests/test_conformance_sglang_eagle1.py", cases=9, agreed=9),
+    ),
+    Adopted(
+        engine="sglang",
+        family="eagle3",
+        first="0.5.17",
+        run=Run(release="0.5.18", date="2026-12-05", test="tests/test_conformance_sglang.py", cases=30, agreed=30),
+    ),
+    Adopted(
+        engine="sglang",
+        family="eagle",
+        first="0.5.11",
+        run=Run(release="0.5.18", date="2026-12-05", test="tests/test_conformance_sglang_eagle1.py", cases=9, agreed=9),
+    ),
+    Adopted(
+        engine="sglang",
+        family="dflash",
+        first="0.5.11",
+        run=Run(release="0.5.17", date="2026-12-05", test="tests/test_conformance_sglang_dflash.py", cases=20, agreed=20),
+    ),
+    Adopted(
+        engine="sglang",
+        family="dspark",
+        first="0.5.17",
+        run=Run(release="0.5.17", date="2026-12-05", test="tests/test_conformance_sglang_dflash.py", cases=14, agreed=14),
+    ),
+    Adopted(
+        engine="sglang",
+        family="dflash",
+        first="0.5.18",
+        run=Run(release="0.5.18", date="2026-12-05", test="tests/test_conformance_sglang_dflash.py", cases=20, agreed=20),
+    ),
+    Adopted(
+        engine="sglang",
+        family="dspark",
+        first="0.5.18",
+        run=Run(release="0.5.18", date="2026-12-05", test="tests/test_conformance_sglang_dflash.py", cases=14, agreed=14),
+    ),
 )
