@@ -1,6 +1,6 @@
-"""`specbridge verify` of a plain draft model (vLLM method draft_model), core tier: vLLM's own start-up checks as
-conformance/vllm_draft_model.py records them (the shapes below are its output), set beside check's T findings for the
-release. The real vLLM runs are tests/test_verify_engines.py and tests/test_conformance_vllm_draft_model.py."""
+"""`specbridge verify` of a plain draft model (vLLM method draft_model, SGLang STANDALONE), core tier: each engine's
+own start-up checks as conformance/vllm_draft_model.py and sglang_standalone.py record them (the shapes below are
+their output), set beside check's T findings for the release. The real vLLM runs are tests/test_verify_engines.py and tests/test_conformance_vllm_draft_model.py."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import sys
 from test_draft_model import make_draft, target  # noqa: F401 (target: the session fixture)
 
 from specbridge.checkpoint.target import open_target
+from specbridge.cli.draft_check import draft_results
 from specbridge.conformance import verify as V
 from specbridge.view import open_view
 
@@ -54,3 +55,31 @@ def test_a_draft_model_needs_its_target(tmp_path, target):  # noqa: F811
     path = make_draft(tmp_path / "d", target)
     with pytest.raises(V.VerifyRefused, match="--target"):
         V._verify_vllm_draft_model(V.Request(str(path), "vllm", sys.executable), open_view(path), "0.32.0", {})
+
+
+def _sglang(path, target, version: str, got: dict) -> V.VerifyResult:  # noqa: F811
+    req = V.Request(str(path), "sglang", sys.executable, str(target))
+    return V.finish(V.standalone_body(req, open_view(path), version, got, open_target(target)))
+
+
+LOAD = {"class": "LlamaForCausalLM", "dispatched": True, "errors": [], "unfilled": [], "partial": [], "skipped": []}
+
+
+def test_sglang_standalone_outcomes_beside_check(tmp_path, target):  # noqa: F811
+    """SGLang STANDALONE as conformance/sglang_standalone.py records it: a release whose parser refuses the algorithm
+    (T001), one that takes a draft and loads it whole, and one whose start-up check raises where check says it refuses
+    to start; each the other way round is a difference."""
+    same = make_draft(tmp_path / "same", target)
+    refused = {"parses": False, "refusal": "argument --speculative-algorithm: invalid choice: 'STANDALONE' (choose from ...)"}
+    assert _sglang(same, target, "0.5.1.post3", refused).report["verdict"] == "loader-error"
+    assert _sglang(same, target, "0.5.1.post3", refused).report["differences"] == []
+    taken = {"parses": True, "error": "", "load": LOAD}
+    assert _sglang(same, target, "0.5.23", taken).report["verdict"] == "agrees"
+    assert _sglang(same, target, "0.5.1.post3", taken).report["verdict"] == "disagrees"  # check says the parser refuses
+    padded = make_draft(tmp_path / "padded", target, vocab=49280)
+    (res,) = draft_results(open_view(padded), open_target(target), ["sglang==0.5.23"])[0]
+    said = next(f.message for f in res.findings if "refuses to start: " in f.message).split("refuses to start: ", 1)[1]
+    raised = {"parses": True, "error": said + " (and the rest of SGLang's message)", "load": LOAD}
+    out = _sglang(padded, target, "0.5.23", raised).report
+    assert out["verdict"] == "loader-error" and out["differences"] == []
+    assert _sglang(padded, target, "0.5.23", taken).report["verdict"] == "disagrees"  # check says it refuses to start

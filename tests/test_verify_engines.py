@@ -141,3 +141,14 @@ def test_verify_reads_a_plain_draft_model_on_vllm(tmp_path, target):  # noqa: F8
     rc, doc = run_verify(padded, engine_args, target, tmp_path)
     assert rc == 1 and doc["verdict"] == "loader-error" and doc["differences"] == [], doc
     assert "same vocabulary size" in doc["loader"]["raised"]
+
+
+def test_verify_reads_a_plain_draft_model_on_sglang(tmp_path, target):  # noqa: F811 (the fixture)
+    """STANDALONE: SGLang's own parser, its vocabulary check and the draft's own class loaded, beside check's."""
+    from test_draft_model import make_draft
+
+    engine_args = sglang_args()
+    for name, kw in (("same", {}), ("padded", {"vocab": 49280}), ("short", {"max_pos": 2048})):
+        rc, doc = run_verify(make_draft(tmp_path / name, target, **kw), engine_args, target, tmp_path)
+        assert doc["agrees"] is True and doc["harness_errors"] == [], (name, doc["differences"], doc["loader"])
+        assert rc == (1 if doc["loader_errors"] else 0) and doc["loader"]["class"] == "LlamaForCausalLM", (name, rc, doc["loader"])

@@ -34,13 +34,11 @@ ENGINES = ("vllm", "sglang")
 # the families each harness builds (conformance tests run them): the rest is refused with the reason
 HARNESS_FAMILIES = {
     "vllm": ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa", "mtp", "causal_lm"),
-    "sglang": ("eagle3", "dflash", "dflash2", "dspark", "eagle"),
+    "sglang": ("eagle3", "dflash", "dflash2", "dspark", "eagle", "causal_lm"),
 }
 NOT_BUILT = {
     "mtp": "SGLang's NEXTN draft of a target's MTP head (sglang_loader --nextn) has no comparison with check yet: "
     "verify reads MTP heads on vLLM",
-    "causal_lm": "a plain draft model (SGLang STANDALONE) is read by sglang_standalone.py, which verify does not drive "
-    "yet: verify reads plain draft models on vLLM (method draft_model)",
     "medusa": "SGLang has no Medusa drafter class (its speculative algorithms are EAGLE, EAGLE3, NEXTN, STANDALONE, DFLASH)",
     "peagle": "P-EAGLE (parallel drafting) is a vLLM method; SGLang builds no P-EAGLE drafter",
 }
@@ -499,6 +497,8 @@ def vllm_body(req: Request, view, family, version: str, got: dict, target_dir: P
 
 def _verify_sglang(reqs, views, families, version, env, workdir, cache) -> list[dict]:
     req = reqs[0]
+    if families[0].checker == "draft_model":
+        return _verify_sglang_standalone(reqs, views, version, env)
     argv = [
         req.python,
         "-m",
@@ -605,7 +605,10 @@ def text_lines(report: dict) -> list[str]:
     if report.get("target", {}).get("used"):
         out.append(f"  target: {report['target']['how']}")
     out.append(f"  class built: {facts['class']}" + (f"; raised: {facts['raised']}" if facts["raised"] else ""))
-    if facts.get("config_only"):  # a plain draft model: vLLM's own start-up checks, no weights read
+    if facts.get("standalone"):  # a plain draft model on SGLang: its parser and vocabulary check, the draft's own class
+        if not facts["raised"]:
+            out.append(f"  SGLang takes it (STANDALONE); skipped {facts['dropped'] or 'none'}; unfilled {facts['unfilled'] or 'none'}")
+    elif facts.get("config_only"):  # a plain draft model: vLLM's own start-up checks, no weights read
         if not facts["raised"]:
             out.append(
                 f"  vLLM starts it: the draft's context {facts['draft_max_model_len']} (the target's {facts['target_max_model_len']})"
@@ -838,5 +841,105 @@ def draft_model_body(req: Request, view, version: str, got: dict, target) -> dic
         "harness_errors": got.get("harness_errors", []),
         "cpu_limit": False,
         "loader_errors": [f"vLLM refuses to start: {got['error']}"] if not got["ok"] else [],
+        "harness": got,
+    }
+
+
+# ------------------------------------------------------------------------------------------------------
+# SGLang: a plain draft model (--speculative-algorithm STANDALONE; conformance/sglang_standalone.py: SGLang's own
+# argument parser, its StandaloneWorkerV2 vocabulary check where the release has it, and the draft's own class loaded)
+
+
+def _verify_sglang_standalone(reqs: list[Request], views: list, version: str, env: dict) -> list[dict]:
+    req = reqs[0]
+    if not req.target:
+        raise VerifyRefused(
+            f"{req.path}: a plain draft model is checked against its target: pass --target (a directory with the target's "
+            "config and tokenizer)"
+        )
+    info = open_target_on_disk(req.target)
+    root = Path(info.path)
+    root = root if root.is_dir() else root.parent
+    argv = [req.python, "-m", "specbridge.conformance.sglang_standalone"]
+    argv += ["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []
+    argv += [str(root.absolute()), *(str(Path(r.path).absolute()) for r in reqs)]
+    got, stderr = _run_harness(argv, env, f"SGLang {version} STANDALONE harness")
+    bodies = []
+    for r, v, g in zip(reqs, views, got if isinstance(got, list) else [got]):
+        body = standalone_body(r, v, version, g, info)
+        body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+        bodies.append(body)
+    return bodies
+
+
+def standalone_body(req: Request, view, version: str, got: dict, target) -> dict:
+    """SGLang's own outcome for a plain draft model (`got`: one sglang_standalone record) beside check's T findings for
+    `version`: whether its parser takes STANDALONE (T001 quotes its refusal), whether its vocabulary check raises where
+    check says it refuses to start (with the row's words), and the draft's own class loaded whole."""
+    from ..cli.draft_check import draft_results
+
+    results, skipped, _tokens = draft_results(view, target, [f"sglang=={version}"])
+    result = results[0] if results else None
+    findings = {f.code: f for f in result.findings} if result is not None else {}
+    load = got.get("load") or {}
+    error = got.get("refusal") if not got.get("parses") else got.get("error") or None
+    diffs = []
+    if result is not None:
+        if got.get("parses") == ("T001" in findings):
+            said = "refuses the algorithm (T001)" if "T001" in findings else "takes the algorithm"
+            diffs.append(compare.difference("raises", f"parser: SGLang {'parses' if got.get('parses') else 'refuses'}; check {said}"))
+        elif got.get("parses"):
+            refuses = [f for f in result.findings if "refuses to start: " in f.message]
+            if bool(got.get("error")) != bool(refuses):
+                diffs.append(
+                    compare.difference("raises", f"start-up: SGLang raised {got.get('error')!r}; check: {[f.code for f in refuses]}")
+                )
+            elif refuses and not got["error"].startswith(refuses[0].message.split("refuses to start: ", 1)[1]):
+                diffs.append(compare.difference("raises", f"message: SGLang {got['error']!r} vs {refuses[0].code} {refuses[0].message!r}"))
+    facts = {
+        "class": load.get("class") or "draft model (STANDALONE)",
+        "standalone": True,
+        "raised": error,
+        "dispatched": load.get("dispatched"),
+        "dispatch_error": None,
+        "loaded": load.get("consumed", []),
+        "dropped": load.get("skipped", []),
+        "unfilled": load.get("unfilled", []),
+        "partial": load.get("partial", []),
+        "shared": None,
+        "parameters": {},
+        "seconds": None,
+    }
+    pred_findings = [f.to_json() for f in result.findings] if result is not None else []
+    prediction = (
+        {"engine": f"sglang=={version}", "available": False, "why": "; ".join(skipped) or "check models no STANDALONE row"}
+        if result is None
+        else {
+            "engine": f"sglang=={version}",
+            "available": True,
+            "era": result.to_json()["range"],
+            "modelled": not any(f["code"] == "R001" for f in pred_findings),
+            "class": None,
+            "load": None,
+            "findings": [f for f in pred_findings if f["severity"] == "error"],
+        }
+    )
+    errors = [f"SGLang refuses it: {error}"] if error else []
+    errors += [f"draft load: {e}" for e in load.get("errors", [])]
+    if facts["unfilled"] or facts["partial"]:
+        errors.append(f"left unfilled (random or sentinel values at serving): {sorted({*facts['unfilled'], *facts['partial']})}")
+    return {
+        "engine": {"name": "sglang", "version": version, "python": req.python},
+        "checkpoint": str(req.path),
+        "family": "causal_lm",
+        "method": "STANDALONE",
+        "steps": None,
+        "target": {"given": req.target, "used": str(target.path), "how": f"the target at {target.path} (config and tokenizer)"},
+        "loader": facts,
+        "prediction": prediction,
+        "differences": diffs,
+        "harness_errors": got.get("harness_errors", []),
+        "cpu_limit": False,
+        "loader_errors": errors,
         "harness": got,
     }
