@@ -34,11 +34,9 @@ ENGINES = ("vllm", "sglang")
 # the families each harness builds (conformance tests run them): the rest is refused with the reason
 HARNESS_FAMILIES = {
     "vllm": ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa", "mtp", "causal_lm"),
-    "sglang": ("eagle3", "dflash", "dflash2", "dspark", "eagle", "causal_lm"),
+    "sglang": ("eagle3", "dflash", "dflash2", "dspark", "eagle", "causal_lm", "mtp"),
 }
 NOT_BUILT = {
-    "mtp": "SGLang's NEXTN draft of a target's MTP head (sglang_loader --nextn) has no comparison with check yet: "
-    "verify reads MTP heads on vLLM",
     "medusa": "SGLang has no Medusa drafter class (its speculative algorithms are EAGLE, EAGLE3, NEXTN, STANDALONE, DFLASH)",
     "peagle": "P-EAGLE (parallel drafting) is a vLLM method; SGLang builds no P-EAGLE drafter",
 }
@@ -499,6 +497,8 @@ def _verify_sglang(reqs, views, families, version, env, workdir, cache) -> list[
     req = reqs[0]
     if families[0].checker == "draft_model":
         return _verify_sglang_standalone(reqs, views, version, env)
+    if families[0].checker == "head":
+        return _verify_sglang_nextn(reqs, version, env)
     argv = [
         req.python,
         "-m",
@@ -941,5 +941,99 @@ def standalone_body(req: Request, view, version: str, got: dict, target) -> dict
         "harness_errors": got.get("harness_errors", []),
         "cpu_limit": False,
         "loader_errors": errors,
+        "harness": got,
+    }
+
+
+# ------------------------------------------------------------------------------------------------------
+# SGLang: a target's MTP head (--speculative-algorithm NEXTN without a draft path; conformance/sglang_loader.py
+# --nextn: the target's config through SGLang's ModelConfig(is_draft_model=True), then the NextN class's load_weights
+# over every tensor of the target)
+
+
+def _verify_sglang_nextn(reqs: list[Request], version: str, env: dict) -> list[dict]:
+    req = reqs[0]
+    argv = [req.python, "-m", "specbridge.conformance.sglang_loader", "--nextn"]
+    argv += ["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []
+    got, stderr = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"SGLang {version} NEXTN harness")
+    bodies = []
+    for r, g in zip(reqs, got if isinstance(got, list) else [got]):
+        body = nextn_body(r, version, g)
+        body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+        bodies.append(body)
+    return bodies
+
+
+def nextn_body(req: Request, version: str, got: dict) -> dict:
+    """SGLang's NextN load of a target's head (`got`: one sglang_loader --nextn record) beside check's rows for the
+    release: the class, the first error, every NextN parameter loaded or left at init (the target's embedding and head
+    are taken from the target), the decoder block filled, and the checkpoint names skipped."""
+    from ..cli.mtp_check import HeadOnly, check_mtp, mtp_index
+
+    root = Path(req.path)
+    idx = mtp_index(root, True)
+    if idx is None:
+        raise VerifyRefused(f"{root}: no safetensors index or file to read the MTP head from")
+    result, why, names = None, None, set()
+    try:
+        results, _skipped, _head, _verdict, view = check_mtp(idx, root, [f"sglang=={version}"], None, None)
+        result = results[0] if results else None
+        names = set(view.ckpt.tensors)
+        why = None if result is not None else f"check models no NEXTN class on sglang=={version}"
+    except HeadOnly as e:
+        why = e.why
+    loaded, unfilled, errors = set(got.get("filled", [])), set(got.get("unfilled", [])), got.get("errors", [])
+    diffs = []
+    if result is not None:
+        rep = result.report
+        if rep.cls.name != got.get("class"):
+            diffs.append(
+                compare.difference("class", f"class: SGLang {got.get('class')}, check {rep.cls.name}", None, rep.cls.name, got.get("class"))
+            )
+        if bool(errors) != bool(rep.errors) or (errors and not rep.errors[0].startswith(errors[0].split(" (")[0][:60])):
+            diffs.append(
+                compare.difference("raises", f"raise: SGLang {errors[:1]} vs rows {rep.errors[:1]}", None, rep.errors[:1], errors[:1])
+            )
+        elif not errors:
+            for p in rep.params:
+                if p.name.endswith("*"):  # the decoder block: filled when any of its parameters was
+                    if (p.status == "loaded") != any(n.startswith(p.name[:-1]) for n in loaded):
+                        diffs.append(compare.difference("missing", f"{p.name}: check {p.status}, SGLang filled none", p.name))
+                elif p.status in ("shared-from-target", "missing"):
+                    if p.name not in unfilled:
+                        diffs.append(compare.difference("missing", f"{p.name}: check {p.status}, SGLang loaded it", p.name))
+                elif p.name not in loaded:
+                    diffs.append(compare.difference("missing", f"{p.name}: check {p.status}, SGLang left it at init", p.name))
+            skipped = {t.name for t in rep.tensors if t.status in ("dropped", "unused")}
+            if skipped != set(got.get("skipped", [])) & names:
+                diffs.append(
+                    compare.difference("dropped", f"skipped: check {sorted(skipped)[:8]}, SGLang {sorted(got.get('skipped', []))[:8]}")
+                )
+    facts = {
+        "class": got.get("class"),
+        "raised": "; ".join(errors) or None,
+        "loaded": sorted(loaded),
+        "dropped": [],  # the NextN loader is handed every tensor of the target and skips the rest by design
+        "unfilled": [],  # the NextN class takes the target's embedding and head: left at init here, shared when served
+        "partial": got.get("partial", []),
+        "shared": None,
+        "left_at_init": sorted(unfilled),
+        "parameters": {},
+        "seconds": got.get("seconds"),
+    }
+    pred = result.to_json() if result is not None else None
+    return {
+        "engine": {"name": "sglang", "version": version, "python": req.python},
+        "checkpoint": str(req.path),
+        "family": "mtp",
+        "method": "NEXTN",
+        "steps": None,
+        "target": {"given": None, "used": str(root), "how": "the target as it is (the NextN loader is handed every tensor)"},
+        "loader": facts,
+        "prediction": _prediction_summary(result, pred, why, f"sglang=={version}"),
+        "differences": diffs,
+        "harness_errors": got.get("harness_errors", []),
+        "cpu_limit": False,
+        "loader_errors": [f"SGLang raised: {facts['raised']}"] if facts["raised"] else [],
         "harness": got,
     }
