@@ -190,18 +190,43 @@ def source_root(engine: str, version: str) -> Path | None:
     return found[0] if found else None
 
 
-def loader_diff(engine: str, old: str, new: str) -> list[str]:
+def family_loader_files(engine: str, family: str) -> tuple[str, ...]:
+    """The engine files a family's rows cite (each class's `file`, the dispatch's and the ranges' `begins`): what decides
+    what such a drafter loads, read from the rows instead of listed again here."""
+    import re
+
+    from specbridge.engines.registry import family_rows
+
+    cited = []
+    for row in family_rows(engine, family):
+        texts = [row.begins or "", row.dispatch.cite, *(c.file for c in row.classes.values())]
+        cited += re.findall(rf"\b{engine}/[\w/]+\.py\b", " ".join(texts))
+    return tuple(dict.fromkeys(cited))
+
+
+def last_run(engine: str, family: str, test: str, version: str) -> str | None:
+    """The newest release before `version` that a run of `test` covers in the family's rows."""
+    from specbridge.engines.registry import family_rows
+    from specbridge.engines.spec import parse_version
+
+    runs = [r.release for row in family_rows(engine, family) for r in row.runs if r.test == test]
+    runs = [r for r in runs if parse_version(r) < parse_version(version)]
+    return max(runs, key=parse_version) if runs else None
+
+
+def loader_diff(engine: str, old: str, new: str, files: tuple[str, ...] | None = None) -> list[str]:
     a, b = source_root(engine, old), source_root(engine, new)
     if a is None or b is None:
         missing = old if a is None else new
         return [f"(no diff: the {engine} {missing} environment is not installed; install it to compare the loader files)"]
+    files = files or LOADER_FILES[engine]
     out = []
-    for rel in LOADER_FILES[engine]:
+    for rel in files:
         fa, fb = a / rel, b / rel
         ta = fa.read_text(errors="replace").splitlines(True) if fa.is_file() else []
         tb = fb.read_text(errors="replace").splitlines(True) if fb.is_file() else []
         out += difflib.unified_diff(ta, tb, f"{engine}-{old}/{rel}", f"{engine}-{new}/{rel}")
-    return out or [f"(the loader files {', '.join(LOADER_FILES[engine])} are identical in {old} and {new})"]
+    return out or [f"(the loader files {', '.join(files)} are identical in {old} and {new})"]
 
 
 def main() -> int:
@@ -295,6 +320,11 @@ def family_battery(engine: str, version: str, root: Path, records: list, only: s
                 print(f"    {d['message']}")
             if r["prediction"].get("why"):
                 print(f"    {r['prediction']['why']}")
+        for family in dict.fromkeys(r["family"] for _n, r in differ):  # what changed in the files its rows cite
+            old = last_run(engine, family, test, version)
+            if old:
+                print(f"\n{family} loader files, {old} (its last run) -> {version}:")
+                sys.stdout.writelines(loader_diff(engine, old, version, family_loader_files(engine, family)))
         differing = {n for n, _r in differ}
         for rng, names in by_range.items():
             if differing & set(names):

@@ -74,3 +74,19 @@ def test_adopt_release_writes_one_run_per_matrix_and_range(tmp_path):
     run = {k.arg: ast.literal_eval(k.value) for k in last["run"].keywords}
     assert (last["family"], last["first"]) == ("mtp", "0.26.0")
     assert (run["release"], run["test"], run["cases"], run["agreed"]) == ("0.28.5", test, 19, 19)
+
+
+def test_a_differing_family_matrix_diffs_the_files_its_rows_cite():
+    """adopt_release shows what changed in the engine files a family's rows cite, from the family's last run before
+    the release (the vLLM 0.31.0 MTP gate was in glm4_moe.py, which the 0.31.0 range's begins cites)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
+    import adopt_release as ar
+
+    files = ar.family_loader_files("vllm", "mtp")
+    assert {"vllm/model_executor/models/glm4_moe.py", "vllm/model_executor/model_loader/default_loader.py"} <= set(files)
+    assert all(f.startswith("vllm/") and f.endswith(".py") for f in files)
+    assert ar.last_run("vllm", "mtp", "tests/test_conformance_vllm_mtp.py", "0.31.0") == "0.30.0"
+    assert ar.family_loader_files("sglang", "dflash") and all(f.startswith("sglang/") for f in ar.family_loader_files("sglang", "dflash"))
