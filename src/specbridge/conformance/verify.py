@@ -751,7 +751,9 @@ def vllm_mtp_body(req: Request, version: str, got: dict, result, why: str | None
 # context; no weights are read)
 
 
-def _verify_vllm_draft_model(req: Request, view, version: str, env: dict) -> dict:
+def _draft_target(req: Request):
+    """A plain draft model's target, as the engine is started with it: (its info, its directory). Required: the engines
+    check a draft model against its target's config and tokenizer."""
     if not req.target:
         raise VerifyRefused(
             f"{req.path}: a plain draft model is checked against its target: pass --target (a directory with the target's "
@@ -759,7 +761,52 @@ def _verify_vllm_draft_model(req: Request, view, version: str, env: dict) -> dic
         )
     info = open_target_on_disk(req.target)
     root = Path(info.path)
-    root = root if root.is_dir() else root.parent
+    return info, root if root.is_dir() else root.parent
+
+
+def _draft_prediction(view, target, spec: str, no_row: str) -> tuple[object | None, dict, dict]:
+    """check's draft-model answer for one release (cli/draft_check.py draft_results): (the result or None, its
+    findings by code, the report's prediction summary)."""
+    from ..cli.draft_check import draft_results
+
+    results, skipped, _tokens = draft_results(view, target, [spec])
+    if not results:
+        return None, {}, {"engine": spec, "available": False, "why": "; ".join(skipped) or no_row}
+    result = results[0]
+    found = [f.to_json() for f in result.findings]
+    prediction = {
+        "engine": spec,
+        "available": True,
+        "era": result.to_json()["range"],
+        "modelled": not any(f["code"] == "R001" for f in found),
+        "class": None,
+        "load": None,
+        "findings": [f for f in found if f["severity"] == "error"],
+    }
+    return result, {f.code: f for f in result.findings}, prediction
+
+
+def _draft_report(req: Request, engine: str, version: str, method: str, target, facts, prediction, diffs, got, errors) -> dict:
+    """The report body of a plain draft model, either engine."""
+    return {
+        "engine": {"name": engine, "version": version, "python": req.python},
+        "checkpoint": str(req.path),
+        "family": "causal_lm",
+        "method": method,
+        "steps": None,
+        "target": {"given": req.target, "used": str(target.path), "how": f"the target at {target.path} (config and tokenizer)"},
+        "loader": facts,
+        "prediction": prediction,
+        "differences": diffs,
+        "harness_errors": got.get("harness_errors", []),
+        "cpu_limit": False,
+        "loader_errors": errors,
+        "harness": got,
+    }
+
+
+def _verify_vllm_draft_model(req: Request, view, version: str, env: dict) -> dict:
+    info, root = _draft_target(req)
     argv = [req.python, "-m", "specbridge.conformance.vllm_draft_model", str(root.absolute()), str(Path(req.path).absolute())]
     got, stderr = _run_harness(argv, env, f"vLLM {version} draft-model harness")
     body = draft_model_body(req, view, version, got, info)
@@ -771,11 +818,7 @@ def draft_model_body(req: Request, view, version: str, got: dict, target) -> dic
     """vLLM's own start-up checks of a plain draft model (`got`: one vllm_draft_model record) beside check's T findings
     for `version`: whether it refuses (T001, or T002 where the vocabularies differ) with vLLM's own message, and whether
     the draft's context is cut to its positions (T007 names the length vLLM gives it)."""
-    from ..cli.draft_check import draft_results
-
-    results, skipped, _tokens = draft_results(view, target, [f"vllm=={version}"])
-    result = results[0] if results else None
-    findings = {f.code: f for f in result.findings} if result is not None else {}
+    result, findings, prediction = _draft_prediction(view, target, f"vllm=={version}", "check models no draft_model row")
     diffs = []
     if result is not None:
         refuses = "T001" in findings or ("T002" in findings and "refuses to start" in findings["T002"].message)
@@ -812,37 +855,8 @@ def draft_model_body(req: Request, view, version: str, got: dict, target) -> dic
         "parameters": {},
         "seconds": None,
     }
-    pred = None
-    if result is not None:
-        pred = {"era": result.to_json()["range"], "findings": [f.to_json() for f in result.findings]}
-    prediction = (
-        {"engine": f"vllm=={version}", "available": False, "why": "; ".join(skipped) or "check models no draft_model row"}
-        if result is None
-        else {
-            "engine": f"vllm=={version}",
-            "available": True,
-            "era": pred["era"],
-            "modelled": not any(f["code"] == "R001" for f in pred["findings"]),
-            "class": None,
-            "load": None,
-            "findings": [f for f in pred["findings"] if f["severity"] == "error"],
-        }
-    )
-    return {
-        "engine": {"name": "vllm", "version": version, "python": req.python},
-        "checkpoint": str(req.path),
-        "family": "causal_lm",
-        "method": "draft_model",
-        "steps": None,
-        "target": {"given": req.target, "used": str(target.path), "how": f"the target at {target.path} (config and tokenizer)"},
-        "loader": facts,
-        "prediction": prediction,
-        "differences": diffs,
-        "harness_errors": got.get("harness_errors", []),
-        "cpu_limit": False,
-        "loader_errors": [f"vLLM refuses to start: {got['error']}"] if not got["ok"] else [],
-        "harness": got,
-    }
+    errors = [f"vLLM refuses to start: {got['error']}"] if not got["ok"] else []
+    return _draft_report(req, "vllm", version, "draft_model", target, facts, prediction, diffs, got, errors)
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -852,14 +866,7 @@ def draft_model_body(req: Request, view, version: str, got: dict, target) -> dic
 
 def _verify_sglang_standalone(reqs: list[Request], views: list, version: str, env: dict) -> list[dict]:
     req = reqs[0]
-    if not req.target:
-        raise VerifyRefused(
-            f"{req.path}: a plain draft model is checked against its target: pass --target (a directory with the target's "
-            "config and tokenizer)"
-        )
-    info = open_target_on_disk(req.target)
-    root = Path(info.path)
-    root = root if root.is_dir() else root.parent
+    info, root = _draft_target(req)
     argv = [req.python, "-m", "specbridge.conformance.sglang_standalone"]
     argv += ["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []
     argv += [str(root.absolute()), *(str(Path(r.path).absolute()) for r in reqs)]
@@ -876,11 +883,7 @@ def standalone_body(req: Request, view, version: str, got: dict, target) -> dict
     """SGLang's own outcome for a plain draft model (`got`: one sglang_standalone record) beside check's T findings for
     `version`: whether its parser takes STANDALONE (T001 quotes its refusal), whether its vocabulary check raises where
     check says it refuses to start (with the row's words), and the draft's own class loaded whole."""
-    from ..cli.draft_check import draft_results
-
-    results, skipped, _tokens = draft_results(view, target, [f"sglang=={version}"])
-    result = results[0] if results else None
-    findings = {f.code: f for f in result.findings} if result is not None else {}
+    result, findings, prediction = _draft_prediction(view, target, f"sglang=={version}", "check models no STANDALONE row")
     load = got.get("load") or {}
     error = got.get("refusal") if not got.get("parses") else got.get("error") or None
     diffs = []
@@ -910,39 +913,11 @@ def standalone_body(req: Request, view, version: str, got: dict, target) -> dict
         "parameters": {},
         "seconds": None,
     }
-    pred_findings = [f.to_json() for f in result.findings] if result is not None else []
-    prediction = (
-        {"engine": f"sglang=={version}", "available": False, "why": "; ".join(skipped) or "check models no STANDALONE row"}
-        if result is None
-        else {
-            "engine": f"sglang=={version}",
-            "available": True,
-            "era": result.to_json()["range"],
-            "modelled": not any(f["code"] == "R001" for f in pred_findings),
-            "class": None,
-            "load": None,
-            "findings": [f for f in pred_findings if f["severity"] == "error"],
-        }
-    )
     errors = [f"SGLang refuses it: {error}"] if error else []
     errors += [f"draft load: {e}" for e in load.get("errors", [])]
     if facts["unfilled"] or facts["partial"]:
         errors.append(f"left unfilled (random or sentinel values at serving): {sorted({*facts['unfilled'], *facts['partial']})}")
-    return {
-        "engine": {"name": "sglang", "version": version, "python": req.python},
-        "checkpoint": str(req.path),
-        "family": "causal_lm",
-        "method": "STANDALONE",
-        "steps": None,
-        "target": {"given": req.target, "used": str(target.path), "how": f"the target at {target.path} (config and tokenizer)"},
-        "loader": facts,
-        "prediction": prediction,
-        "differences": diffs,
-        "harness_errors": got.get("harness_errors", []),
-        "cpu_limit": False,
-        "loader_errors": errors,
-        "harness": got,
-    }
+    return _draft_report(req, "sglang", version, "STANDALONE", target, facts, prediction, diffs, got, errors)
 
 
 # ------------------------------------------------------------------------------------------------------
