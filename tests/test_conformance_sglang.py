@@ -184,7 +184,9 @@ def family_releases(family: str) -> list[str]:
     rows = [r for r in _sglang_table.FAMILY_RANGES if r.family == family]
     out: list[str] = []
     for row in (r for r in rows if r.classes):
-        got = sorted((v for v in row.versions_read if v in have), key=_pv)
+        # a range also lists releases read to place its start (0.5.18, read to show DFlash2 is not yet there): only
+        # those it covers build its classes
+        got = sorted((v for v in row.versions_read if v in have and in_release_range(v, row.first, row.last)), key=_pv)
         out += got[-1:] if os.environ.get("SPECBRIDGE_CONFORMANCE") == "per-era" else got
     return out or [v for r in rows for v in r.versions_read]
 
