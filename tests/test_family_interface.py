@@ -1,6 +1,6 @@
 """Every command reaches a family through its row (families/table.py), never by its name: no `==`, `!=`, `in` or
 `not in` or `case` against a family name, no dict keyed by one, no tuple, set or list of two or more, in the code of cli/,
-convert/, eval/ and rules/. A family added as a row is then answered or refused by every command without an edit
+convert/, eval/, rules/ and conformance/ (verify). A family added as a row is then answered or refused by every command without an edit
 there (tests/test_family_matrix.py runs each family × each command).
 
 Read from the source with `ast`: nothing of the package is imported but the family table itself."""
@@ -13,7 +13,7 @@ from pathlib import Path
 from specbridge.families.table import FAMILIES, readers
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "specbridge"
-SCOPES = ("cli", "convert", "eval", "rules")
+SCOPES = ("cli", "convert", "eval", "rules", "conformance")
 NAMES = {f.name for f in FAMILIES}
 
 # (file under src/specbridge, string): why that string there is not a branch on a family. Kept as short as it goes.
@@ -27,6 +27,8 @@ ALLOWED = {
     # check's and inspect's JSON output carry the head's description under the field "mtp" (cli/contract.py schema)
     ("cli/mtp_check.py", "mtp"): "JSON field",
     ("cli/mtp_inspect.py", "mtp"): "JSON field",
+    # the vLLM harness runs inside vLLM's process and knows a drafter by vLLM's module name (models/llama_eagle.py)
+    ("conformance/vllm_loader.py", "eagle"): "a vLLM module name's substring",
 }
 
 

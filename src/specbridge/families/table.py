@@ -79,6 +79,16 @@ class Family:
     # "module:function" under specbridge.convert that plans converting it, for a family convert reads with its own
     # planner; "" = the EAGLE-3 planner (convert/plan.py)
     convert_planner: str = ""
+    # the engines whose own loader `verify` runs on it (conformance/verify.py's harness builds the class there), and
+    # why an engine outside them builds none, in (engine, reason) rows
+    verified_on: tuple[str, ...] = ()
+    not_built: tuple[tuple[str, str], ...] = ()
+    # the architecture of the target stand-in `verify` derives from the drafter's config when no --target is given
+    # (DFlash drafters are trained on Qwen3 targets)
+    stand_in_target: str = "LlamaForCausalLM"
+    # config keys, first present wins, whose value is the draft steps an engine builds for it when no launch row says
+    # (Medusa: one step per head)
+    steps_keys: tuple[str, ...] = ()
 
     @property
     def short(self) -> str:
@@ -130,6 +140,7 @@ FAMILIES: tuple[Family, ...] = (
         eval_view="tree",
         fc_over_aux=True,
         fix="convert",
+        verified_on=("vllm", "sglang"),
     ),
     Family(
         "peagle",
@@ -147,6 +158,8 @@ FAMILIES: tuple[Family, ...] = (
         reads=("inspect", "check", "launch", "eval"),
         eval_view="parallel",
         fc_over_aux=True,
+        verified_on=("vllm",),
+        not_built=(("sglang", "P-EAGLE (parallel drafting) is a vLLM method; SGLang builds no P-EAGLE drafter"),),
     ),
     Family(
         "dflash",
@@ -163,6 +176,8 @@ FAMILIES: tuple[Family, ...] = (
         reads=("inspect", "check", "launch", "convert", "eval"),
         eval_view="block",
         convert_planner="dflash:plan_dflash",
+        verified_on=("vllm", "sglang"),
+        stand_in_target="Qwen3ForCausalLM",
     ),
     Family(
         "dflash2",
@@ -179,6 +194,8 @@ FAMILIES: tuple[Family, ...] = (
         reads=("inspect", "check", "launch", "eval"),
         eval_view="block",
         runner_dependent=True,
+        verified_on=("vllm", "sglang"),
+        stand_in_target="Qwen3ForCausalLM",
     ),
     Family(
         "dspark",
@@ -205,6 +222,8 @@ FAMILIES: tuple[Family, ...] = (
         eval_view="block",
         block_from_anchor=True,
         runner_dependent=True,
+        verified_on=("vllm", "sglang"),
+        stand_in_target="Qwen3ForCausalLM",
     ),
     Family(
         "eagle",
@@ -232,6 +251,7 @@ FAMILIES: tuple[Family, ...] = (
         eval_view="eagle1",
         fix="convert_eagle1",
         convert_planner="eagle1:plan_eagle1",
+        verified_on=("vllm", "sglang"),
     ),
     Family(
         "medusa",
@@ -245,6 +265,11 @@ FAMILIES: tuple[Family, ...] = (
         reads=("inspect", "check"),
         per_head=True,
         fix="rename_heads",
+        steps_keys=("medusa_num_heads", "num_heads"),
+        verified_on=("vllm",),
+        not_built=(
+            ("sglang", "SGLang has no Medusa drafter class (its speculative algorithms are EAGLE, EAGLE3, NEXTN, STANDALONE, DFLASH)"),
+        ),
     ),
     Family("mlp_speculator", "MLP speculator", architectures=("MLPSpeculatorPreTrainedModel",), method="mlp_speculator"),
     Family(
@@ -257,8 +282,15 @@ FAMILIES: tuple[Family, ...] = (
         method="mtp",
         checker="head",
         fix="serve_original",
+        verified_on=("vllm", "sglang"),
     ),
-    Family("causal_lm", "plain causal LM (a target, or a draft model for method draft_model)", method="draft_model", checker="draft_model"),
+    Family(
+        "causal_lm",
+        "plain causal LM (a target, or a draft model for method draft_model)",
+        method="draft_model",
+        checker="draft_model",
+        verified_on=("vllm", "sglang"),
+    ),
 )
 
 BY_NAME = {f.name: f for f in FAMILIES}
