@@ -6,16 +6,16 @@ simulator, inspect, convert, eval and launch, so no consumer describes, flattens
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 
 from .checkpoint.reader import Checkpoint, open_checkpoint
 from .engines.facts import checkpoint_facts
 from .families.detect import FamilyVerdict, detect_family
 from .families.table import Family
 from .layouts.canonical import Drafter, describe
+from .record import record
 
 
-@dataclass(frozen=True)
+@record
 class CheckpointView:
     """A checkpoint, its family verdict and evidence, its canonical description (layout, geometry, the flat
     config in `drafter.cfg`), and the facts the engine rows read (`has_embed`, …; simulate.ROW_NAMES)."""

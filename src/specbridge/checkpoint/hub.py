@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import os
 import struct
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlparse
 
+from ..record import record
 from .assemble import (
     MAX_CONFIG_BYTES,
     MAX_INDEX_BYTES,
@@ -152,7 +153,7 @@ def _cached_names(ref: HubRef, commit: str) -> list[str] | None:
     return sorted(str(p.relative_to(snap)) for p in snap.rglob("*") if p.is_file())
 
 
-@dataclass(frozen=True)
+@record
 class Listing:
     ref: HubRef  # with commit and endpoint
     names: list[str]
@@ -235,7 +236,7 @@ def small_file(ref: HubRef, name: str, listing: Listing, limit: int) -> Path:
 # Remote bytes
 
 
-@dataclass(frozen=True)
+@record
 class HubFile:
     """One file of a repo at a commit, read by HTTP range (a ByteSource). `path` names it in messages."""
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+
+from ..record import record
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}"
 HUB_ID = re.compile(rf"^(?P<repo>{_NAME}/{_NAME})(?:@(?P<rev>[A-Za-z0-9._/-]{{1,200}}))?$")
@@ -13,7 +14,7 @@ COMMIT = re.compile(r"^[0-9a-f]{40}$")
 DEFAULT_REVISION = "main"
 
 
-@dataclass(frozen=True)
+@record
 class HubRef:
     """A repo at a revision, and (once resolved) the commit it meant."""
 

@@ -16,9 +16,9 @@ from __future__ import annotations
 import io
 import struct
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..record import record
 from .errors import CheckpointError
 from .safetensors import TensorInfo
 from .sidefiles import MASK_FILE  # noqa: F401  (convert and eval read the name from here too)
@@ -28,7 +28,7 @@ from .torchzip import STORAGE_DTYPES, TensorRef, _data_offset, _describe, _membe
 STORAGE_OF = {dtype: name for name, (dtype, _size) in STORAGE_DTYPES.items()}
 
 
-@dataclass(frozen=True)
+@record
 class MaskFile:
     """What a mask_embedding.pt holds: the embedding (where its bytes are), the mask token id it names (None for a
     bare tensor or a dict without one), its form ("dict" or "tensor") and whether it is SGLang's per-position table."""

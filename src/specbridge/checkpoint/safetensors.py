@@ -11,9 +11,10 @@ import json
 import math
 import os
 import struct
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
+from ..record import record
 from .errors import CheckpointError
 
 # Byte size (in bits, to cover sub-byte types) of every dtype the safetensors spec knows.
@@ -47,7 +48,7 @@ MAX_TENSORS = 200_000
 MAX_NDIM = 16
 
 
-@dataclass(frozen=True)
+@record
 class TensorInfo:
     """Where one tensor's bytes live; nothing is read until asked."""
 
@@ -91,7 +92,7 @@ class TensorInfo:
         return self.read_at(0, self.nbytes)
 
 
-@dataclass(frozen=True)
+@record
 class SafetensorsHeader:
     path: Path
     header_len: int  # the JSON header's length as written (incl. padding)

@@ -13,6 +13,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..record import record
 from .errors import CheckpointError
 
 
@@ -29,7 +30,7 @@ class ByteSource:
         raise NotImplementedError
 
 
-@dataclass(frozen=True)
+@record
 class LocalSource:
     """A file on disk. Opened per read: no descriptor is held between calls."""
 

@@ -17,9 +17,9 @@ import io
 import math
 import struct
 import zipfile
-from dataclasses import dataclass
 from pathlib import Path
 
+from ..record import record
 from .errors import CheckpointError
 from .safetensors import MAX_NDIM, MAX_TENSORS, TensorInfo
 from .source import ByteSource, SourceFile, read_exact
@@ -75,7 +75,7 @@ REBUILDS = {"_rebuild_tensor_v2", "_rebuild_tensor_v3", "_rebuild_parameter", "_
 # What the interpreter builds: plain descriptions, never objects of the pickle's choosing
 
 
-@dataclass(frozen=True)
+@record
 class Global:
     """An allowlisted global, by name. Calling it (REDUCE) is interpreted by `_call`, not Python."""
 
@@ -83,7 +83,7 @@ class Global:
     name: str
 
 
-@dataclass(frozen=True)
+@record
 class StorageRef:
     key: str
     dtype: str | None  # None for an UntypedStorage (the tensor names its dtype)
@@ -91,7 +91,7 @@ class StorageRef:
     numel: int
 
 
-@dataclass(frozen=True)
+@record
 class TensorRef:
     storage: StorageRef
     dtype: str
@@ -349,7 +349,7 @@ def _list(stack: list) -> list:
 # The zip around it
 
 
-@dataclass(frozen=True)
+@record
 class TorchZip:
     path: Path
     tensors: dict[str, TensorInfo]

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..record import record
 from .errors import CheckpointError
 from .safetensors import DTYPE_BITS, TensorInfo, parse_header, read_header, tensor_nbytes
 
@@ -64,7 +65,7 @@ class HeaderDoesNotFit(CheckpointError):
     """The renamed header is longer than the old one: the caller must rewrite the whole file."""
 
 
-@dataclass(frozen=True)
+@record
 class OutTensor:
     """One tensor to write. Its bytes come from `source`, copied as they are or through a named transform."""
 

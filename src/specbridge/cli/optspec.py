@@ -5,15 +5,15 @@ entry.py builds its argparse parser from them, so the two cannot disagree. Also 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from ..prompts import DEFAULT_PROMPT_FORMAT, MAX_NEW_TOKENS, STOPPING_RULE
+from ..record import record
 
 ARGUMENT, VALUE, PATH, FLAG, MANY = "argument", "value", "path", "flag", "many"
 
 
-@dataclass(frozen=True)
+@record
 class Opt:
     dest: str
     flags: tuple[str, ...]  # () for the positional argument
@@ -182,7 +182,7 @@ def parse_fast(command: str, argv: list[str]) -> dict | None:
 # work: exit 2, one line naming the option.
 
 
-@dataclass(frozen=True)
+@record
 class Number:
     flag: str
     what: str  # the quantity, said in the refusal

@@ -15,13 +15,14 @@ from ..checkpoint.safetensors import TensorInfo
 from ..checkpoint.write import OutTensor
 from ..layouts.canonical import Drafter
 from ..layouts.table import Layout
+from ..record import record
 
 
 class ConvertError(CheckpointError):
     """The conversion cannot be done as asked (exit 1): the message says why and what would."""
 
 
-@dataclass(frozen=True)
+@record
 class HeadRows:
     """lm_head built from the target's head: these rows of `source`, in draft-id order, named `name`."""
 

@@ -28,12 +28,13 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from ..checkpoint.safetensors import DTYPE_BITS
 from ..checkpoint.write import OutTensor
 from ..engines.registry import NotModelled, family_builds, placements
 from ..layouts.table import INPUT_OF_LAYER, LAYOUTS, Layout
+from ..record import record
 from .common import ConvertError, ConvertRefused, Plan
 from .dflash import DFLASH_LAYOUTS
 
@@ -81,7 +82,7 @@ def convertible(cfg: dict, names) -> bool:
     return arch in READ_ARCHS and all(KNOWN.match(n) or KNOWN.match(n.removeprefix("model.")) for n in names)
 
 
-@dataclass(frozen=True)
+@record
 class Zeros:
     """A tensor of zeros the destination needs (SGLang's fc.bias for a drafter trained without one)."""
 

@@ -9,12 +9,11 @@ is gone (renamed, split) is an error at load time, never dropped."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..record import record
 from .spec import Run
 
 
-@dataclass(frozen=True)
+@record
 class Adopted:
     engine: str
     family: str  # "eagle3" for an EAGLE-3 era, else the FamilyRange's family

@@ -6,10 +6,12 @@ package), so the engine files can import it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from ..record import record
 
 
-@dataclass(frozen=True)
+@record
 class Phase:
     """One start-up phase of an engine, read off its own log."""
 
@@ -18,7 +20,7 @@ class Phase:
     hint: str  # what to try when the start stalls right after this phase
 
 
-@dataclass(frozen=True)
+@record
 class Serving:
     """How a started engine is watched, readied and benchmarked.
 

@@ -6,11 +6,13 @@ mirrors. `simulate.py` interprets them; nothing engine-specific lives in code.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 
+from ..record import record
 
-@dataclass(frozen=True)
+
+@record
 class Field:
     """A config value as this engine reads it: first present source wins, else default.
 
@@ -26,13 +28,13 @@ class Field:
     kind: str = "int"  # "int" (0 <= v < 2**40) | "bool"; anything else in the config is reported, not used
 
 
-@dataclass(frozen=True)
+@record
 class Derive:
     name: str
     expr: str
 
 
-@dataclass(frozen=True)
+@record
 class Raise:
     """The engine raises `message` while building the class when `when` holds."""
 
@@ -41,7 +43,7 @@ class Raise:
     cite: str
 
 
-@dataclass(frozen=True)
+@record
 class Param:
     """One parameter of the engine's class, in the engine's own naming.
 
@@ -83,7 +85,7 @@ class Param:
     experts: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One line of a loader's name pipeline, like vLLM's WeightsMapper.
 
@@ -294,7 +296,7 @@ class SkipUnless(Step):
     __repr__ = _kw_repr
 
 
-@dataclass(frozen=True)
+@record
 class Run:
     """A conformance run: the engine's real loader code executed on every case of a test's matrix, and
     `check` agreeing with it (`agreed` of `cases`; the rest are strict xfails named in that test)."""
@@ -311,7 +313,7 @@ def all_agreed(test: str, date: str, cases: int, *releases: str) -> tuple[Run, .
     return tuple(Run(release=r, date=date, test=test, cases=cases, agreed=cases) for r in releases)
 
 
-@dataclass(frozen=True)
+@record
 class Read:
     """Source read at a release tag: the file, and what it shows (a boundary is cited by commit/PR when known)."""
 
@@ -320,7 +322,7 @@ class Read:
     shows: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class CaptureRule:
     """How one release range of an engine picks the target layers whose hidden states feed the drafter's `fc`.
 
@@ -353,7 +355,7 @@ class CaptureRule:
     support_unknown: str = ""  # neither is tabled
 
 
-@dataclass(frozen=True)
+@record
 class Launcher:
     """How an engine is started with an EAGLE-3 drafter, and the checks its own argument parsing makes.
 
@@ -393,7 +395,7 @@ class Launcher:
     chain_only: bool = False  # the line drafts a chain only (`launch` refuses --topk above 1)
 
 
-@dataclass(frozen=True)
+@record
 class SpecFile:
     """A speculative config read from a YAML file the command line names (TensorRT-LLM: `trtllm-serve MODEL --config
     FILE`, whose `speculative_config` section is a *DecodingConfig): the section, the keys that carry the method, the
@@ -407,7 +409,7 @@ class SpecFile:
     cite: str
 
 
-@dataclass(frozen=True)
+@record
 class FamilyLaunch:
     """How an engine is started with a drafter of a family other than EAGLE-3 (DFlash): `argv` is the command
     `launch` prints ({target} {draft} {steps} {draft_tokens} {spec}); `spec_method` the method its JSON speculative
@@ -427,7 +429,7 @@ class FamilyLaunch:
     spec_extra: tuple[tuple[str, object], ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class MethodInference:
     """How an engine release picks the speculative method when the launch line names none, or names one it does not
     keep: `tests` in order, the first that holds wins ((kind, value, METHOD): kind "path" = `value` is in the
@@ -446,7 +448,7 @@ class MethodInference:
     versions_read: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class QuantSkip:
     """How an engine decides, for one quantization method of the target, that a module is built unquantized: the
     `quantization_config` keys whose lists name the modules left out, and how an entry matches a module name
@@ -471,7 +473,7 @@ class QuantSkip:
     scale_words: tuple[str, ...] = ("weight_scale", "weight_scale_inv", "input_scale", "weight_packed", "qweight", "scales")
 
 
-@dataclass(frozen=True)
+@record
 class LaunchCheck:
     """What an engine does with a launch setting for this class: `when` reads the class's namespace plus `steps`
     (the launch line's draft steps); the message may name them ({steps} {L}). DFlash's rows (D005, D006) also read
@@ -485,7 +487,7 @@ class LaunchCheck:
     code: str = ""  # the rule that reports it ("" = M005, the MTP steps rule)
 
 
-@dataclass(frozen=True)
+@record
 class DraftClass:
     """An engine's EAGLE-3 drafter class in one version range."""
 
@@ -549,7 +551,7 @@ class DraftClass:
     runner_cite: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class Dispatch:
     """How an engine version turns a draft config.json into a class."""
 
@@ -587,7 +589,7 @@ class Dispatch:
     arch_fix: str = ""
 
 
-@dataclass(frozen=True)
+@record
 class FamilyRange:
     """A release range of one engine in which it builds and loads one drafter family's classes the same way, with its
     own `first`/`last` (inclusive; `last` None = the newest): a family's classes arrive and change on releases of
@@ -686,6 +688,10 @@ def parse_version(v: str) -> tuple[int, int, int]:
     post-release or a local build (+cu124) of X behaves as X, and a pre-release (rc, a, b, dev) is the
     code of the release it precedes (`resolve` says so in a finding). Raises ValueError on anything
     that is not a PEP 440 version. Cached: the tables compare the same few hundred release strings again and again."""
+    parts = v.split(".")
+    if all(p.isdigit() for p in parts):  # the tables' own spelling ("0.5.11"): no PEP 440 parser to import
+        release = tuple(int(p) for p in parts)
+        return (*release[:3], *(0,) * (3 - len(release[:3])))  # type: ignore[return-value]
     from packaging.version import InvalidVersion, Version
 
     try:
@@ -713,7 +719,7 @@ def is_prerelease(version: str) -> bool:
     return Version(version.strip()).is_prerelease
 
 
-@dataclass(frozen=True)
+@record
 class DraftModelRange:
     """A release range of one engine and what it does with a plain draft model (a small causal LM of the target's
     tokenizer: vLLM `method: draft_model`, SGLang `--speculative-algorithm STANDALONE`), read from its source.

@@ -11,6 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from ..record import record
 from .medusa import heads as medusa_heads
 from .mtp import announced_layers
 from .names import lines_with, name_lines
@@ -66,7 +67,7 @@ class FamilyVerdict:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class Mislabel:
     """A checkpoint whose config names one family's architecture (`named`, what the engines dispatch on) over another
     family's tensors (`shown`, with the structural evidence that says so)."""

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from ..checkpoint.index import TargetIndex, read_shard_headers, read_target_index
+from ..record import record
 from .names import at_least, lines_with, name_lines
 from .reading import TargetFit
 
@@ -34,7 +35,7 @@ DECODER_WORDS = (
 )
 
 
-@dataclass(frozen=True)
+@record
 class Style:
     """One way a checkpoint lays out its MTP layers. `pattern`: group `prefix` (the layer's prefix up to
     and including its number) and `n` (the number as written); `shared`: tensors of the whole MTP module,
@@ -122,7 +123,7 @@ SHARED_PART = {
 ERNIE_PART = {"emb_norm": "enorm", "hidden_norm": "hnorm", "linear_proj": "eh_proj", "block": "decoder"}
 
 
-@dataclass(frozen=True)
+@record
 class MtpLayer:
     """One MTP layer as the checkpoint writes it: its number, prefix, every tensor (its own and the module's
     shared ones), the parts present, and `raw`: (part, the name the checkpoint gives it) where that differs."""

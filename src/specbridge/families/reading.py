@@ -5,12 +5,11 @@ A leaf: the family modules import it and families/fit.py imports them, so these 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..checkpoint.reader import Checkpoint
+from ..record import record
 
 
-@dataclass(frozen=True)
+@record
 class TargetFit:
     """`hidden`: the width of one target hidden state the drafter takes; `source`: where its files say so (a config
     key, a tensor's shape); `effect`: what the engine does with target states of another width, and how that is known

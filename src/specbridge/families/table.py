@@ -14,14 +14,14 @@ answers it or refuses it in one line (tests/test_family_matrix.py).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..record import record
 
 VLLM_REG = "vllm/model_executor/models/registry.py @ 0.32.0 (speculative decoding section)"
 VLLM_METHOD = "vllm/config/speculative.py @ 0.32.0 (method inference from the draft path and architectures)"
 SPEC_ALGOS = "vllm/transformers_utils/configs/speculators/algos.py @ 0.32.0 (register_speculator)"
 
 
-@dataclass(frozen=True)
+@record
 class Family:
     """One drafter family.
 

@@ -3,15 +3,14 @@ at hand): one helper for `check` (E002/E003) and `convert` (the fresh-initialisa
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.target import TargetInfo
 from ..checkpoint.values import mean_std, row_bytes, sample_rows
+from ..record import record
 from .canonical import Drafter
 
 
-@dataclass(frozen=True)
+@record
 class EmbedStats:
     """embed_tokens sampled (16 rows) and compared with the target's table: what E002/E003 judge."""
 

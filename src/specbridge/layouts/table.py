@@ -7,7 +7,9 @@ canonical to its own names, plus how it writes config.json. Adding a layout is a
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from ..record import record
 
 # Aux-layer id conventions (speculators/EAGLE/vLLM count boundaries, SpecForge/ModelOpt/SGLang explicit ids count
 # layer outputs; sgl-project/sglang PR #25454):
@@ -15,7 +17,7 @@ INPUT_OF_LAYER = "input-of-layer"  # id i = residual stream entering target laye
 OUTPUT_OF_LAYER = "output-of-layer"  # id i = output of target layer i (HF hidden_states[i+1])
 
 
-@dataclass(frozen=True)
+@record
 class Layout:
     name: str
     summary: str

@@ -20,6 +20,7 @@ from ..engines.registry import Placement
 from ..engines.simulate import LoadReport
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import EmbedStats
+from ..record import record
 from ..view import CheckpointView
 
 
@@ -141,7 +142,7 @@ class Context:
 # over builtins, min/max), never a Python-level loop per entry.
 
 
-@dataclass(frozen=True)
+@record
 class VocabMaps:
     V: int | None  # target vocab (the target's when known)
     Vd: int | None  # draft vocab (lm_head rows, else the config)
@@ -205,7 +206,7 @@ def read_vocab_maps(c: Context) -> VocabMaps:
 # --- aux layers ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record
 class AuxResolution:
     """The target layer boundaries fc was trained on, and the ones this engine version feeds."""
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..families.table import FAMILIES
+from ..record import record
 from .findings import Finding
 
 # Categories in report order: (heading, what the docs say of them). A rule's code starts with its letter.
@@ -124,7 +124,7 @@ class Hit(NamedTuple):
     fix: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Rule:
     code: str
     title: str
