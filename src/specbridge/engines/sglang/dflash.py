@@ -257,6 +257,9 @@ def _sglang_dflash_dispatch(registry: dict[str, str]) -> Dispatch:
     )
 
 
+# the 0.5.19 class (grouped convolutions): named by this file's 0.5.19 range and by DFlash2's (dflash2.py)
+DFLASH_519 = _sglang_dflash_class(versions="0.5.19", ids_check=IDS_B, renames=ENCODER_RENAMES, conv=True)
+
 RANGES = (
     FamilyRange(
         engine="sglang",
@@ -289,7 +292,7 @@ RANGES = (
         first="0.5.19",
         last="0.5.19",
         dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE}),
-        classes={"DFlashDraftModel": _sglang_dflash_class(versions="0.5.19", ids_check=IDS_B, renames=ENCODER_RENAMES, conv=True)},
+        classes={"DFlashDraftModel": DFLASH_519},
         begins=f"{DFM} DFlashGroupedConv (per-layer attention_conv / mlp_conv when dflash_config.conv_kernel_size is set) and "
         "dflash_utils.py's conv_kernel_size / conv_group_size first ship in the 0.5.19 wheel, absent from 0.5.18",
         versions_read=("0.5.19",),

@@ -11,7 +11,7 @@ from ..spec import (
     Raise,
     all_agreed,
 )
-from .dflash import _SG_DF, _SG_MUSE, DFM, DFU_PARSE, ENCODER_RENAMES, IDS_B, _sglang_dflash_class, _sglang_dflash_dispatch
+from .dflash import _SG_DF, _SG_MUSE, DFLASH_519, DFM, DFU_PARSE, ENCODER_RENAMES, IDS_B, _sglang_dflash_class, _sglang_dflash_dispatch
 
 # --- DFlash2: sglang/srt/models/dflash.py DFlash2DraftModel(DFlashDraftModel), "Reuses the DFLASH speculative worker"
 # (--speculative-algorithm DFLASH; dflash_worker_v2.py takes draft_model.candidate_selector; the only worker, so no
@@ -74,7 +74,7 @@ RANGES = (
         dispatch=_sglang_dflash_dispatch({**_SG_DF, **_SG_MUSE, **_SG_DF2}),
         classes={
             "DFlash2DraftModel": _sglang_dflash2_class(versions="0.5.19", ids_check=IDS_B, renames=ENCODER_RENAMES),
-            "DFlashDraftModel": _sglang_dflash_class(versions="0.5.19", ids_check=IDS_B, renames=ENCODER_RENAMES, conv=True),
+            "DFlashDraftModel": DFLASH_519,
         },
         begins=_DF2_BEGINS,
         versions_read=("0.5.18", "0.5.19"),

@@ -404,6 +404,21 @@ EAGLE1_READ = (
 )
 
 
+# llama_eagle.py / qwen2_eagle.py over llama.py's guarded load_weights: one pair of classes from 0.4.9.post6 on, named by
+# both ranges below (the 0.5.11 one adds the Mistral classes)
+EAGLE1_CLASSES_049 = {
+    "LlamaForCausalLMEagle": _eagle1_class(versions="0.4.9.post6 … 0.5.23", stacked_keyerror=False),
+    "Qwen2ForCausalLMEagle": _eagle1_class(
+        versions="0.4.9.post6 … 0.5.23",
+        stacked_keyerror=False,
+        name="Qwen2ForCausalLMEagle",
+        file=QEA,
+        base=QWEN2,
+        qkv_bias="True",
+        o_bias="False",
+    ),
+}
+
 EAGLE1_RANGES = (
     FamilyRange(
         engine="sglang",
@@ -436,16 +451,7 @@ EAGLE1_RANGES = (
         last="0.5.10",
         dispatch=_eagle1_dispatch(),
         classes={
-            "LlamaForCausalLMEagle": _eagle1_class(versions="0.4.9.post6 … 0.5.23", stacked_keyerror=False),
-            "Qwen2ForCausalLMEagle": _eagle1_class(
-                versions="0.4.9.post6 … 0.5.23",
-                stacked_keyerror=False,
-                name="Qwen2ForCausalLMEagle",
-                file=QEA,
-                base=QWEN2,
-                qkv_bias="True",
-                o_bias="False",
-            ),
+            **EAGLE1_CLASSES_049,
         },
         begins="sglang/srt/models/llama.py load_weights skips an unmatched q/k/v/gate/up name with a warning "
         "(if name not in params_dict: continue): first in the 0.4.9.post6 wheel; llama_eagle.py changes after only refactor",
@@ -465,16 +471,7 @@ EAGLE1_RANGES = (
         last=None,
         dispatch=_eagle1_dispatch(mistral=True),
         classes={
-            "LlamaForCausalLMEagle": _eagle1_class(versions="0.4.9.post6 … 0.5.23", stacked_keyerror=False),
-            "Qwen2ForCausalLMEagle": _eagle1_class(
-                versions="0.4.9.post6 … 0.5.23",
-                stacked_keyerror=False,
-                name="Qwen2ForCausalLMEagle",
-                file=QEA,
-                base=QWEN2,
-                qkv_bias="True",
-                o_bias="False",
-            ),
+            **EAGLE1_CLASSES_049,
             "MistralForCausalLMEagle": _mistral_eagle_class("0.5.11 … 0.5.23"),
             "MistralLarge3ForCausalLMEagle": _mistral_large3_eagle_class("0.5.11 … 0.5.23"),
         },

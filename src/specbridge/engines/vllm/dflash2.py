@@ -4,7 +4,8 @@ vllm/model_executor/models/qwen3_dflash2.py, 0.28.0+; RANGES, DFlash2's release 
 
 from __future__ import annotations
 
-from ..spec import Derive, Dispatch, DraftClass, FamilyRange, Field, Param, Raise, all_agreed
+from ..spec import Derive, Dispatch, DraftClass, FamilyRange, Field, Param, Raise, all_agreed, in_release_range
+from . import dflash as _dflash
 from .common import REG
 from .dflash import _DF_REG, _MUSE, DFLASH_CONF, MUSE_RENAMES, _dflash_class, _dflash_dispatch
 
@@ -81,6 +82,14 @@ _V1_29 = (
     "ValueError: Model Runner V1 does not support: {what} (VllmConfig, when V1 is chosen: VLLM_USE_V2_MODEL_RUNNER=0, "
     "no Triton backend, or a feature V2 lacks)"
 )
+
+
+def _dflash_of(release: str) -> DraftClass:
+    """DFlash's own class in that release (dflash.py's range): the architecture DFlashQwen3ForCausalLM is the same
+    class under DFlash2's ranges, defined once."""
+    return next(r.classes["DFlashQwen3ForCausalLM"] for r in _dflash.RANGES if in_release_range(release, r.first, r.last))
+
+
 RANGES: tuple[FamilyRange, ...] = (
     FamilyRange(
         engine="vllm",
@@ -97,7 +106,7 @@ RANGES: tuple[FamilyRange, ...] = (
                 cite="vllm/config/vllm.py @ 0.28.0 use_v2_model_runner (_is_dflash2_draft: 'the draft degrades to DFlash1 "
                 "silently. Force V2'); no V1 validation",
             ),
-            "DFlashQwen3ForCausalLM": _dflash_class("0.28.0", MUSE_RENAMES),
+            "DFlashQwen3ForCausalLM": _dflash_of("0.28.0"),
         },
         begins=f"{DF2} and the DFlash2DraftModel registry entry first ship in the 0.28.0 wheel (absent from 0.27.0); "
         "vllm-project/vllm #52816",
@@ -120,7 +129,7 @@ RANGES: tuple[FamilyRange, ...] = (
                     default="V2 where Triton has a backend for the device and no V2-unsupported feature is on; otherwise V1, which refuses",
                     cite=f"vllm/config/vllm.py @ {read} _get_v1_model_runner_unsupported_features ({check}) and _validate_v1_model_runner",
                 ),
-                "DFlashQwen3ForCausalLM": _dflash_class(read, MUSE_RENAMES),
+                "DFlashQwen3ForCausalLM": _dflash_of(first),
             },
             begins=begins,
             versions_read=versions,

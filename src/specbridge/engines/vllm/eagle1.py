@@ -235,8 +235,9 @@ def _eagle1_old(
 # 0.25.0 and 0.26.0: cohere_eagle.py, commandr.py, mistral_eagle.py, mistral.py, llama.py and AutoWeightsLoader
 # (utils.py) byte-identical to 0.27.0's; llama4.py (0.27.0), minicpm_eagle.py (0.26.0) and deepseek_v2.py (every
 # release) change, so those classes stay refused there
+COHERE_25 = _cohere_class("0.25.0 … 0.28.0", COHERE_LOADER_28)  # named by the 0.8.5 range's siblings and the 0.27.0 range
 EAGLE1_SIBLINGS_025 = {
-    "EagleCohereForCausalLM": _cohere_class("0.25.0 … 0.28.0", COHERE_LOADER_28),
+    "EagleCohereForCausalLM": COHERE_25,
     "EagleMistralForCausalLM": replace(EAGLE1_MISTRAL_CLASS, file=f"{ME} @ 0.25.0 … 0.26.0 (byte-identical to 0.27.0)"),
 }
 ML3_CONF = "tests/test_conformance_vllm_eagle1_mistral_large3.py"
@@ -325,7 +326,7 @@ RANGES: tuple[FamilyRange, ...] = (
         first="0.27.0",
         last="0.28",
         dispatch=_eagle1_dispatch(EAGLE1_REGISTRY_021, "0.27.0, 0.28.0"),
-        classes=EAGLE1_LAST_CLASSES | {"EagleCohereForCausalLM": _cohere_class("0.25.0 … 0.28.0", COHERE_LOADER_28)},
+        classes=EAGLE1_LAST_CLASSES | {"EagleCohereForCausalLM": COHERE_25},
         begins=f"{LE} loads through AutoWeightsLoader (unexpected .bias ignored, unknown names raise): read in the 0.27.0, "
         "0.29.0 and 0.32.0 wheels (the same loader; 0.32.0 only retypes the base class)",
         versions_read=("0.27.0", "0.28.0"),
