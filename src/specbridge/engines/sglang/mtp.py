@@ -273,7 +273,11 @@ def _nextn_range(*, first: str, last: str | None, read: tuple[str, ...], begins:
         versions_read=read,
         # the real NextN loaders on every cached release, stored and compared with these rows (DeepSeek's 6 cases; GLM's
         # 6 more once its class exists)
-        runs=all_agreed(NEXTN_CONF, "2026-12-01", 6 if glm is None else 12, *read),
+        runs=(
+            *all_agreed(NEXTN_CONF, "2026-12-01", 6 if glm is None else 12, *read),
+            # the NextN layer without its routed experts / its attention, per family (the wheels installed that day)
+            *all_agreed(NEXTN_CONF, "2026-12-05", 2 if glm is None else 4, *(r for r in read if r in NEXTN_BLOCK_RUN)),
+        ),
         unmodelled_archs={
             "Qwen3NextForCausalLM": "Qwen3NextForCausalLMMTP (qwen3_next_mtp.py)",
             "Qwen3_5ForConditionalGeneration": "Qwen3_5ForCausalLMMTP (qwen3_5_mtp.py)",
@@ -287,6 +291,7 @@ def _nextn_range(*, first: str, last: str | None, read: tuple[str, ...], begins:
     )
 
 
+NEXTN_BLOCK_RUN = ("0.4.8.post1", "0.5.1.post3", "0.5.2", "0.5.11", "0.5.16", "0.5.23")
 NEXTN_GLM_RAISES = ("0.4.9.post6", "0.5.1.post3", "0.5.2")
 NEXTN_LATER = ("0.5.4.post3", "0.5.5.post3", "0.5.8", "0.5.9")
 NEXTN_MAPPED = ("0.5.10", "0.5.11", "0.5.12", "0.5.16", "0.5.19", "0.5.20", "0.5.21")
