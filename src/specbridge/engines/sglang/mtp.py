@@ -147,9 +147,16 @@ def _block_params(*, glm: bool) -> tuple[Param, ...]:
         ),
         Param(m + "experts.w2_weight", shards=(("", _lin("H", "mI")),), experts="E", when="E", role="routed experts"),
         # n_shared_experts: a DeepseekV2MLP / Glm4MoeMLP `shared_experts` (gate_up_proj, down_proj), or, with shared
-        # experts fusion, one more expert slice of w13_weight / w2_weight ('mlp.shared_experts' → 'mlp.experts.{E}'):
-        # which depends on the release, the GPU and the launch flags (determine_num_fused_shared_experts), not on the
-        # checkpoint; either way the checkpoint's mlp.shared_experts.* tensors fill it
+        # experts fusion, one more expert slice of w13_weight / w2_weight (the loader renames 'mlp.shared_experts' to
+        # 'mlp.experts.{n_routed_experts}'). Which one is decided at start-up by the GPU, the flags and the target, not
+        # by the checkpoint: deepseek_nextn.py determine_num_fused_shared_experts("DeepseekV3ForCausalLMNextN") @
+        # 0.4.8.post1 … 0.5.17 (deepseek_v2.py: CUDA sm80+, n_routed_experts 256, n_shared_experts 1, no EP/DeepEP),
+        # determine_num_fused_shared_experts() @ 0.5.18, get_num_fused_shared_experts() (layers/moe/utils.py: the
+        # target's choice) @ 0.5.23; glm4_moe_nextn.py determine_num_fused_shared_experts("Glm4MoeForCausalLMNextN")
+        # @ 0.5.1.post3, 0.5.2 (glm4_moe.py: CUDA sm80+, n_shared_experts 1, no EP), `0 if disable_shared_experts_fusion
+        # else 1` @ 0.5.11 … 0.5.17, determine_num_fused_shared_experts() @ 0.5.18, get_num_fused_shared_experts() @
+        # 0.5.23 (the CPU conformance harness builds the draft alone: GLM's fused on 0.5.8–0.5.22, DeepSeek's on
+        # 0.5.19–0.5.22). Either way the checkpoint's mlp.shared_experts.* tensors fill it: one group here
         Param(m + "shared_experts.*", when="E and nS", role="decoder", group=True),
         # a quantized target's scales (weight_scale_inv, input_scale, …) go to parameters its quantization method adds
         Param(
@@ -159,7 +166,8 @@ def _block_params(*, glm: bool) -> tuple[Param, ...]:
             group=True,
             group_parts=DECODER_PARTS,
             missing_ok="True",
-            missing_note="it holds only the quantization parameters the rows above do not name one by one",
+            missing_note="no quantization scale of the NextN layer reached it (weight_scale_inv, input_scale, …: what the rows above "
+            "do not name one by one); the findings on the layer's weights say whether the layer is whole",
         ),
     )
 
