@@ -227,8 +227,10 @@ def _predicted(path: Path, version: str):
 @pytest.mark.parametrize(("version", "case"), ROW_CASES)
 def test_rows_predict_the_stored_outcome(version, case, row_targets):
     """specbridge's SGLang NEXTN rows (engines/sglang/mtp.py) predict what the real loader did, release by release: the class,
-    the first error, which NextN parameters were loaded, left at init or taken from the target, whether the decoder block
-    got its tensors, and which of the head's tensors were skipped."""
+    the first error, which NextN parameters were loaded, left at init or taken from the target, the decoder block one
+    parameter at a time (verify.nextn_param_differences: the routed experts' fused tensors, the attention, the norms and
+    the router; the shared experts as one group, fused into the routed experts' tensor on some releases), and which of
+    the head's tensors were skipped."""
     obs = STORED[version][case]
     rep, view = _predicted(row_targets[case], version)
     assert rep.cls.name == obs["class"]
