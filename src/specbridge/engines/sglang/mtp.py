@@ -83,8 +83,9 @@ def _nextn_quant(mapper: bool) -> tuple[QuantSkip, ...]:
 # --- the NextN layer's decoder block, parameter by parameter -------------------------------------------------------
 # `model.decoder` is the target's own decoder-layer class built with is_nextn=True, which makes it a MoE layer
 # (is_layer_sparse: `is_nextn or …`): DeepseekV2DecoderLayer (MLA attention, DeepseekV2MoE) or Glm4MoeDecoderLayer
-# (GQA attention, Glm4MoeSparseMoeBlock). Read in the 0.4.8.post1, 0.5.1.post3, 0.5.2, 0.5.11, 0.5.16, 0.5.17, 0.5.18
-# and 0.5.23 wheels; the same parameters in every stored conformance outcome (0.4.6.post5 … 0.5.23). A linear's shape
+# (GQA attention, Glm4MoeSparseMoeBlock). Read in the 0.4.8.post1 (deepseek_v2.py only), 0.5.1.post3, 0.5.2, 0.5.11,
+# 0.5.16, 0.5.17, 0.5.18 and 0.5.23 wheels; the same parameters in every stored conformance outcome (0.4.6.post5 …
+# 0.5.23; the shared experts aside, below). A linear's shape
 # is checked only for an unquantized target (a quantized one stores its own packing, its scales beside).
 DSV2 = "sglang/srt/models/deepseek_v2.py"
 GLMM = "sglang/srt/models/glm4_moe.py"
