@@ -4,8 +4,9 @@ files). The key lists are published names; shapes and dtypes are derived from th
 not headers): norms [H] (MLA's low-rank norms their rank, q/k norms head_dim), eh_proj and Qwen's mtp.fc [H, 2H], embeddings and heads [V, H], the router
 gate [E, H] and its bias [E], a routed expert's gate/up [moe_intermediate_size, H] and down [H, moe_intermediate_size]
 (the slices of vLLM's FusedMoE w13/w2 the rows account per expert), scales F32, a quantized weight F8/I32 beside its
-scale, anything else a one-element placeholder the engine rows count but do not shape-check (an MTP decoder block's
-attention and shared-expert linears)."""
+scale, MLA's and GLM-4.5's attention projections from their head counts and ranks (SGLang's NextN rows check them
+one by one), anything else a one-element placeholder the engine rows count but do not shape-check (an MTP decoder
+block's shared-expert linears, other attention layouts)."""
 
 from __future__ import annotations
 
@@ -53,11 +54,40 @@ def shape_of(name: str, cfg: dict) -> list[int]:
         return [e, h]
     if name.endswith("e_score_correction_bias"):
         return [e]
+    attn = _attention_shape(name, t)
+    if attn:
+        return attn
     expert = ROUTED_EXPERT.search(name)
     if expert and t.get("moe_intermediate_size"):
         mi = t["moe_intermediate_size"]
         return [h, mi] if expert.group(1) == "down" else [mi, h]
     return [1]
+
+
+ATTENTION = re.compile(r"\.self_attn\.(q|k|v|o|q_a|q_b|kv_a|kv_b)_proj(?:_with_mqa)?\.(weight|bias)$")
+
+
+def _attention_shape(name: str, t: dict) -> list[int] | None:
+    """An attention projection's shape where the config describes it whole: MLA's (q_lora_rank / kv_lora_rank and the
+    qk_nope / qk_rope / v head dims) and GLM-4.5's grouped-query attention (heads × head_dim, bias with attention_bias).
+    Other attention layouts (Qwen3-Next's gated q_proj, …) stay placeholders."""
+    m = ATTENTION.search(name)
+    if not m:
+        return None
+    proj, leaf, h, nh = m.group(1), m.group(2), t.get("hidden_size", 1), t.get("num_attention_heads", 1)
+    if t.get("kv_lora_rank"):
+        q_rank, kv_rank, rope = t.get("q_lora_rank"), t["kv_lora_rank"], t.get("qk_rope_head_dim", 0)
+        qk, vhd = t.get("qk_nope_head_dim", 0) + rope, t.get("v_head_dim", 0)
+        rows = {"q_a": [q_rank, h], "q_b": [nh * qk, q_rank], "q": [nh * qk, h], "kv_a": [kv_rank + rope, h]}
+        rows |= {"kv_b": [nh * (t.get("qk_nope_head_dim", 0) + vhd), kv_rank], "o": [h, nh * vhd]}
+        return rows.get(proj) if leaf == "weight" and None not in rows.get(proj, [None]) else None
+    if t.get("model_type") != "glm4_moe":
+        return None
+    hd, nkv = t.get("head_dim") or h // max(nh, 1), t.get("num_key_value_heads", nh)
+    out = {"q": nh * hd, "k": nkv * hd, "v": nkv * hd}.get(proj)
+    if proj == "o":
+        return [h, nh * hd] if leaf == "weight" else None
+    return None if out is None else ([out, h] if leaf == "weight" else [out])
 
 
 def dtype_of(name: str, names: set[str], cfg: dict) -> str:

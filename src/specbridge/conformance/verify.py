@@ -931,6 +931,49 @@ def _verify_sglang_nextn(reqs: list[Request], version: str, env: dict) -> list[d
     return bodies
 
 
+def nextn_param_differences(rep, got: dict) -> list[tuple[str, str]]:
+    """Where check's NextN parameters (`rep`: a LoadReport) part from what SGLang's loader left in them (`got`: one
+    sglang_loader --nextn record: filled / partial / unfilled), parameter by parameter: (parameter, what differs).
+
+    A parameter check names one by one must be one SGLang built, in the same state (one check leaves wholly at init may
+    be partly written there when it is a fused routed-expert tensor that also holds the shared experts: SGLang's shared
+    experts fusion). A group (a name ending in `*`) stands for the parameters SGLang built under its prefix that no row
+    names and no longer prefix holds: filled when any of them was written; when SGLang built none there (the shared
+    experts fused into the routed experts' tensor), nothing to compare. A parameter SGLang built that no row accounts
+    is a difference."""
+    from ..engines.simulate import expand_params
+
+    loaded, partial, init = set(got.get("filled", [])), set(got.get("partial", [])), set(got.get("unfilled", []))
+    built = loaded | partial | init
+    fused = {name for name, p, _ in expand_params(rep.cls, rep.ns) if p.experts}
+    named = {p.name for p in rep.params if not p.name.endswith("*")}
+    prefixes = sorted((p.name[:-1] for p in rep.params if p.name.endswith("*")), key=len, reverse=True)
+
+    def holder(n: str) -> str | None:
+        return next((q for q in prefixes if n.startswith(q)), None)
+
+    out = []
+    for p in rep.params:
+        if p.name.endswith("*"):
+            under = {n for n in built - named if holder(n) == p.name[:-1]}
+            if under and (p.status == "loaded") != bool(under & (loaded | partial)):
+                out.append((p.name, f"check {p.status}; SGLang wrote {sorted(under & (loaded | partial))[:4]} of {sorted(under)[:4]}"))
+        elif p.name not in built:
+            out.append((p.name, f"check {p.status}; SGLang builds no such parameter"))
+        elif p.status in ("shared-from-target", "missing"):
+            if not (p.name in init or (p.name in fused and p.name in partial)):
+                out.append((p.name, f"check {p.status}; SGLang {'loaded' if p.name in loaded else 'partly wrote'} it"))
+        elif p.status == "partial":
+            if p.name not in partial:
+                out.append(
+                    (p.name, f"check partial; SGLang {'loaded' if p.name in loaded else 'left'} it {'' if p.name in loaded else 'at init'}")
+                )
+        elif p.name not in loaded:
+            out.append((p.name, f"check {p.status}; SGLang left it {'partly ' if p.name in partial else ''}at init"))
+    out += [(n, "SGLang builds it; no row accounts for it") for n in sorted(built - named) if holder(n) is None]
+    return out
+
+
 def nextn_body(req: Request, version: str, got: dict) -> dict:
     """SGLang's NextN load of a target's head (`got`: one sglang_loader --nextn record) beside check's rows for the
     release: the class, the first error, every NextN parameter loaded or left at init (the target's embedding and head
@@ -962,15 +1005,8 @@ def nextn_body(req: Request, version: str, got: dict) -> dict:
                 compare.difference("raises", f"raise: SGLang {errors[:1]} vs rows {rep.errors[:1]}", None, rep.errors[:1], errors[:1])
             )
         elif not errors:
-            for p in rep.params:
-                if p.name.endswith("*"):  # the decoder block: filled when any of its parameters was
-                    if (p.status == "loaded") != any(n.startswith(p.name[:-1]) for n in loaded):
-                        diffs.append(compare.difference("missing", f"{p.name}: check {p.status}, SGLang filled none", p.name))
-                elif p.status in ("shared-from-target", "missing"):
-                    if p.name not in unfilled:
-                        diffs.append(compare.difference("missing", f"{p.name}: check {p.status}, SGLang loaded it", p.name))
-                elif p.name not in loaded:
-                    diffs.append(compare.difference("missing", f"{p.name}: check {p.status}, SGLang left it at init", p.name))
+            for name, what in nextn_param_differences(rep, got):
+                diffs.append(compare.difference("missing", f"{name}: {what}", name))
             skipped = {t.name for t in rep.tensors if t.status in ("dropped", "unused")}
             if skipped != set(got.get("skipped", [])) & names:
                 diffs.append(
