@@ -41,7 +41,7 @@ def _without(c: dict, part: str) -> dict:
 
 # cases recorded after the first matrix (2026-12-01): stored on the releases run since (the newest at least); the engine
 # test skips a release whose stored outcome lacks them until `python tests/test_conformance_sglang_nextn.py` records it
-LATER = ("no-routed-experts", "no-attention")
+LATER = ("no-routed-experts", "no-attention", "no-kv-a")
 
 
 def _family_cases(fam: str, config) -> dict:
@@ -63,6 +63,10 @@ def _family_cases(fam: str, config) -> dict:
 
 
 CASES = _family_cases("glm", nx.glm_config) | _family_cases("deepseek", nx.deepseek_config)
+# DeepSeek's MLA: q_a_proj without kv_a_proj_with_mqa, the two halves of fused_qkv_a_proj_with_mqa (written only once
+# both were read)
+_DS = nx.deepseek_config()
+CASES["deepseek-no-kv-a"] = (_DS, lambda: _without(_DS, ".kv_a_proj_with_mqa."))
 
 
 def cases_for(version: str) -> list[str]:

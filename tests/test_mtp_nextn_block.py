@@ -140,3 +140,20 @@ def test_a_quantized_target_keeps_its_scales_in_the_block(tmp_path):
     scale = fates[f"model.layers.{n}.self_attn.o_proj.weight_scale_inv"]
     assert scale.status == "loaded" and scale.engine_name == "model.decoder.self_attn.o_proj.weight_scale_inv"
     assert not _missing(res), _missing(res)
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_half_of_the_fused_qkv_a_leaves_all_of_it_at_init(tmp_path, release):
+    """DeepSeek's fused_qkv_a_proj_with_mqa is written only once q_a_proj and kv_a_proj_with_mqa were both read: with
+    kv_a absent, SGLang leaves the whole parameter at init (recorded on six releases: test_conformance_sglang_nextn's
+    deepseek-no-kv-a) and q_a_proj, read, is never written. Not "partial": no row of it is filled."""
+    config = mx.deepseek_config()
+    path = mx.write_target(tmp_path / "t", config, _without(config, lambda k: ".kv_a_proj_with_mqa." in k))
+    res = _check(path, release)
+    fused = "model.decoder.self_attn.fused_qkv_a_proj_with_mqa.weight"
+    assert {p.name: p.status for p in res.report.params}[fused] == "missing"
+    n = config["num_hidden_layers"]
+    q_a = next(t for t in res.report.tensors if t.name == f"model.layers.{n}.self_attn.q_a_proj.weight")
+    assert q_a.status == "dropped" and "waits for kv_a" in q_a.reason
+    [l002] = [m for m in error_messages(res)["L002"] if fused in m]
+    assert f"model.layers.{n}.self_attn.q_a_proj.weight" in l002 and "waits for kv_a" in l002

@@ -655,6 +655,12 @@ def param_fills(cls: DraftClass, params: dict, filled: dict, fates: list[TensorF
                     t.status, t.reason = OVERWRITTEN, "loaded, then replaced by the target's weights"
         elif not missing_shards:
             status, note = (P_OWN_UNLESS_EQUAL, "kept unless byte-equal to the target's") if share == "own-unless-equal" else (P_LOADED, "")
+        elif p.shards and len(missing_shards) < len(p.shards) and p.whole:
+            status = P_MISSING
+            note = f"written only once all its shards are read, and {', '.join(missing_shards)} never is: all of it keeps its initial value"
+            for t in fates:
+                if t.engine_name == name and t.status == LOADED:
+                    t.status, t.reason = DROPPED, f"read, then never written: {name} waits for {', '.join(missing_shards)} too"
         elif p.shards and len(missing_shards) < len(p.shards):
             status, note = P_PARTIAL, "some shards are never written: those rows keep their initial values"
         elif _when(p.missing_ok, local):

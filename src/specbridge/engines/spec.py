@@ -83,6 +83,9 @@ class Param:
     # `shards` then describe one expert, and the parameter has them once per expert id ("{id}.{shard}", or "{id}" for a
     # shard named ""), each filled by that expert's own tensor (ExpertShard): an expert no tensor reaches stays unfilled
     experts: str = ""
+    # fused shards the loader writes together, only once every one was read (SGLang's DeepSeek
+    # fused_qkv_a_proj_with_mqa caches q_a_proj until kv_a_proj_with_mqa arrives): with one missing, none is written
+    whole: bool = False
 
 
 @record

@@ -115,8 +115,13 @@ def unfilled_parameters(c: Context) -> Iterator[Hit]:
             f"the drafter's decoder layer will run at random initialisation on {rep.engine} {rep.version}: "
             f"{len(decoder)} decoder parameter(s) ({_list([p.name for p in decoder], 2)}) are never filled"
         )
-        if floats:
-            msg += f", because {len(floats)} tensor(s) ({_list([t.name for t in floats], 2)}) match no parameter and are skipped silently"
+        params = {p.name for p in rep.params}
+        held = [t for t in floats if t.engine_name in params]  # read into a parameter the loader then never writes
+        unmatched = [t for t in floats if t.engine_name not in params]
+        if unmatched:
+            msg += f", because {len(unmatched)} tensor(s) ({_list([t.name for t in unmatched], 2)}) match no parameter and are skipped silently"
+        if held:
+            msg += f"{'; and' if unmatched else ', because'} {_list([t.name for t in held], 2)}: {held[0].reason}"
         yield Hit(
             ERROR, msg + ". Expect accept length ≈ 1.00 (no draft token accepted) and throughput below no speculation.", c.convert_fix
         )

@@ -114,7 +114,7 @@ def _block_attention(*, glm: bool) -> tuple[Param, ...]:
         )
     qa = (("q_a", _lin("q_rank", "H")), ("kv_a", _lin("kv_rank + rope", "H")))
     return (
-        Param(a + "fused_qkv_a_proj_with_mqa.weight", shards=qa, when="q_rank", role="decoder"),
+        Param(a + "fused_qkv_a_proj_with_mqa.weight", shards=qa, when="q_rank", role="decoder", whole=True),
         Param(a + "q_a_layernorm.weight", ("q_rank",), when="q_rank", role="decoder"),
         Param(a + "q_b_proj.weight", _lin("NH*(nope + rope)", "q_rank"), when="q_rank", role="decoder"),
         Param(a + "q_proj.weight", _lin("NH*(nope + rope)", "H"), when="not q_rank", role="decoder"),
