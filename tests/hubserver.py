@@ -85,6 +85,9 @@ class FakeHub:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out as separate writes: with Nagle's algorithm the body waits for the client's
+            # delayed ACK of the headers (~40 ms a response on Linux), most of a Hub test's time
+            disable_nagle_algorithm = True
 
             def log_message(self, *args) -> None:
                 pass

@@ -64,6 +64,7 @@ class Fake:
 
         class H(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True  # each write goes out at once (no delayed-ACK wait; tests/hubserver.py)
 
             def log_message(self, *a):
                 pass
