@@ -11,8 +11,10 @@ All traffic goes to 127.0.0.1 only.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import signal
 import socket
 import threading
 import time
@@ -177,6 +179,29 @@ class Fake:
         self.release.set()
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextlib.contextmanager
+def fake_process(mode: str = "ok"):
+    """A Fake served by a forked process of its own, for the tests that only read what the CLI says: this process
+    keeps one thread, so conftest.run_cli can fork the CLI too instead of starting an interpreter."""
+    fake = Fake(mode)  # bound and listening before the fork: its url is known here
+    if not hasattr(os, "fork") or threading.active_count() != 1:
+        with fake:
+            yield fake
+        return
+    pid = os.fork()
+    if pid == 0:  # the child serves until it is killed, and never returns into pytest
+        try:
+            fake.httpd.serve_forever()
+        finally:
+            os._exit(0)
+    fake.httpd.server_close()  # the child holds the listening socket
+    try:
+        yield fake
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
 
 
 def _dead_port() -> int:
@@ -352,10 +377,10 @@ def test_server_process(tmp_path):
         [_sys.executable, "-c", "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"],
         log_path=tmp_path / "hang.log",
         ready_url=f"http://127.0.0.1:{free_port()}/",
-        stop_grace=1,
+        stop_grace=0.5,
     )
-    with pytest.raises(ServerStartError, match="not ready after 2 s"):
-        hang.start().wait_ready(timeout=2)
+    with pytest.raises(ServerStartError, match="not ready after 1 s"):
+        hang.start().wait_ready(timeout=1)
     assert not hang.alive()  # stopped: the refusal came from wait_ready's own timeout, not from a hang
 
 
@@ -364,14 +389,14 @@ def test_server_process(tmp_path):
     [
         ("http500", "HTTP 500"),
         ("close_midstream", "mid"),  # 'connection closed mid-response' or 'ended without [DONE] (connection closed mid-stream?)'
-        ("hang_completions", "timed out"),
+        ("hang_completions", "timed out"),  # a server that never answers: --timeout 1 (the others 3) is all it waits
         ("hang_all", "timed out"),
         ("garbage_metrics", "garbage"),
         ("huge_stream", "MiB"),  # one stream line longer than 1 MiB
     ],
 )
 def test_fault_injection_cli(mode, needle):
-    with Fake(mode) as srv:
+    with fake_process(mode) as srv:
         t0 = time.monotonic()
         r = run_cli(
             "bench",
@@ -384,7 +409,7 @@ def test_fault_injection_cli(mode, needle):
             "--num-prompts",
             "2",
             "--timeout",
-            "3",
+            "1" if mode.startswith("hang") else "3",
             "--no-progress",
             "--json",
             timeout=90,
@@ -406,7 +431,7 @@ def test_dead_server_cli():
 
 def test_baseline_dies_text_report():
     """The spec server is fine, the baseline is dead: the table of what was measured, then FAILED."""
-    with Fake("ok") as spec:
+    with fake_process("ok") as spec:
         r = run_cli(
             "bench",
             "--url",
@@ -536,13 +561,11 @@ def test_real_vllm_bench(tmp_path, tiny_target_const):  # noqa: F811
     "engine,draft,shape",
     [("sglang", "SF_SGLANG", ("--steps", "3", "--topk", "2")), ("vllm", "SPEC_TRAIN", ("--steps", "4"))],
 )
-def test_sweep_starts_what_launch_prints(tmp_path, engine, draft, shape):
+def test_sweep_starts_what_launch_prints(tmp_path, monkeypatch, engine, draft, shape):
     """The engine command `sweep` starts for a setting is the line `launch` prints for it, word for word, then
     the address and the engine's sweep_flags; its baseline is that line without the speculative tail. A fake
     `python`/`vllm` on PATH records its argv and exits, so no engine is needed."""
     import shlex
-    import subprocess
-    import sys as _sys
 
     import conftest
 
@@ -558,13 +581,11 @@ def test_sweep_starts_what_launch_prints(tmp_path, engine, draft, shape):
     launch = run_cli("launch", drafter, "-e", engine, "--target", conftest.TINY_TARGET, *shape)
     assert launch.returncode == 0, launch.stderr
     printed = shlex.split(launch.stdout.strip())
-    sweep = subprocess.run(
-        [_sys.executable, "-m", "specbridge", "sweep", str(drafter), "-e", engine, "-t", str(conftest.TINY_TARGET), *shape]
-        + ["--concurrency", "1", "--log-dir", str(tmp_path / "logs"), "--phase-timeout", "5"],
-        capture_output=True,
-        text=True,
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")  # the CLI's process inherits it
+    sweep = run_cli(
+        *("sweep", drafter, "-e", engine, "-t", conftest.TINY_TARGET, *shape),
+        *("--concurrency", "1", "--log-dir", tmp_path / "logs", "--phase-timeout", "5"),
         timeout=120,
-        env={**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"},
     )
     assert sweep.returncode == 1 and "the server exited" in sweep.stdout, sweep.stdout + sweep.stderr  # the fake engine exits
     baseline, setting = [r.splitlines() for r in record.read_text().split("===\n") if r]

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import subprocess
-import sys
 
 import dflash_fixtures as df
 import pytest
@@ -194,35 +192,32 @@ def test_every_dflash_launch_row_names_a_code_and_its_source():
 # --- serve and sweep start what launch prints --------------------------------------------------------------------------
 
 
-def _fake_engines(tmp_path):
+def _fake_engines(tmp_path, monkeypatch):
+    """A fake `python` and `vllm` first on PATH (the CLI's process inherits it); the file they record their argv in."""
     bin_dir, record = tmp_path / "bin", tmp_path / "argv.txt"
     bin_dir.mkdir()
     for program in ("python", "vllm"):
         fake = bin_dir / program
         fake.write_text(f'#!/bin/sh\n{{ basename "$0"; printf "%s\\n" "$@"; echo ===; }} >> {record}\nexit 3\n')
         fake.chmod(0o755)
-    return {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"}, record
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    return record
 
 
 @pytest.mark.parametrize("engine", ["vllm", "sglang"])
-def test_sweep_and_serve_start_what_launch_prints(tmp_path, drafter, engine):
+def test_sweep_and_serve_start_what_launch_prints(tmp_path, monkeypatch, drafter, engine):
     """A fake `python`/`vllm` on PATH records its argv and exits: sweep's setting and serve start the printed line
     word for word (then the address and, for sweep, the engine's sweep_flags); sweep's baseline is it without the
     speculative tail."""
     row = SERVERS[engine]
-    env, record = _fake_engines(tmp_path)
+    record = _fake_engines(tmp_path, monkeypatch)
     launch = run_cli("launch", drafter, "-e", engine, "--target", TINY_TARGET)
     assert launch.returncode == 0, launch.stderr
     printed = shlex.split(launch.stdout.strip())
-    spec = [sys.executable, "-m", "specbridge"]
-    sweep = subprocess.run(
-        spec
-        + ["sweep", str(drafter), "-e", engine, "-t", str(TINY_TARGET), "--steps", str(BLOCK - 1), "--concurrency", "1"]
-        + ["--log-dir", str(tmp_path / "logs"), "--phase-timeout", "5"],
-        capture_output=True,
-        text=True,
+    sweep = run_cli(
+        *("sweep", drafter, "-e", engine, "-t", TINY_TARGET, "--steps", BLOCK - 1, "--concurrency", "1"),
+        *("--log-dir", tmp_path / "logs", "--phase-timeout", "5"),
         timeout=120,
-        env=env,
     )
     assert sweep.returncode == 1 and "the server exited" in sweep.stdout, sweep.stdout + sweep.stderr
     baseline, setting = [r.splitlines() for r in record.read_text().split("===\n") if r]
@@ -230,14 +225,10 @@ def test_sweep_and_serve_start_what_launch_prints(tmp_path, drafter, engine):
         port = started[len(line) + 3]
         assert started == line + ["--host", "127.0.0.1", "--port", port, *row.sweep_flags], (started, line)
     record.unlink()
-    serve = subprocess.run(
-        spec
-        + ["serve", str(drafter), "-e", engine, "-t", str(TINY_TARGET), "--port", "18977", "--log", str(tmp_path / "s.log")]
-        + ["--phase-timeout", "5", "--startup-timeout", "10"],
-        capture_output=True,
-        text=True,
+    serve = run_cli(
+        *("serve", drafter, "-e", engine, "-t", TINY_TARGET, "--port", "18977", "--log", tmp_path / "s.log"),
+        *("--phase-timeout", "5", "--startup-timeout", "10"),
         timeout=120,
-        env=env,
     )
     [started] = [r.splitlines() for r in record.read_text().split("===\n") if r]
     assert started == printed + ["--port", "18977"], (serve.stdout, serve.stderr)
