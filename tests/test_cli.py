@@ -584,7 +584,9 @@ def test_markup_in_names_does_not_break_the_summary(tmp_path):
 # --- conventions ------------------------------------------------------------------------------------
 
 
-def test_version_help_and_module_entry():
+def test_version_help_and_module_entry(monkeypatch):
+    """`python -m specbridge` (a process of its own) answers --version, -V, -h and --help; every command's --help shows
+    its switches as switches (those through run_cli)."""
     from specbridge import __version__
 
     for argv in (["--version"], ["-V"]):
@@ -592,15 +594,12 @@ def test_version_help_and_module_entry():
         assert r.returncode == 0 and r.stdout.strip() == f"specbridge {__version__}"
     r = subprocess.run([sys.executable, "-m", "specbridge", "check", "-h"], capture_output=True, text=True)
     assert r.returncode == 0 and "--fail-on" in r.stdout
+    monkeypatch.setenv("COLUMNS", "200")
     for cmd in ("inspect", "check", "convert", "restore", "eval", "launch", "train", "bench", "serve", "sweep", "engines"):
-        h = subprocess.run(
-            [sys.executable, "-m", "specbridge", cmd, "--help"],
-            capture_output=True,
-            text=True,
-            env={**__import__("os").environ, "COLUMNS": "200"},
-        )
+        h = run_cli(cmd, "--help")
         flags_as_values = [line for line in h.stdout.splitlines() if "<bool>" in line and "--help" not in line]
         assert h.returncode == 0 and not flags_as_values, (cmd, flags_as_values)  # switches are shown as switches
+    monkeypatch.delenv("COLUMNS")
     r = subprocess.run([sys.executable, "-m", "specbridge", "--help"], capture_output=True, text=True)
     assert "--install-completion" in r.stdout
 

@@ -120,9 +120,9 @@ def test_ci_page_is_generated_from_the_contract():
 
 def test_bench_answers_and_failures_keep_the_contract():
     pytest.importorskip("httpx", reason="bench needs the bench extra (httpx)")
-    from test_bench import Fake, _dead_port
+    from test_bench import _dead_port, fake_process
 
-    with Fake("ok") as srv:
+    with fake_process("ok") as srv:
         obj = contract_json(
             ["bench", "--url", srv.url, "--concurrency", "1", "--num-prompts", "2", "--max-tokens", "4", "--no-progress"], 0, "bench"
         )

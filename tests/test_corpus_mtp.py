@@ -62,16 +62,20 @@ def test_expand_map_refuses_a_name_twice_and_a_wrong_count():
 # ---------------------------------------------------------------- every entry
 
 
+DECODER_LAYER = re.compile(r"model\.layers\.(\d+)\.")
+MTP_LAYER = re.compile(r"(?:model\.)?mtp(?:_layers)?\.(?:layers\.)?(\d+)\.")
+
+
 def mtp_layer_numbers(names, cfg: dict) -> list[int]:
     """The MTP layer indices the names show, for each layout the corpus holds."""
     text = cfg.get("text_config", cfg)
     base = text.get("num_hidden_layers")
     found = set()
     for name in names:
-        m = re.match(r"model\.layers\.(\d+)\.", name)
+        m = DECODER_LAYER.match(name)
         if m and int(m.group(1)) >= base:
             found.add(int(m.group(1)))
-        m = re.match(r"(?:model\.)?mtp(?:_layers)?\.(?:layers\.)?(\d+)\.", name)
+        m = MTP_LAYER.match(name)
         if m:
             found.add(int(m.group(1)))
     return sorted(found)

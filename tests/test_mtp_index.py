@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
 
 from specbridge.checkpoint.errors import CheckpointError
 from specbridge.checkpoint.index import PARTIAL_FROM_BYTES
@@ -207,7 +208,7 @@ def test_the_hub_search_gives_the_head_a_full_read_gives(make, style, tmp_path):
     d = make(tmp_path / "t")
     size = (d / INDEX).stat().st_size
     assert size > PARTIAL_FROM_BYTES
-    local = sb("inspect", d, "--json")
+    local = run_cli("inspect", d, "--json")
     assert local.returncode == 0, local.stderr
     r, served = over_hub(d, tmp_path, "inspect", "org/t", "--json")
     assert r.returncode == 0, r.stderr
@@ -222,7 +223,7 @@ def test_the_hub_search_gives_the_head_a_full_read_gives(make, style, tmp_path):
 
 
 def test_check_over_the_hub_reads_the_index_in_part_with_the_same_findings(big, tmp_path):
-    local = sb("check", big, "--engine", "vllm==0.20.0", "--json")
+    local = run_cli("check", big, "--engine", "vllm==0.20.0", "--json")
     r, served = over_hub(big, tmp_path, "check", "org/t", "--engine", "vllm==0.20.0", "--json")
     assert r.returncode == local.returncode, (r.stderr, local.stderr)
     got, want = json.loads(r.stdout), json.loads(local.stdout)

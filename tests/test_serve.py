@@ -18,9 +18,9 @@ FAKE = textwrap.dedent("""
     import sys, time
     mode = {mode!r}
     print("server_args=ServerArgs(model_path=...)", flush=True)
-    time.sleep(0.3)
+    time.sleep(0.05)
     print("Load weight end. type=LlamaForCausalLM, mem usage=0.5 GB", flush=True)
-    time.sleep(0.3)
+    time.sleep(0.3 if mode == "die" else 0.05)  # "die": serve has read the line (its 0.2 s poll) when the engine exits
     if mode == "die":
         print("RuntimeError: CUDA error: out of memory", flush=True)
         sys.exit(1)
