@@ -25,15 +25,28 @@ NOT_RULED = {
 }
 
 
+def _segment(lines: list[bytes], node: ast.stmt) -> str:
+    """ast.get_source_segment of a top-level node from the file's lines read once (it splits the whole file on each
+    call); offsets are UTF-8 byte offsets, as ast gives them."""
+    first, last = node.lineno - 1, node.end_lineno - 1
+    if first == last:
+        return lines[first][node.col_offset : node.end_col_offset].decode()
+    return b"".join([lines[first][node.col_offset :], *lines[first + 1 : last], lines[last][: node.end_col_offset]]).decode()
+
+
 def tests_by_code() -> dict[str, list[str]]:
     out: dict[str, list[str]] = {c: [] for c in RULES}
+    # every code is letters then digits: the whole words of a test's source that are codes are the codes it names
+    named = re.compile(r"\b(?:" + "|".join(map(re.escape, RULES)) + r")\b")
     for f in sorted((ROOT / "tests").glob("test_*.py")):
-        tree = ast.parse(f.read_text())
+        text = f.read_text()
+        tree = ast.parse(text)
+        lines = text.encode().splitlines(keepends=True)
         for node in tree.body:
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
-                src = ast.get_source_segment(f.read_text(), node) or ""
+                codes = set(named.findall(_segment(lines, node)))
                 for code in RULES:
-                    if re.search(rf"\b{code}\b", src) or node.name.startswith(f"test_{code}_"):
+                    if code in codes or node.name.startswith(f"test_{code}_"):
                         out[code].append(f"{f.name}::{node.name}")
     return out
 
