@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import struct
 import subprocess
 import sys
@@ -43,6 +44,21 @@ def deepseek(root: Path, **over) -> Path:
         cfg = json.loads((d / "config.json").read_text()) | over
         (d / "config.json").write_text(json.dumps(cfg, indent=2))
     return d
+
+
+def deepseek_like(big: Path, root: Path, **over) -> Path:
+    """deepseek(root, **over) from the module's `big` one: the same shards (hard links: they are only read), its own
+    config and index."""
+    root.mkdir(parents=True)
+    for f in big.iterdir():
+        if f.suffix == ".safetensors":
+            os.link(f, root / f.name)
+        else:
+            shutil.copyfile(f, root / f.name)
+    if over:
+        cfg = json.loads((root / "config.json").read_text()) | over
+        (root / "config.json").write_text(json.dumps(cfg, indent=2))
+    return root
 
 
 def glm(root: Path) -> Path:
@@ -243,8 +259,8 @@ def test_the_human_output_says_the_index_was_read_in_part(big, tmp_path):
     assert f"{INDEX} read in part:" in r.stdout
 
 
-def test_an_unsorted_index_is_read_whole_and_says_so(tmp_path):
-    d = deepseek(tmp_path / "ds")
+def test_an_unsorted_index_is_read_whole_and_says_so(big, tmp_path):
+    d = deepseek_like(big, tmp_path / "ds")
     rewrite_index(d, shard_order=True, indent=2)
     r, served = over_hub(d, tmp_path, "inspect", "org/t", "--json")
     assert r.returncode == 0, r.stderr
@@ -254,8 +270,8 @@ def test_an_unsorted_index_is_read_whole_and_says_so(tmp_path):
     assert served > (d / INDEX).stat().st_size
 
 
-def test_without_an_announcement_the_whole_index_is_read(tmp_path):
-    d = deepseek(tmp_path / "ds", num_nextn_predict_layers=0)
+def test_without_an_announcement_the_whole_index_is_read(big, tmp_path):
+    d = deepseek_like(big, tmp_path / "ds", num_nextn_predict_layers=0)
     r, served = over_hub(d, tmp_path, "inspect", "org/t", "--json")
     assert r.returncode == 0, r.stderr
     j = json.loads(r.stdout)
@@ -264,8 +280,8 @@ def test_without_an_announcement_the_whole_index_is_read(tmp_path):
     assert served > (d / INDEX).stat().st_size
 
 
-def test_a_layer_past_those_announced_means_the_whole_index(tmp_path):
-    d = deepseek(tmp_path / "ds", num_hidden_layers=LAYERS - 1)  # one MTP layer announced at 9; layer 10 is past it
+def test_a_layer_past_those_announced_means_the_whole_index(big, tmp_path):
+    d = deepseek_like(big, tmp_path / "ds", num_hidden_layers=LAYERS - 1)  # one MTP layer announced at 9; layer 10 is past it
     r, _ = over_hub(d, tmp_path, "inspect", "org/t", "--json")
     assert r.returncode == 0, r.stderr
     j = json.loads(r.stdout)
