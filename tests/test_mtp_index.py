@@ -162,8 +162,8 @@ def test_search_finds_exactly_the_entries_under_each_prefix(big):
     assert got.bytes_read < size // 3, (got.bytes_read, size)  # a binary search, not a scan
 
 
-def test_an_unsorted_or_compact_index_is_refused_by_the_search(tmp_path):
-    d = deepseek(tmp_path / "ds")
+def test_an_unsorted_or_compact_index_is_refused_by_the_search(big, tmp_path):
+    d = deepseek_like(big, tmp_path / "ds")
     rewrite_index(d, shard_order=True, indent=2)  # transformers' layout, but names in the order the shards hold them
     with pytest.raises(IndexSearchError, match="out of order"):
         search_index(LocalSource.of(d / INDEX), ("model.layers.10.",), ())
