@@ -48,13 +48,18 @@ def deepseek(root: Path, **over) -> Path:
 
 def deepseek_like(big: Path, root: Path, **over) -> Path:
     """deepseek(root, **over) from the module's `big` one: the same shards (hard links: they are only read), its own
-    config and index."""
+    config and index. Where hard links cannot be made, deepseek(root, **over) itself (the shards are sparse: a copy
+    would write their ~120 GB)."""
     root.mkdir(parents=True)
-    for f in big.iterdir():
-        if f.suffix == ".safetensors":
-            os.link(f, root / f.name)
-        else:
-            shutil.copyfile(f, root / f.name)
+    try:
+        for f in big.iterdir():
+            if f.suffix == ".safetensors":
+                os.link(f, root / f.name)
+            else:
+                shutil.copyfile(f, root / f.name)
+    except OSError:
+        shutil.rmtree(root)
+        return deepseek(root, **over)
     if over:
         cfg = json.loads((root / "config.json").read_text()) | over
         (root / "config.json").write_text(json.dumps(cfg, indent=2))
