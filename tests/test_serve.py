@@ -20,7 +20,7 @@ FAKE = textwrap.dedent("""
     print("server_args=ServerArgs(model_path=...)", flush=True)
     time.sleep(0.05)
     print("Load weight end. type=LlamaForCausalLM, mem usage=0.5 GB", flush=True)
-    time.sleep(0.3 if mode == "die" else 0.05)  # "die": serve has read the line (its 0.2 s poll) when the engine exits
+    time.sleep(0.05)  # "die" exits within serve's 0.2 s poll of its last line: serve reads what is left once it is gone
     if mode == "die":
         print("RuntimeError: CUDA error: out of memory", flush=True)
         sys.exit(1)

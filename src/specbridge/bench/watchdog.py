@@ -73,6 +73,11 @@ def watch(lines_iter, engine: str, phase_timeout: float, total_timeout: float, a
                 if prog.ready:
                     return prog, None
         if not alive():
+            # what it wrote before exiting and this poll has not read yet: its last phase and its last words
+            for more in lines_iter:
+                if more is None:
+                    break
+                prog.feed(more, clock() - t0)
             return prog, f"the server exited during phase '{prog.phase}'.\n" + "\n".join("    " + ln for ln in prog.lines[-12:])
         if now - last > phase_timeout:
             return prog, prog.stall_report(now - last)
