@@ -8,6 +8,7 @@ from __future__ import annotations
 import fnmatch
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from ..engines.expr import row_context, value_or
 from ..engines.simulate import row_origin
@@ -148,9 +149,11 @@ def _quant(c: Context) -> dict | None:
     return q if isinstance(q, dict) else None
 
 
+@lru_cache(maxsize=16)
 def _layer_modules(layer) -> dict[str, list[str]]:
     """The quantizable modules of an MTP layer (its decoder block's projections and experts, Qwen's mtp.fc) -> their
-    tensor names."""
+    tensor names. Cached: every engine range's report asks again for the same layer (a DeepSeek-V3 MTP layer is some
+    1,500 tensors), and the answer is only read."""
     modules: dict[str, list[str]] = {}
     for n in layer.tensors:
         decoder = n.startswith(layer.prefix) and any(w in n for w in ("self_attn.", "mlp.", "linear_attn.", "mixer."))
