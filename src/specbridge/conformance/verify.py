@@ -123,8 +123,10 @@ def engine_version(engine: str, python: str, sglang_dir: str | None) -> str:
     return r.stdout.strip()
 
 
-def _run_harness(argv: list[str], env: dict, what: str) -> tuple[object, str]:
-    """Run one harness process; (its JSON result, its stderr). A process that prints no result failed (exit 3)."""
+def _run_harness(argv: list[str], env: dict, what: str, batch: bool = False) -> tuple[object, list[str]]:
+    """Run one harness process; (its JSON result, the last 20 lines of its log, which every report carries). `batch`:
+    the harness was handed several checkpoints, and its result is their list (one checkpoint may print one record). A
+    process that prints no result failed (exit 3)."""
     try:
         r = subprocess.run(argv, capture_output=True, text=True, timeout=HARNESS_TIMEOUT_S, env=env)
     except subprocess.TimeoutExpired:
@@ -136,9 +138,11 @@ def _run_harness(argv: list[str], env: dict, what: str) -> tuple[object, str]:
         tail = " | ".join(r.stderr.strip().splitlines()[-6:])
         raise HarnessFailed(f"{what} exited {r.returncode} without a result: {tail}")
     try:
-        return json.loads(text), r.stderr
+        got = json.loads(text)
     except json.JSONDecodeError as e:
         raise HarnessFailed(f"{what} printed a result that is not JSON ({e})") from None
+    tail = [ln for ln in r.stderr.splitlines() if ln.strip()][-20:]
+    return (got if isinstance(got, list) or not batch else [got]), tail
 
 
 # ------------------------------------------------------------------------------------------------------
@@ -443,12 +447,12 @@ def _verify_vllm(reqs, views, families, version, env, workdir, cache) -> list[di
     parallel = family.eval_view == "parallel"
     argv = [req.python, "-m", "specbridge.conformance.vllm_loader", "load", "--target", str(target_dir), "--method", method]
     argv += ["--k", str(steps), "--generate", "0", "--restore", "zeros", *(["--parallel-drafting"] if parallel else [])]
-    got, stderr = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"vLLM {version} harness")
+    got, log_tail = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"vLLM {version} harness", batch=True)
     bodies = []
     for r, v, f, g in zip(reqs, views, families, got):
         body = vllm_body(r, v, f, version, g, target_dir, method, steps)
         body["target"]["how"] = how
-        body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+        body["harness_log_tail"] = log_tail
         bodies.append(body)
     return bodies
 
@@ -501,12 +505,11 @@ def _verify_sglang(reqs, views, families, version, env, workdir, cache) -> list[
         str(STAND_IN_OVER_MB),
     ]
     argv += ["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []
-    got, stderr = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"SGLang {version} harness")
-    got = got if isinstance(got, list) else [got]
+    got, log_tail = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"SGLang {version} harness", batch=True)
     bodies = []
     for r, v, f, g in zip(reqs, views, families, got):
         body = sglang_body(r, v, f, version, g)
-        body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+        body["harness_log_tail"] = log_tail
         bodies.append(body)
     return bodies
 
@@ -686,11 +689,11 @@ def _verify_vllm_mtp(req: Request, version: str, env: dict, workdir: Path) -> di
     restricted = len(shards) < len(set(idx.weight_map.values()))
     argv = [req.python, "-m", "specbridge.conformance.vllm_mtp", "load", str(view_dir.absolute()), "--k", str(steps)]
     argv += ["--no-target"] if restricted else []  # the target is not all there: its sharing is left to the prediction
-    got, stderr = _run_harness(argv, env, f"vLLM {version} MTP harness")
+    got, log_tail = _run_harness(argv, env, f"vLLM {version} MTP harness")
     body = vllm_mtp_body(req, version, got[0], result, why, steps)
     how = f"the target's shards that hold the head: {shards}" if restricted else "the target as it is (one file)"
     body["target"] = {"given": None, "used": str(view_dir), "how": how}
-    body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+    body["harness_log_tail"] = log_tail
     return body
 
 
@@ -800,9 +803,9 @@ def _draft_report(req: Request, engine: str, version: str, method: str, target, 
 def _verify_vllm_draft_model(req: Request, view, version: str, env: dict) -> dict:
     info, root = _draft_target(req)
     argv = [req.python, "-m", "specbridge.conformance.vllm_draft_model", str(root.absolute()), str(Path(req.path).absolute())]
-    got, stderr = _run_harness(argv, env, f"vLLM {version} draft-model harness")
+    got, log_tail = _run_harness(argv, env, f"vLLM {version} draft-model harness")
     body = draft_model_body(req, view, version, got, info)
-    body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+    body["harness_log_tail"] = log_tail
     return body
 
 
@@ -862,11 +865,11 @@ def _verify_sglang_standalone(reqs: list[Request], views: list, version: str, en
     argv = [req.python, "-m", "specbridge.conformance.sglang_standalone"]
     argv += ["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []
     argv += [str(root.absolute()), *(str(Path(r.path).absolute()) for r in reqs)]
-    got, stderr = _run_harness(argv, env, f"SGLang {version} STANDALONE harness")
+    got, log_tail = _run_harness(argv, env, f"SGLang {version} STANDALONE harness", batch=True)
     bodies = []
-    for r, v, g in zip(reqs, views, got if isinstance(got, list) else [got]):
+    for r, v, g in zip(reqs, views, got):
         body = standalone_body(r, v, version, g, info)
-        body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+        body["harness_log_tail"] = log_tail
         bodies.append(body)
     return bodies
 
@@ -922,11 +925,11 @@ def _verify_sglang_nextn(reqs: list[Request], version: str, env: dict) -> list[d
     req = reqs[0]
     argv = [req.python, "-m", "specbridge.conformance.sglang_loader", "--nextn"]
     argv += ["--sglang-dir", str(Path(req.sglang_dir).absolute())] if req.sglang_dir else []
-    got, stderr = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"SGLang {version} NEXTN harness")
+    got, log_tail = _run_harness([*argv, *(str(Path(r.path).absolute()) for r in reqs)], env, f"SGLang {version} NEXTN harness", batch=True)
     bodies = []
-    for r, g in zip(reqs, got if isinstance(got, list) else [got]):
+    for r, g in zip(reqs, got):
         body = nextn_body(r, version, g)
-        body["harness_log_tail"] = [ln for ln in stderr.splitlines() if ln.strip()][-20:]
+        body["harness_log_tail"] = log_tail
         bodies.append(body)
     return bodies
 
