@@ -404,20 +404,26 @@ EAGLE1_READ = (
 )
 
 
-# llama_eagle.py / qwen2_eagle.py over llama.py's guarded load_weights: one pair of classes from 0.4.9.post6 on, named by
-# both ranges below (the 0.5.11 one adds the Mistral classes)
-EAGLE1_CLASSES_049 = {
-    "LlamaForCausalLMEagle": _eagle1_class(versions="0.4.9.post6 … 0.5.23", stacked_keyerror=False),
-    "Qwen2ForCausalLMEagle": _eagle1_class(
-        versions="0.4.9.post6 … 0.5.23",
-        stacked_keyerror=False,
-        name="Qwen2ForCausalLMEagle",
-        file=QEA,
-        base=QWEN2,
-        qkv_bias="True",
-        o_bias="False",
-    ),
-}
+def _eagle1_pair(*, versions: str, stacked_keyerror: bool) -> dict[str, DraftClass]:
+    """llama_eagle.py's LlamaForCausalLMEagle and qwen2_eagle.py's Qwen2ForCausalLMEagle (Qwen2's biased q/k/v) over
+    one loader: `stacked_keyerror` as the release's llama.py load_weights does it."""
+    return {
+        "LlamaForCausalLMEagle": _eagle1_class(versions=versions, stacked_keyerror=stacked_keyerror),
+        "Qwen2ForCausalLMEagle": _eagle1_class(
+            versions=versions,
+            stacked_keyerror=stacked_keyerror,
+            name="Qwen2ForCausalLMEagle",
+            file=QEA,
+            base=QWEN2,
+            qkv_bias="True",
+            o_bias="False",
+        ),
+    }
+
+
+# llama.py's guarded load_weights: one pair of classes from 0.4.9.post6 on, named by both ranges below (the 0.5.11 one
+# adds the Mistral classes)
+EAGLE1_CLASSES_049 = _eagle1_pair(versions="0.4.9.post6 … 0.5.23", stacked_keyerror=False)
 
 EAGLE1_RANGES = (
     FamilyRange(
@@ -426,18 +432,7 @@ EAGLE1_RANGES = (
         first="0.4.6",
         last="0.4.8",
         dispatch=_eagle1_dispatch(),
-        classes={
-            "LlamaForCausalLMEagle": _eagle1_class(versions="0.4.6.post5 … 0.4.8.post1", stacked_keyerror=True),
-            "Qwen2ForCausalLMEagle": _eagle1_class(
-                versions="0.4.6.post5 … 0.4.8.post1",
-                stacked_keyerror=True,
-                name="Qwen2ForCausalLMEagle",
-                file=QEA,
-                base=QWEN2,
-                qkv_bias="True",
-                o_bias="False",
-            ),
-        },
+        classes=_eagle1_pair(versions="0.4.6.post5 … 0.4.8.post1", stacked_keyerror=True),
         begins="llama_eagle.py as read in the 0.4.6.post5 wheel (the oldest cached); llama.py load_weights indexes params_dict "
         "with an unmatched q/k/v/gate/up name unguarded (KeyError)",
         versions_read=("0.4.6.post5", "0.4.7.post1", "0.4.8.post1"),
