@@ -637,6 +637,14 @@ def _fit(
     return TensorFate(n, LOADED, final, shard)
 
 
+def _restate_loaded(fates: list[TensorFate], name: str, status: str, reason: str) -> None:
+    """What happens after loading to the tensors loaded into parameter `name`: replaced by the target's, or never
+    written at all."""
+    for t in fates:
+        if t.engine_name == name and t.status == LOADED:
+            t.status, t.reason = status, reason
+
+
 def param_fills(cls: DraftClass, params: dict, filled: dict, fates: list[TensorFate]) -> list[ParamFate]:
     """Every engine parameter after loading and the post-load sharing with the target (which turns the
     tensors it replaces into OVERWRITTEN)."""
@@ -650,17 +658,13 @@ def param_fills(cls: DraftClass, params: dict, filled: dict, fates: list[TensorF
         missing_shards = [s for s, _ in p.shards if s not in got] if p.shards else ([] if got else ["*"])
         if share == "target":
             status, note = P_SHARED, f"replaced by the target's after loading ({cls.share_cite})"
-            for t in fates:
-                if t.engine_name == name and t.status == LOADED:
-                    t.status, t.reason = OVERWRITTEN, "loaded, then replaced by the target's weights"
+            _restate_loaded(fates, name, OVERWRITTEN, "loaded, then replaced by the target's weights")
         elif not missing_shards:
             status, note = (P_OWN_UNLESS_EQUAL, "kept unless byte-equal to the target's") if share == "own-unless-equal" else (P_LOADED, "")
         elif p.shards and len(missing_shards) < len(p.shards) and p.whole:
             status = P_MISSING
             note = f"written only once all its shards are read, and {', '.join(missing_shards)} never is: all of it keeps its initial value"
-            for t in fates:
-                if t.engine_name == name and t.status == LOADED:
-                    t.status, t.reason = DROPPED, f"read, then never written: {name} waits for {', '.join(missing_shards)} too"
+            _restate_loaded(fates, name, DROPPED, f"read, then never written: {name} waits for {', '.join(missing_shards)} too")
         elif p.shards and len(missing_shards) < len(p.shards):
             status, note = P_PARTIAL, "some shards are never written: those rows keep their initial values"
         elif _when(p.missing_ok, local):
