@@ -166,3 +166,10 @@ def write_sharded_target(dir: Path, config: dict, tensors: dict | None = None, *
     weight_map = {k: name for name, part in shards.items() for k in part}
     (dir / "model.safetensors.index.json").write_text(json.dumps({"metadata": {}, "weight_map": weight_map}))
     return dir
+
+
+def without(config: dict, drop) -> dict:
+    """The whole target with the MTP layer's tensors that `drop(name)` selects left out (a head missing its experts,
+    its attention, half a fused projection)."""
+    n = config["num_hidden_layers"]
+    return {k: v for k, v in target_tensors(config).items() if not (k.startswith(f"model.layers.{n}.") and drop(k))}

@@ -35,8 +35,7 @@ def _drop_nnpl(c: dict) -> dict:
 
 def _without(c: dict, part: str) -> dict:
     """The whole target with the NextN layer's tensors containing `part` left out."""
-    n = c["num_hidden_layers"]
-    return {k: v for k, v in nx.target_tensors(c).items() if not (k.startswith(f"model.layers.{n}.") and part in k)}
+    return nx.without(c, lambda k: part in k)
 
 
 # cases recorded after the first matrix (2026-12-01): stored on the releases run since (the newest at least); the engine

@@ -24,24 +24,18 @@ def _check(path, engine: str):
     return res
 
 
-def _without(config: dict, drop) -> dict:
-    """The whole target with the NextN layer's tensors `drop(name)` selects left out."""
-    n = config["num_hidden_layers"]
-    return {k: v for k, v in mx.target_tensors(config).items() if not (k.startswith(f"model.layers.{n}.") and drop(k))}
-
-
 @pytest.fixture(scope="module")
 def targets(tmp_path_factory) -> dict:
     d = tmp_path_factory.mktemp("nextn-block")
     out = {}
     for fam, config in (("glm", mx.glm_config()), ("ds", mx.deepseek_config())):
         out[fam] = mx.write_target(d / fam, config)
-        out[f"{fam}-no-experts"] = mx.write_target(d / f"{fam}-ne", config, _without(config, lambda k: ".mlp.experts." in k))
-        out[f"{fam}-no-attention"] = mx.write_target(d / f"{fam}-na", config, _without(config, lambda k: ".self_attn." in k))
+        out[f"{fam}-no-experts"] = mx.write_target(d / f"{fam}-ne", config, mx.without(config, lambda k: ".mlp.experts." in k))
+        out[f"{fam}-no-attention"] = mx.write_target(d / f"{fam}-na", config, mx.without(config, lambda k: ".self_attn." in k))
         out[f"{fam}-two-experts"] = mx.write_target(
-            d / f"{fam}-2", config, _without(config, lambda k: ".mlp.experts.1." in k or ".mlp.experts.3.down_proj" in k)
+            d / f"{fam}-2", config, mx.without(config, lambda k: ".mlp.experts.1." in k or ".mlp.experts.3.down_proj" in k)
         )
-        out[f"{fam}-no-gate-proj"] = mx.write_target(d / f"{fam}-ng", config, _without(config, lambda k: k.endswith("gate_proj.weight")))
+        out[f"{fam}-no-gate-proj"] = mx.write_target(d / f"{fam}-ng", config, mx.without(config, lambda k: k.endswith("gate_proj.weight")))
     return out
 
 
@@ -148,7 +142,7 @@ def test_half_of_the_fused_qkv_a_leaves_all_of_it_at_init(tmp_path, release):
     kv_a absent, SGLang leaves the whole parameter at init (recorded on six releases: test_conformance_sglang_nextn's
     deepseek-no-kv-a) and q_a_proj, read, is never written. Not "partial": no row of it is filled."""
     config = mx.deepseek_config()
-    path = mx.write_target(tmp_path / "t", config, _without(config, lambda k: ".kv_a_proj_with_mqa." in k))
+    path = mx.write_target(tmp_path / "t", config, mx.without(config, lambda k: ".kv_a_proj_with_mqa." in k))
     res = _check(path, release)
     fused = "model.decoder.self_attn.fused_qkv_a_proj_with_mqa.weight"
     assert {p.name: p.status for p in res.report.params}[fused] == "missing"
