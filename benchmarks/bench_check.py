@@ -286,9 +286,8 @@ def bump(version: str | None, by: int) -> str | None:
 def register_copies(times: int) -> None:
     """The engine tables with `times` copies of every EAGLE-3 era, family range and draft-model range, each copy under
     fake releases (100 majors up per copy), registered in this process as a newly read engine release would be."""
-    from dataclasses import replace
-
     from specbridge.engines import registry
+    from specbridge.record import replace
 
     def copies(rows, fields):
         out = list(rows)

@@ -23,7 +23,7 @@ code = os.environ["SB_RULE_OFF"]
 def _rule_off(monkeypatch):
     if not code:
         return
-    from dataclasses import replace
+    from specbridge.record import replace
     from specbridge.rules.registry import RULES, Hit
     rule = RULES[code]
 

@@ -3,9 +3,10 @@ rerunning `python scripts/gen_engine_matrix.py` and this fails."""
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 from pathlib import Path
+
+from specbridge import record
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("gen_engine_matrix", ROOT / "scripts" / "gen_engine_matrix.py")
@@ -28,11 +29,11 @@ def test_a_table_change_shows_on_the_page(monkeypatch):
     eras = list(registry.ENGINES["sglang"])
     i = next(k for k, e in enumerate(eras) if e.first == "0.5.3")
     cls = eras[i].classes["LlamaForCausalLMEagle3"]
-    eras[i] = dataclasses.replace(eras[i], classes={"LlamaForCausalLMEagle3": dataclasses.replace(cls, unknown="raise")})
+    eras[i] = record.replace(eras[i], classes={"LlamaForCausalLMEagle3": record.replace(cls, unknown="raise")})
     monkeypatch.setitem(registry.ENGINES, "sglang", tuple(eras))
     changed = gen.render()
     assert changed != before and "| sglang | 0.5.3–0.5.11 | 0.5.3–0.5.11 midlayer | `model.midlayer.*` | raises |" in changed
-    eras[i] = dataclasses.replace(eras[i], runs=eras[i].runs + (Run("0.5.7", "2099-01-01", "t", 30, 30),))
+    eras[i] = record.replace(eras[i], runs=eras[i].runs + (Run("0.5.7", "2099-01-01", "t", 30, 30),))
     monkeypatch.setitem(registry.ENGINES, "sglang", tuple(eras))
     assert "0.5.7" in gen.render()
 

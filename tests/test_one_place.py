@@ -114,12 +114,11 @@ def test_the_bundled_extra_prompts_are_what_make_prompts_writes(tmp_path):
 def test_train_options_are_the_trainargs_fields():
     """`specbridge train`'s options are generated from TrainArgs (train/args.py): the same names, defaults and
     help, so the CLI cannot drift from what the trainer reads."""
-    from dataclasses import fields
-
     import typer
     from typer.main import get_command
 
     from specbridge.cli.train_cmd import register
+    from specbridge.record import fields
     from specbridge.train.args import TrainArgs
 
     app = typer.Typer()

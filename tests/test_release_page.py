@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import importlib.util
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import dflash_fixtures as dfx
+
+from specbridge.record import replace
 
 ROOT = Path(__file__).resolve().parents[1]
 _spec = importlib.util.spec_from_file_location("gen_release_page", ROOT / "scripts" / "gen_release_page.py")

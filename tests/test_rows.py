@@ -62,9 +62,8 @@ def test_launch_expressions_read_only_steps_and_topk():
 
 def test_a_typo_in_a_row_raises_naming_it_instead_of_evaluating_false(tmp_path):
     """The failure this tool exists to catch, inside the tool: a misspelt name in a `when` used to read as False."""
-    from dataclasses import replace
-
     from specbridge.engines import vllm
+    from specbridge.record import replace
 
     era = vllm.ERAS[-1]
     cls = era.classes["Eagle3LlamaForCausalLM"]
@@ -170,10 +169,9 @@ def test_an_error_in_the_row_itself_is_a_row_error(src, ns, said):
 
 def _broken_raise(monkeypatch, when: str):
     """The latest vLLM EAGLE-3 class with one more Raise row, whose expression is `when`."""
-    from dataclasses import replace
-
     from specbridge.engines import vllm
     from specbridge.engines.spec import Raise
+    from specbridge.record import replace
 
     era = vllm.ERAS[-1]
     cls = era.classes["Eagle3LlamaForCausalLM"]

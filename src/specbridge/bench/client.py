@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from dataclasses import dataclass, field
 
 import httpx
 
 from ..prompts import completion_params
+from ..record import field, record
 from .metrics import find_spec_details
 
 MAX_STREAM_BYTES = 16 << 20  # one streamed completion
@@ -21,7 +21,7 @@ class ServerError(RuntimeError):
     """The server answered wrongly, too slowly, too much, or not at all."""
 
 
-@dataclass
+@record(frozen=False)
 class RequestResult:
     ok: bool
     error: str = ""

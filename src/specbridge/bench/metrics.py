@@ -16,7 +16,8 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, field
+
+from ..record import field, record
 
 DRAFTS = "vllm:spec_decode_num_drafts"
 DRAFT_TOKENS = "vllm:spec_decode_num_draft_tokens"
@@ -68,7 +69,7 @@ def parse_prometheus(text: str, max_bad: int = 0) -> list[tuple[str, dict[str, s
     return out
 
 
-@dataclass
+@record(frozen=False)
 class SpecCounters:
     """One scrape of vLLM's spec-decode counters (summed over engines/models)."""
 
@@ -122,7 +123,7 @@ def vllm_counters(text: str) -> SpecCounters:
     return c
 
 
-@dataclass
+@record(frozen=False)
 class Acceptance:
     """Acceptance over a run, as the engine counted it."""
 

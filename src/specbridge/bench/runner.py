@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from dataclasses import dataclass, field
 from typing import Callable
 
 import httpx
@@ -18,6 +17,7 @@ import httpx
 from ..engines.registry import SERVERS
 from ..engines.serving import Serving
 from ..prompts import DEFAULT_PROMPT_FORMAT, MAX_NEW_TOKENS, Prompt
+from ..record import field, record
 from .client import MAX_BODY_BYTES, RequestResult, ServerError, get_bounded, get_json, served_model, stream_completion
 from .metrics import (
     Acceptance,
@@ -33,7 +33,7 @@ from .prompts import server_token_ids
 ENGINES = ("auto", *SERVERS, "none")  # bench --engine: probe, an engine with a SERVE row, or no acceptance
 
 
-@dataclass
+@record(frozen=False)
 class BenchConfig:
     url: str
     baseline_url: str | None = None
@@ -63,7 +63,7 @@ def percentiles(xs: list[float], ps=(50, 90, 99)) -> dict[str, float | None]:
     return out
 
 
-@dataclass
+@record(frozen=False)
 class LevelResult:
     concurrency: int
     requests: int = 0
@@ -98,7 +98,7 @@ class LevelResult:
         }
 
 
-@dataclass
+@record(frozen=False)
 class ServerRun:
     role: str  # "spec" or "baseline"
     url: str
@@ -126,7 +126,7 @@ class ServerRun:
         }
 
 
-@dataclass
+@record(frozen=False)
 class BenchReport:
     config: BenchConfig
     servers: list[ServerRun] = field(default_factory=list)

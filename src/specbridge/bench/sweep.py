@@ -9,17 +9,17 @@ from __future__ import annotations
 import asyncio
 import os
 import shlex
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..engines.launch import build_launch, with_interpreter, without_speculation
 from ..engines.registry import SERVERS
+from ..record import field, record
 from .runner import BenchConfig, run_bench
 from .server import ServerProcess, ServerStartError, free_port
 from .watchdog import log_lines, watch
 
 
-@dataclass
+@record(frozen=False)
 class Setting:
     steps: int | None  # None = no speculation (the baseline)
     topk: int = 1
@@ -32,7 +32,7 @@ class Setting:
         return f"steps {self.steps}" + (f", topk {self.topk}, draft tokens {self.draft_tokens}" if self.topk > 1 else "")
 
 
-@dataclass
+@record(frozen=False)
 class SweepResult:
     setting: Setting
     tok_s: dict[int, float | None] = field(default_factory=dict)  # concurrency -> output tok/s

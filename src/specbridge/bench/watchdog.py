@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
 
 from ..engines.registry import SERVERS
+from ..record import field, record
 
 
-@dataclass
+@record(frozen=False)
 class Progress:
     engine: str
     reached: list[tuple[str, float]] = field(default_factory=list)  # (phase, seconds since start)

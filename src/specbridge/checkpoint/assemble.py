@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable  # not typing: importing it costs the header-only commands ~2 ms
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..record import field, record
 from .errors import CheckpointError
 from .hubref import HubRef
 from .safetensors import TensorInfo, read_header
@@ -22,7 +22,7 @@ TORCH_INDEX_NAME = "pytorch_model.bin.index.json"
 TORCH_SINGLE = "pytorch_model.bin"
 
 
-@dataclass
+@record(frozen=False)
 class Checkpoint:
     """Everything a checker needs, without tensor data."""
 

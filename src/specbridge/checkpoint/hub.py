@@ -17,11 +17,10 @@ from __future__ import annotations
 
 import os
 import struct
-from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlparse
 
-from ..record import record
+from ..record import record, replace
 from .assemble import (
     MAX_CONFIG_BYTES,
     MAX_INDEX_BYTES,

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..record import field, record
 from .assemble import INDEX_NAME, MAX_CONFIG_BYTES, MAX_INDEX_BYTES, choose_weights, read_json, shard_name_ok, weight_map_of
 from .errors import CheckpointError
 from .hubref import HubRef, hub_ref_or_none, missing_path_line
@@ -23,7 +23,7 @@ PARTIAL_FROM_BYTES = 1 << 20  # a Hub index above this is searched by range read
 Wanted = Callable[[dict], "tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | str"]
 
 
-@dataclass
+@record(frozen=False)
 class TargetIndex:
     """What a target's index says, and what reading it cost. `weight_map`: tensor name -> shard file (the
     single file's name for an unsharded target, whose header is already in `single`)."""

@@ -11,7 +11,8 @@ import json
 import re
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+
+from ..record import field, record
 
 BLOCK = 4096  # the unit of a probe; a DeepSeek-V3 index line is ~100 bytes, so a block holds ~40 entries
 RUN = 64 * 1024  # what one read takes ahead while collecting a prefix's entries (a head's layer is ~160 KB of index)
@@ -24,7 +25,7 @@ class IndexSearchError(Exception):
     """The index is not laid out (or not ordered) as the search needs; the message says how."""
 
 
-@dataclass
+@record(frozen=False)
 class PartialWeightMap:
     """What the search read: the entries under the prefixes (and the exact names asked), the index metadata,
     the bytes and range reads it took, and how many entries' order was checked."""
@@ -39,7 +40,7 @@ class PartialWeightMap:
     size: int
 
 
-@dataclass
+@record(frozen=False)
 class _Lines:
     """A file read in BLOCK-aligned ranges, each read once; parsed entry lines by their start offset."""
 

@@ -11,10 +11,9 @@ import json
 import math
 import os
 import struct
-from dataclasses import field
 from pathlib import Path
 
-from ..record import record
+from ..record import field, record
 from .errors import CheckpointError
 
 # Byte size (in bits, to cover sub-byte types) of every dtype the safetensors spec knows.

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import io
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..record import record
+from ..record import field, record
 from .errors import CheckpointError
 
 
@@ -93,7 +92,7 @@ class SourceFile(io.RawIOBase):
         return len(data)
 
 
-@dataclass
+@record(frozen=False)
 class BlockCache:
     """Small reads of a ByteSource served from aligned blocks kept for the life of this object.
 

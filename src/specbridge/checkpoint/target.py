@@ -4,9 +4,9 @@ cache directory (`models--org--name/snapshots/<rev>/`). Only what compatibility 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..record import field, record
 from .assemble import read_json
 from .errors import CheckpointError
 from .hubref import HubRef, hub_ref_or_none, missing_path_line
@@ -15,7 +15,7 @@ from .hubref import HubRef, hub_ref_or_none, missing_path_line
 TEXT_KEYS = ("text_config", "language_config", "llm_config")
 
 
-@dataclass
+@record(frozen=False)
 class TargetInfo:
     path: Path
     config: dict

@@ -13,9 +13,9 @@ from __future__ import annotations
 import itertools
 import json
 import operator
-from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..record import field, record
 from .assemble import read_json
 from .errors import CheckpointError
 
@@ -24,7 +24,7 @@ TOKENIZER_LIMIT = 256 * 2**20  # a tokenizer.json larger than this is not read (
 TEXT_KEYS = ("text_config", "language_config", "llm_config")
 
 
-@dataclass
+@record(frozen=False)
 class TokenizerFacts:
     root: Path
     read: list[str] = field(default_factory=list)  # the files found and read
@@ -162,7 +162,7 @@ def read_tokenizer_facts(root: Path) -> TokenizerFacts:
     return facts
 
 
-@dataclass
+@record(frozen=False)
 class MapDiff:
     """How two token-to-id maps differ: the ids whose token differs (or that only one side has), how many, and
     the first few with both tokens."""

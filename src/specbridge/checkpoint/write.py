@@ -25,10 +25,9 @@ import threading
 import time
 from array import array
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..record import record
+from ..record import field, record
 from .errors import CheckpointError
 from .safetensors import DTYPE_BITS, TensorInfo, parse_header, read_header, tensor_nbytes
 
@@ -108,7 +107,7 @@ class OutTensor:
         return tensor_nbytes(self.out_dtype, self.shape)
 
 
-@dataclass
+@record(frozen=False)
 class WriteResult:
     files: list[Path]  # final paths, config and index included
     nbytes: int  # bytes in those files

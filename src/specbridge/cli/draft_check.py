@@ -5,9 +5,9 @@ the engine T rules once per engine version with its draft-model row (engines/*.p
 from __future__ import annotations
 
 import sys
-from dataclasses import replace
 from pathlib import Path
 
+from ..record import replace
 from .contract import CliError, print_json
 
 

@@ -25,10 +25,10 @@ import re
 import subprocess
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..families.table import BY_NAME, FAMILIES
+from ..record import field, record
 from . import compare
 
 ENGINES = ("vllm", "sglang")
@@ -56,7 +56,7 @@ class HarnessFailed(Exception):
     """The harness itself failed (its own tracing raised, or it printed no result): no verdict, exit 3."""
 
 
-@dataclass
+@record(frozen=False)
 class Request:
     path: str
     engine: str  # vllm | sglang, optionally ==VERSION (then the environment must hold that version)
@@ -67,7 +67,7 @@ class Request:
     steps: int | None = None
 
 
-@dataclass
+@record(frozen=False)
 class VerifyResult:
     report: dict
     exit_code: int

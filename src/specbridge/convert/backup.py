@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import os
 import shutil
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
 from ..checkpoint.write import HEADER_BACKUP_SUFFIX, checked_header_backup, fsync_dir, replace_file, write_header
+from ..record import field, record
 
 CONFIG_BACKUP = "config.json.specbridge-backup"
 DIR_BACKUP_MARK = ".specbridge-backup-"
@@ -34,7 +34,7 @@ def is_temp(name: str) -> bool:
     return name.startswith(".") and name.endswith(TEMP_MARK)
 
 
-@dataclass
+@record(frozen=False)
 class BackupSet:
     kind: str  # "files" | "directory"
     path: Path  # the backup directory, or the config backup (files)
@@ -46,7 +46,7 @@ class BackupSet:
         return self.path if self.kind == "files" and self.path.exists() else None
 
 
-@dataclass
+@record(frozen=False)
 class Restored:
     root: Path
     backup: BackupSet | None  # None: there was none, only leftovers of a run killed before it made one

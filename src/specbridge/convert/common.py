@@ -6,7 +6,6 @@ and plan.py dispatches to them; holding the shared pieces here keeps the arrows 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
@@ -15,7 +14,7 @@ from ..checkpoint.safetensors import TensorInfo
 from ..checkpoint.write import OutTensor
 from ..layouts.canonical import Drafter
 from ..layouts.table import Layout
-from ..record import record
+from ..record import field, record
 
 
 class ConvertError(CheckpointError):
@@ -31,7 +30,7 @@ class HeadRows:
     rows: list[int]
 
 
-@dataclass
+@record(frozen=False)
 class Plan:
     src: Checkpoint
     drafter: Drafter

@@ -7,10 +7,9 @@ next reader never falls back to its own default.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from ..layouts.canonical import Drafter
 from ..layouts.table import Layout
+from ..record import field, record
 
 LLAMA_KEYS = (
     "attention_bias",
@@ -50,7 +49,7 @@ DTYPE_NAMES = {"BF16": "bfloat16", "F16": "float16", "F32": "float32", "F64": "f
 NBR_DEFAULT = {"speculators": True}  # everyone else trains with the residual taken before hidden_norm
 
 
-@dataclass
+@record(frozen=False)
 class Canon:
     """The drafter's config facts, independent of any layout."""
 

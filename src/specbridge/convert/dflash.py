@@ -20,7 +20,6 @@ check fc from it, else from the draft's own layer count: sglang/srt/models/dflas
 from __future__ import annotations
 
 import copy
-from dataclasses import replace
 from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
@@ -28,6 +27,7 @@ from ..checkpoint.maskfile import MASK_FILE, MaskFile, mask_file_bytes, read_mas
 from ..checkpoint.write import OutTensor
 from ..engines.registry import NotModelled, family_builds, placements
 from ..layouts.table import LAYOUTS, Layout
+from ..record import replace
 from .common import ConvertError, ConvertRefused, Plan
 
 DFLASH_LAYOUT = Layout(

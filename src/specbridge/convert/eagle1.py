@@ -28,13 +28,12 @@ from __future__ import annotations
 
 import copy
 import re
-from dataclasses import replace
 
 from ..checkpoint.safetensors import DTYPE_BITS
 from ..checkpoint.write import OutTensor
 from ..engines.registry import NotModelled, family_builds, placements
 from ..layouts.table import INPUT_OF_LAYER, LAYOUTS, Layout
-from ..record import record
+from ..record import record, replace
 from .common import ConvertError, ConvertRefused, Plan
 from .dflash import DFLASH_LAYOUTS
 

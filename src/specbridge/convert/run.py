@@ -7,7 +7,6 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..checkpoint.errors import CheckpointError
@@ -28,6 +27,7 @@ from ..checkpoint.write import (
     write_header,
 )
 from ..layouts.table import to_layout
+from ..record import field, record
 from .backup import CONFIG_BACKUP, BackupSet, find_backup, is_temp, new_backup_dir, save_config_backup, settle
 from .dflash import verify_side_files
 from .plan import LAYOUT_ENGINE, Plan, t2d_bytes
@@ -35,7 +35,7 @@ from .plan import LAYOUT_ENGINE, Plan, t2d_bytes
 IN_PLACE_VERIFIED = "header re-read: every tensor at its original offset, length, dtype and shape; the data section is not written"
 
 
-@dataclass
+@record(frozen=False)
 class Result:
     dst: Path
     method: str  # "rewrite" | "in-place header" | "unchanged"

@@ -14,13 +14,12 @@ TensorRT-LLM@00679c66 `modeling_speculative.py`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from ..record import record
 from .registry import capture_rule, era_at, modelled_range
 from .spec import CaptureRule, in_release_range
 
 
-@dataclass
+@record(frozen=False)
 class Capture:
     supported: bool | None  # None = unknown architecture for this engine table
     support_note: str

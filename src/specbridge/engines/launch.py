@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import shlex
-from dataclasses import dataclass, field
 
+from ..record import field, record
 from .expr import evaluate
 from .registry import LAUNCHERS, SERVERS
 
@@ -17,7 +17,7 @@ class LaunchError(ValueError):
     pass
 
 
-@dataclass
+@record(frozen=False)
 class Launch:
     engine: str  # "sglang" | "vllm" | "trtllm"
     target: str | None = None

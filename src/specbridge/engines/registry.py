@@ -81,8 +81,7 @@ class EngineTable(MutableMapping):
 def with_adopted(engine: str, rows: tuple) -> tuple:
     """An engine's eras or family ranges with the runs scripts/adopt_release.py recorded for them (engines/adopted.py)
     added to each one's `runs`. A recorded run whose range no row has any more raises: it is never dropped."""
-    from dataclasses import replace
-
+    from ..record import replace
     from .adopted import ADOPTED
 
     mine = [a for a in ADOPTED if a.engine == engine]

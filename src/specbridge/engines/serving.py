@@ -6,9 +6,7 @@ package), so the engine files can import it."""
 
 from __future__ import annotations
 
-from dataclasses import field
-
-from ..record import record
+from ..record import field, record
 
 
 @record

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 import sys
-from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..checkpoint.reader import Checkpoint
+from ..record import field, record, replace
 from .expr import evaluate, row_context, value_or
 from .facts import ROW_NAMES, checkpoint_facts  # noqa: F401 - checkpoint_facts: where callers long found it
 from .spec import Dispatch, DraftClass, FamilyRange, Param, Step
@@ -57,7 +57,7 @@ LOADED, DROPPED, UNUSED, BUFFER, OVERWRITTEN, RAISES, MISMATCHED, TRUNCATED, PAD
 P_LOADED, P_MISSING, P_PARTIAL, P_SHARED, P_OWN_UNLESS_EQUAL, P_HARMLESS, P_DEFAULT_INIT = Fill
 
 
-@dataclass
+@record(frozen=False)
 class TensorFate:
     name: str
     status: Fate
@@ -66,7 +66,7 @@ class TensorFate:
     reason: str = ""
 
 
-@dataclass
+@record(frozen=False)
 class ParamFate:
     name: str
     shape: tuple | None
@@ -77,7 +77,7 @@ class ParamFate:
     note: str = ""
 
 
-@dataclass
+@record(frozen=False)
 class LoadReport:
     engine: str
     version: str

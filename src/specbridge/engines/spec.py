@@ -6,10 +6,9 @@ mirrors. `simulate.py` interprets them; nothing engine-specific lives in code.
 
 from __future__ import annotations
 
-from dataclasses import field
 from functools import lru_cache
 
-from ..record import record
+from ..record import field, record
 
 
 @record
@@ -691,9 +690,8 @@ def parse_version(v: str) -> tuple[int, int, int]:
     post-release or a local build (+cu124) of X behaves as X, and a pre-release (rc, a, b, dev) is the
     code of the release it precedes (`resolve` says so in a finding). Raises ValueError on anything
     that is not a PEP 440 version. Cached: the tables compare the same few hundred release strings again and again."""
-    parts = v.split(".")
-    if all(p.isdigit() for p in parts):  # the tables' own spelling ("0.5.11"): no PEP 440 parser to import
-        release = tuple(int(p) for p in parts)
+    release = _plain_release(v)
+    if release is not None:  # the tables' own spelling ("0.5.11", "0.5.3.post3"): no PEP 440 parser to import
         return (*release[:3], *(0,) * (3 - len(release[:3])))  # type: ignore[return-value]
     from packaging.version import InvalidVersion, Version
 
@@ -716,7 +714,18 @@ def in_release_range(version: str, first: str, last: str | None) -> bool:
     return v[: min(n, 3)] <= parse_version(last)[: min(n, 3)]
 
 
+def _plain_release(v: str) -> tuple[int, ...] | None:
+    """The release numbers of a final or post release as the tables spell them ('0.5.11', '0.5.3.post3'), else None
+    (a pre-release, a local build, another spelling: PEP 440's parser reads those)."""
+    parts = v.split(".")
+    if len(parts) > 1 and parts[-1].startswith("post") and parts[-1][4:].isdigit():
+        parts.pop()
+    return tuple(int(p) for p in parts) if all(p.isdigit() for p in parts) else None
+
+
 def is_prerelease(version: str) -> bool:
+    if _plain_release(version) is not None:
+        return False
     from packaging.version import Version
 
     return Version(version.strip()).is_prerelease

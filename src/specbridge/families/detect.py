@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
-from ..record import record
+from ..record import field, record
 from .medusa import heads as medusa_heads
 from .mtp import announced_layers
 from .names import lines_with, name_lines
@@ -37,7 +36,7 @@ MEDUSA_WORDS = {
 MTP_NEEDLES = (".eh_proj.weight\n", ".enorm.weight\n", ".hnorm.weight\n", "mtp")  # lines to test exactly (4 scans, not 7)
 
 
-@dataclass
+@record(frozen=False)
 class FamilyVerdict:
     """The family a checkpoint's evidence shows (None: unknown or ambiguous), every witness, and the
     candidates when two families are equally supported."""

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 from ..checkpoint.index import TargetIndex, read_shard_headers, read_target_index
-from ..record import record
+from ..record import field, record
 from .names import at_least, lines_with, name_lines
 from .reading import TargetFit
 
@@ -137,7 +136,7 @@ class MtpLayer:
     unclassified: tuple[str, ...] = ()  # tensors under the prefix that are none of the parts
 
 
-@dataclass
+@record(frozen=False)
 class MtpHead:
     """The MTP head of a target: style, what the config announces and what the names hold."""
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 
 from ..checkpoint.reader import Checkpoint
 from ..checkpoint.safetensors import FLOAT_DTYPES, TensorInfo
+from ..record import field, record
 from .table import INPUT_OF_LAYER, LAYOUTS, OUTPUT_OF_LAYER, Layout, to_canonical
 
 LAYER_RE = re.compile(r"^layers\.(\d+)\.")
@@ -50,7 +50,7 @@ def _int(v) -> int | None:
     return v if type(v) is int else None
 
 
-@dataclass
+@record(frozen=False)
 class Drafter:
     """Canonical description of one EAGLE-3 drafter checkpoint."""
 

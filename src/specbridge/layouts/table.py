@@ -7,9 +7,7 @@ canonical to its own names, plus how it writes config.json. Adding a layout is a
 
 from __future__ import annotations
 
-from dataclasses import field
-
-from ..record import record
+from ..record import field, record
 
 # Aux-layer id conventions (speculators/EAGLE/vLLM count boundaries, SpecForge/ModelOpt/SGLang explicit ids count
 # layer outputs; sgl-project/sglang PR #25454):

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-
 from ..engines.registry import NotModelled, Placement, family_builds, family_era, family_name, family_rows, placements, resolve
 from ..engines.simulate import LoadReport, simulate
 from ..engines.spec import parse_version
 from ..layouts.canonical import Drafter
 from ..layouts.embedding import embed_stats
+from ..record import field, record, replace
 from ..view import CheckpointView
 from .context import Context
 from .findings import ERROR, Finding
 from .registry import CHECKPOINT, ENGINE, in_catalogue_order, run
 
 
-@dataclass
+@record(frozen=False)
 class CheckResult:
     drafter: Drafter
     report: LoadReport

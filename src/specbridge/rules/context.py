@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import operator
 from array import array
-from dataclasses import dataclass
 from functools import cached_property
 from itertools import islice
 
@@ -32,7 +31,7 @@ def eagle1_convertible(cls_name: str, ckpt: Checkpoint) -> bool:
     return cls_name in {lay.architecture for lay in EAGLE1_LAYOUTS.values()} and convertible(ckpt.config or {}, ckpt.tensors)
 
 
-@dataclass
+@record(frozen=False)
 class Context:
     view: CheckpointView  # the checkpoint described once (view.read_view)
     rep: LoadReport | None = None  # None for the rules that name no engine (run once per checkpoint)

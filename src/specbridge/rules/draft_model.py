@@ -9,10 +9,10 @@ the draft learned an id to mean must be what the target's tokenizer means by it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from ..record import record
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import CHECKPOINT, Hit, rule
@@ -25,7 +25,7 @@ TEMPLATE_FIX = "use an instruct draft of the target's family (trained with its t
 MERGES_FIX = "use a draft model trained with the target's tokenizer revision (the same tokenizer.json)"
 
 
-@dataclass
+@record(frozen=False)
 class Tokens:
     """The draft's and the target's tokenizer facts, read once per check (`Context.tokens`)."""
 

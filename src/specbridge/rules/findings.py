@@ -3,12 +3,12 @@ emit them, with their documentation, are in `registry.py`."""
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from ..record import asdict, record
 
 ERROR, WARNING, INFO = "error", "warning", "info"
 
 
-@dataclass
+@record(frozen=False)
 class Finding:
     code: str
     severity: str

@@ -11,7 +11,6 @@ information on another) says so in its hits; `severity` is the one it usually ha
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
@@ -164,10 +163,23 @@ def rule(
         assert code[0] in CATEGORIES, code
         assert fn.__doc__, f"{code}: a rule documents itself"
         fams = families if families is not None else (EVERY_FAMILY if code[0] in "LR" else ("eagle3",))
-        RULES[code] = Rule(code, title, severity, fix, inspect.cleandoc(fn.__doc__), failure_modes, scope, fn, fams)
+        RULES[code] = Rule(code, title, severity, fix, cleandoc(fn.__doc__), failure_modes, scope, fn, fams)
         return fn
 
     return register
+
+
+def cleandoc(doc: str) -> str:
+    """A docstring as `inspect.cleandoc` gives it (first line stripped, the rest dedented, blank lines around it
+    dropped), without importing `inspect`, which a check would otherwise load for this alone."""
+    lines = doc.expandtabs().split("\n")
+    margin = min((len(ln) - len(ln.lstrip()) for ln in lines[1:] if ln.lstrip()), default=0)
+    lines = [lines[0].lstrip(), *(ln[margin:] for ln in lines[1:])]
+    while lines and not lines[-1]:
+        lines.pop()
+    while lines and not lines[0]:
+        lines.pop(0)
+    return "\n".join(lines)
 
 
 def run(scope: str, ctx, codes: Iterable[str] | None = None) -> list[Finding]:

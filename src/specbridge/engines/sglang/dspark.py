@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..spec import (
     Derive,
     Dispatch,

@@ -3,8 +3,7 @@ Mistral EAGLE drafters."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, llama_decoder
 from ..spec import (
     Dispatch,

@@ -8,8 +8,7 @@ and the decoder is `midlayer.*` up to 0.5.11 and `layers.N.*` from 0.5.12.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..common import LLAMA_DERIVE, LLAMA_FIELDS, STACK_LLAMA, eagle3_io, llama_decoder
 from ..spec import (
     Buffer,

@@ -4,8 +4,7 @@ confidence heads); RANGES, DSpark's release ranges.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..common import STACK_LLAMA
 from ..spec import (
     Dispatch,

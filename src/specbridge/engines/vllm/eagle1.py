@@ -5,8 +5,7 @@ sibling architectures' classes from eagle1_siblings.py).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..common import STACK_LLAMA, llama_decoder
 from ..spec import Dispatch, DraftClass, Drop, FamilyRange, IgnoreSuffix, Param, Prefix, Run, all_agreed
 from .common import EAGLE1_AS_EAGLE3, NOT_INITIALISED, PROP, REG, VALUEERROR, VLLM_DERIVE, VLLM_FIELDS

@@ -5,8 +5,7 @@ Large 3 (mistral_large_3_eagle.py). The release ranges that use them are in eagl
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..common import LLAMA_DERIVE, STACK_LLAMA
 from ..spec import Derive, DraftClass, Drop, Field, IgnoreSuffix, Param, Prefix, Raise, Rename, RenameRegex, Stack
 from .common import EAGLE1_AS_EAGLE3, PROP, REG, SPEC_PY, VALUEERROR, _bias_free_decoder

@@ -5,8 +5,7 @@ SUPPORTS_EAGLE3_SINCE).
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..spec import CaptureRule, Dispatch, FamilyRange, Run
 from .common import CFG, REG, F
 from .eagle3_classes import (

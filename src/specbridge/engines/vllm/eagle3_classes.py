@@ -11,8 +11,7 @@ The release ranges that use these classes (ERAS) are in eagle3.py.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..common import STACK_LLAMA, eagle3_io, llama_decoder
 from ..spec import Derive, DraftClass, Drop, Field, IgnoreSuffix, Param, Prefix, Raise, Rename, RenameTo, Stack
 from .common import KEYERROR, PROP, SPEC_PY, VALUEERROR, VLLM_DERIVE, VLLM_FIELDS, F

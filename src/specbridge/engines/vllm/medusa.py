@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..spec import Buffer, Derive, Dispatch, DraftClass, Drop, FamilyRange, Field, LaunchCheck, Param, Raise, Rename, RenameRegex, Run
 from .common import NOT_INITIALISED, REG, SPEC_PY
 

@@ -4,8 +4,7 @@ qwen3_5_mtp.py), and RANGES, MTP's release ranges.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..common import DECODER_PARTS
 from ..spec import (
     Derive,

@@ -4,8 +4,7 @@ RANGES, P-EAGLE's release ranges.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from ...record import replace
 from ..spec import Buffer, Dispatch, DraftClass, FamilyRange, Field, LaunchCheck, Raise, all_agreed
 from .common import CFG, REG, F
 from .eagle3 import SPEC_REQUIRED, ZOO_CONF, translation
