@@ -15,6 +15,8 @@ to `dataclasses`)."""
 
 from __future__ import annotations
 
+import operator
+
 MISSING = type("Missing", (), {"__repr__": lambda self: "MISSING", "__slots__": ()})()
 
 
@@ -48,7 +50,7 @@ def _repr(self) -> str:
 
 
 def _key(self) -> tuple:
-    return tuple(getattr(self, n) for n in self.__record_compare__)
+    return self.__record_key__(self)
 
 
 def _eq(self, other: object) -> bool:
@@ -82,30 +84,29 @@ def _init(self, *args, **kwargs) -> None:
         self.__post_init__()
 
 
-def _bind(cls: type, names: tuple, args: tuple, kwargs: dict) -> list:
-    """The field values in order, from what the call gave and the defaults; a TypeError as the dataclass's `__init__`
-    raises one, for too many, unknown, repeated or missing arguments."""
+def _bind(cls: type, names: tuple, args: tuple, kwargs: dict):
+    """The field values in order, from what the call gave and the defaults (dict operations only: most rows are
+    built by keyword); a TypeError as the dataclass's `__init__` raises one, for too many, unknown, repeated or
+    missing arguments."""
     if len(args) > len(names):
         raise TypeError(f"{cls.__qualname__}.__init__() takes {len(names) + 1} positional arguments but {len(args) + 1} were given")
-    values = list(args)
-    fields = cls.__record_fields__
-    for name in names[len(args) :]:
-        if name in kwargs:
-            values.append(kwargs[name])
-            continue
-        f = fields[name]
-        if f.default is not MISSING:
-            values.append(f.default)
-        elif f.default_factory is not MISSING:
-            values.append(f.default_factory())
-        else:
-            raise TypeError(f"{cls.__qualname__}.__init__() missing 1 required argument: {name!r}")
-    for name in kwargs:
-        if name not in fields:
-            raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {name!r}")
-        if names.index(name) < len(args):
-            raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for argument {name!r}")
-    return values
+    values = cls.__record_template__.copy()  # every field, in order: its default, or MISSING
+    if args:
+        if kwargs and not kwargs.keys().isdisjoint(names[: len(args)]):
+            raise TypeError(
+                f"{cls.__qualname__}.__init__() got multiple values for argument {next(k for k in kwargs if k in names[: len(args)])!r}"
+            )
+        values.update(zip(names, args))
+    values.update(kwargs)
+    if len(values) != len(names):
+        raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {next(k for k in kwargs if k not in names)!r}")
+    for name in cls.__record_unfilled__:  # the fields without a plain default
+        if values[name] is MISSING:
+            factory = cls.__record_fields__[name].default_factory
+            if factory is MISSING:
+                raise TypeError(f"{cls.__qualname__}.__init__() missing 1 required argument: {name!r}")
+            values[name] = factory()
+    return values.values()
 
 
 def _own_fields(cls: type) -> dict[str, Field]:
@@ -146,8 +147,14 @@ def record(cls: type | None = None, *, frozen: bool = True):
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
     cls.__record_fields__ = table
     cls.__record_names__ = tuple(table)
+    cls.__record_template__ = {n: f.default for n, f in table.items()}
+    cls.__record_unfilled__ = tuple(n for n, f in table.items() if f.default is MISSING)
     cls.__record_repr__ = tuple(f.name for f in table.values() if f.repr)
     cls.__record_compare__ = tuple(f.name for f in table.values() if f.compare)
+    # the compared fields as one tuple, read in C (attrgetter of one name gives the value, of none nothing)
+    compared = cls.__record_compare__
+    getter = operator.attrgetter(*compared) if compared else None
+    cls.__record_key__ = staticmethod((lambda o: (getter(o),)) if len(compared) == 1 else getter or (lambda o: ()))
     cls.__record_post_init__ = hasattr(cls, "__post_init__")
     cls.__match_args__ = cls.__record_names__
     if "__init__" not in own:

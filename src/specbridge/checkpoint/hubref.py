@@ -4,13 +4,13 @@ can say where it was read from without importing the Hub client (checkpoint/hub.
 from __future__ import annotations
 
 import os
-import re
 
+from ..later import Later
 from ..record import record
 
 _NAME = r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}"
-HUB_ID = re.compile(rf"^(?P<repo>{_NAME}/{_NAME})(?:@(?P<rev>[A-Za-z0-9._/-]{{1,200}}))?$")
-COMMIT = re.compile(r"^[0-9a-f]{40}$")
+HUB_ID = Later(rf"^(?P<repo>{_NAME}/{_NAME})(?:@(?P<rev>[A-Za-z0-9._/-]{{1,200}}))?$")
+COMMIT = Later(r"^[0-9a-f]{40}$")
 DEFAULT_REVISION = "main"
 
 

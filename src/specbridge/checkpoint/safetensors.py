@@ -70,22 +70,30 @@ class TensorInfo:
 
     def read_at(self, start: int, n: int) -> bytes:
         """`n` bytes from `start` within this tensor's bytes, from wherever they live."""
+        return self.read_spans([(start, n)])[0]
+
+    def read_spans(self, spans: list[tuple[int, int]]) -> list[bytes]:
+        """The bytes of each (start, n) span within this tensor, the file opened once for all of them (a check
+        samples 16 embedding rows)."""
         if self.strides is not None:
             raise CheckpointError(
                 self.file,
                 f"tensor {self.name!r} is a strided view (strides {list(self.strides)}), not one byte range; refusing to read it as one",
             )
-        if start < 0 or n < 0 or start + n > self.nbytes:
-            raise CheckpointError(self.file, f"tensor {self.name!r}: read {start}..{start + n} outside its {self.nbytes} bytes")
+        for start, n in spans:
+            if start < 0 or n < 0 or start + n > self.nbytes:
+                raise CheckpointError(self.file, f"tensor {self.name!r}: read {start}..{start + n} outside its {self.nbytes} bytes")
         if self.source is not None:
-            data = self.source.pread(self.offset + start, n)
+            out = [self.source.pread(self.offset + start, n) for start, n in spans]
         else:
+            out = []
             with open(self.file, "rb") as f:
-                f.seek(self.offset + start)
-                data = f.read(n)
-        if len(data) != n:
+                for start, n in spans:
+                    f.seek(self.offset + start)
+                    out.append(f.read(n))
+        if any(len(data) != n for data, (_, n) in zip(out, spans)):
             raise CheckpointError(self.file, f"tensor {self.name!r} is cut short (file changed while reading?)")
-        return data
+        return out
 
     def read_bytes(self) -> bytes:
         return self.read_at(0, self.nbytes)

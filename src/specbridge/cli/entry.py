@@ -5,6 +5,7 @@ every --help, goes to the typer app."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -111,10 +112,17 @@ def _main() -> None:
         print(f"specbridge {__version__}")
         sys.exit(0)
     if argv and argv[0] in FAST and not {"-h", "--help"} & set(argv):
+        # A header-only command builds tables and a report that reference counting frees: the cyclic collector would
+        # walk every row it imports a dozen times and find nothing (a twentieth of a check). Off while it runs.
+        collecting = gc.isenabled()
+        gc.disable()
         try:
             code = _fast(argv)
         except SystemExit:  # argparse usage error: let typer print its own help-style message
             code = -1
+        finally:
+            if collecting:
+                gc.enable()
         if code >= 0:
             sys.exit(code)
     sys.exit(run_typer(argv))

@@ -5,14 +5,13 @@ the page is console.PlainPage: rich's bytes, written without importing rich (che
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..display import markup_safe as escape
 from ..engines.simulate import Fate, Fill
 from ..layouts.canonical import layout_label
 from ..rules.findings import doc_link
 from .console import PIPE_WIDTH, PlainPage, page_console
 
+TYPE_CHECKING = False  # typing's constant, without importing typing on a check's path (about 1 ms)
 if TYPE_CHECKING:
     from rich.console import Console
 

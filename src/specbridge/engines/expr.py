@@ -12,7 +12,7 @@ which no caller turns into False or None: it propagates, and `row_context` names
 
 from __future__ import annotations
 
-import ast
+import _ast as ast  # the node classes (C): ast.py itself, its visitors and unparser, is a millisecond of every check
 import contextlib
 import functools
 import operator
@@ -59,7 +59,7 @@ class RowError(Exception):
 @functools.lru_cache(maxsize=1024)
 def _parse(src: str) -> ast.expr:
     try:
-        return ast.parse(src, mode="eval").body
+        return compile(src, "<row>", "eval", ast.PyCF_ONLY_AST).body  # ast.parse(src, mode="eval")
     except SyntaxError as e:
         raise RowError(f"syntax error in {src!r}: {e.msg}") from None
 
@@ -90,13 +90,33 @@ def row_context(where: str) -> Iterator[None]:
         raise
 
 
+def _walk(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node under `node`, itself included (ast.walk's nodes, in another order)."""
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        yield n
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if isinstance(v, ast.AST):
+                todo.append(v)
+            elif isinstance(v, list):
+                todo.extend(x for x in v if isinstance(x, ast.AST))
+
+
+def _source(node: ast.AST, src: str) -> str:
+    """The part of the row a node was parsed from (its one line; rows are single expressions)."""
+    start, end = getattr(node, "col_offset", None), getattr(node, "end_col_offset", None)
+    return src[start:end] if start is not None and end is not None else src
+
+
 def _reads_names(node: ast.expr) -> bool:
     """Whether the subexpression reads the namespace (a config value) or is the row's own literals alone."""
-    return any(isinstance(n, ast.Name) for n in ast.walk(node) if not _is_func_name(node, n))
+    return any(isinstance(n, ast.Name) for n in _walk(node) if not _is_func_name(node, n))
 
 
 def _is_func_name(root: ast.expr, name: ast.AST) -> bool:
-    return any(isinstance(c, ast.Call) and c.func is name for c in ast.walk(root))
+    return any(isinstance(c, ast.Call) and c.func is name for c in _walk(root))
 
 
 def _blame(nodes: list[ast.expr], src: str, what: str) -> ExprError:
@@ -163,7 +183,7 @@ def _eval(node: ast.expr, ns: dict, src: str):
         return seq[idx]
     if isinstance(node, (ast.Tuple, ast.List)):
         return tuple(_eval(e, ns, src) for e in node.elts)
-    raise RowError(f"unsupported expression {ast.dump(node)[:60]} in {src!r}")
+    raise RowError(f"unsupported expression {type(node).__name__} {_source(node, src)!r} in {src!r}")
 
 
 def _call(node: ast.Call, ns: dict, src: str):
@@ -182,4 +202,4 @@ def _call(node: ast.Call, ns: dict, src: str):
 
 def names(src: str) -> set[str]:
     """Every name an expression reads (to check a table's rows against the namespace their class builds)."""
-    return {n.id for n in ast.walk(_parse(src)) if isinstance(n, ast.Name)} - set(_FUNCS)
+    return {n.id for n in _walk(_parse(src)) if isinstance(n, ast.Name)} - set(_FUNCS)

@@ -8,7 +8,6 @@ the files they name."""
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 
 class LazyTable:
@@ -19,7 +18,7 @@ class LazyTable:
     def __init__(
         self,
         package: str,
-        namespace: dict[str, Any],
+        namespace: dict[str, object],
         *,
         range_files: tuple[str, ...],
         family_files: dict[str, tuple[str, ...]],
@@ -31,14 +30,14 @@ class LazyTable:
         self.search = tuple(dict.fromkeys((*search, *file_names, *range_files)))
         self.files = frozenset(self.search)
 
-    def file(self, name: str) -> Any:
+    def file(self, name: str) -> object:
         return importlib.import_module(f"{self.package}.{name}")
 
     def family_ranges(self, family: str) -> tuple:
         """The engine's rows for one drafter family, in FAMILY_RANGES' order; imports that family's files only."""
         return tuple(r for file in self.family_files[family] for r in self.file(file).RANGES if r.family == family)
 
-    def getattr(self, name: str) -> Any:
+    def getattr(self, name: str) -> object:
         """The package's module `__getattr__`: FAMILY_RANGES, a name of `file_names`, or a file; kept once read."""
         if name == "FAMILY_RANGES":
             value = tuple(r for file in self.range_files for r in self.file(file).RANGES)
@@ -51,7 +50,7 @@ class LazyTable:
         self.namespace[name] = value
         return value
 
-    def _searched(self, name: str) -> Any:
+    def _searched(self, name: str) -> object:
         """Any other public name: the first file of `search` that defines it."""
         if not name.startswith("_"):
             for file in self.search:

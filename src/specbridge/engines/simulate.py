@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 import sys
+from collections import namedtuple
 from enum import Enum
-from typing import TYPE_CHECKING, NamedTuple
 
 from ..checkpoint.reader import Checkpoint
 from ..record import field, record, replace
@@ -14,6 +14,7 @@ from .expr import evaluate, row_context, value_or
 from .facts import ROW_NAMES, checkpoint_facts  # noqa: F401 - checkpoint_facts: where callers long found it
 from .spec import Dispatch, DraftClass, FamilyRange, Param, Step
 
+TYPE_CHECKING = False  # typing's constant, without importing typing on a check's path (about 1 ms)
 if TYPE_CHECKING:  # a type only: the view reads its facts from engines/facts.py, below both
     from ..view import CheckpointView
 
@@ -317,16 +318,19 @@ def _tp_fit(cls: DraftClass, p: Param, found: tuple, expected: tuple) -> str | N
     return None
 
 
-class Dispatched(NamedTuple):
+class Dispatched(namedtuple("Dispatched", "cls ok message view view_name assumptions fix", defaults=(None,))):
     """The class an engine version builds for a config, and the config view that class reads."""
 
-    cls: DraftClass
-    ok: bool  # False: the engine cannot dispatch this config (we still simulate its EAGLE-3 class)
-    message: str | None  # what the engine says when it cannot
-    view: dict
-    view_name: str  # "config.json as written", "speculators → flat (translated)", …
-    assumptions: list[str]
-    fix: str | None = None  # what to write so that the engine dispatches (Dispatch.arch_fix)
+    # the fields and their types (collections.namedtuple: typing.NamedTuple imports typing, ~1 ms of a check)
+    # cls: DraftClass
+    # ok: bool  # False: the engine cannot dispatch this config (we still simulate its EAGLE-3 class)
+    # message: str | None  # what the engine says when it cannot
+    # view: dict
+    # view_name: str  # "config.json as written", "speculators → flat (translated)", …
+    # assumptions: list[str]
+    # fix: str | None = None  # what to write so that the engine dispatches (Dispatch.arch_fix)
+
+    __slots__ = ()
 
 
 def dispatch(view: CheckpointView, era: FamilyRange, family: FamilyRange | None = None) -> Dispatched:

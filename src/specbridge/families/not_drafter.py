@@ -2,26 +2,28 @@
 adapter, a state-space (Mamba) model and a reward or value head on a causal LM. Each is refused with one line that
 says what was seen (exit 2, no findings), before any family vote could read one name of it as a drafter's part: a
 timm ViT's `blocks.N.` is not a Medusa head, a reward model's decoder stack is not a draft model. Names only, read with
-or without "model." (and a PEFT adapter's `base_model.model.`)."""
+or without "model." (and a PEFT adapter's `base_model.model.`). Its patterns are compiled only for a checkpoint that
+reaches them (specbridge/later.py): a drafter passes on the substring scan alone."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Collection, Mapping
+
+from ..later import Later
 
 # a vision tower's patch embedding, class token and position table (timm: patch_embed.proj, cls_token, pos_embed;
 # transformers ViT / CLIP / SigLIP: embeddings.patch_embeddings.projection, vision_model.embeddings.patch_embedding)
-VISION = re.compile(r"(?:^|\.)(?:patch_embed\.proj\.weight|patch_embeddings?(?:\.projection)?\.weight|cls_token|pos_embed)$")
+VISION = Later(r"(?:^|\.)(?:patch_embed\.proj\.weight|patch_embeddings?(?:\.projection)?\.weight|cls_token|pos_embed)$")
 # PEFT's LoRA factors (peft/tuners/lora/layer.py: lora_A / lora_B, lora_embedding_A / _B)
-LORA = re.compile(r"\.lora_(?:A|B|embedding_A|embedding_B)(?:\.[^.]+)?\.weight$|\.lora_(?:embedding_)?[AB]$")
+LORA = Later(r"\.lora_(?:A|B|embedding_A|embedding_B)(?:\.[^.]+)?\.weight$|\.lora_(?:embedding_)?[AB]$")
 # a selective state-space block (mamba_ssm / transformers MambaMixer): A_log, D, conv1d and its projections
-SSM_PARTS = {"A_log": re.compile(r"(?:^|\.)A_log$"), "D": re.compile(r"(?:^|\.)D$"), "conv1d": re.compile(r"\.conv1d\.weight$")}
-SSM_PROJ = re.compile(r"\.(?:x_proj|dt_proj|in_proj)\.weight$")
-ATTENTION = re.compile(r"\.(?:self_attn|attn|attention|linear_attn)\.|\.q_proj\.weight$")
+SSM_PARTS = {"A_log": Later(r"(?:^|\.)A_log$"), "D": Later(r"(?:^|\.)D$"), "conv1d": Later(r"\.conv1d\.weight$")}
+SSM_PROJ = Later(r"\.(?:x_proj|dt_proj|in_proj)\.weight$")
+ATTENTION = Later(r"\.(?:self_attn|attn|attention|linear_attn)\.|\.q_proj\.weight$")
 # a scalar head in place of the vocabulary head (transformers *ForSequenceClassification `score`, TRL's value head
 # `v_head.summary`, OpenRLHF / DeepSpeed-Chat reward heads)
-REWARD_HEAD = re.compile(r"^(?:score|v_head(?:\.summary)?|value_head|reward_head|rm_head)\.weight$")
-REWARD_ARCH = re.compile(r"(?:ForSequenceClassification|ForTokenClassification|RewardModel|ForRewardModel|ValueHead)$")
+REWARD_HEAD = Later(r"^(?:score|v_head(?:\.summary)?|value_head|reward_head|rm_head)\.weight$")
+REWARD_ARCH = Later(r"(?:ForSequenceClassification|ForTokenClassification|RewardModel|ForRewardModel|ValueHead)$")
 MTP_WORDS = (".eh_proj.", ".enorm.", ".hnorm.", "mtp")
 # substrings one of which every case above needs: most checkpoints (a target's ~100 k names) are passed by one scan
 NEEDLES = ("lora_", "patch_embed", "cls_token", "pos_embed", "A_log", "score.", "v_head", "value_head", "reward_head", "rm_head")

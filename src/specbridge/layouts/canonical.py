@@ -283,7 +283,7 @@ def describe(ckpt: Checkpoint) -> Drafter:
         d.vocab_from_keys = shape("t2d")[0]
     floats = Counter(t.dtype for t in tensors.values() if t.dtype in FLOAT_DTYPES)
     d.dtypes = dict(Counter(t.dtype for t in ckpt.tensors.values()))
-    d.dtype = floats.most_common(1)[0][0] if floats else None
+    d.dtype = max(floats, key=floats.__getitem__) if floats else None  # most_common(1)'s pick, without importing heapq
 
     # from config
     d.cfg_hidden_size = _int(flat.get("hidden_size"))

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from ..record import record
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import CHECKPOINT, Hit, rule
 
+TYPE_CHECKING = False  # typing's constant, without importing typing on a check's path (about 1 ms)
 if TYPE_CHECKING:  # the tokenizer reader is imported by the rules that read tokenizers (a draft model's check only)
     from ..checkpoint.tokenizer import MapDiff, TokenizerFacts
 

@@ -7,7 +7,7 @@ from array import array
 from collections.abc import Iterator
 
 from ..checkpoint.values import int_array
-from .context import Context, d2t_targets, unset_in_t2d
+from .context import Context, d2t_targets, unset_in_t2d, zeros
 from .findings import ERROR, WARNING
 from .registry import CHECKPOINT, Hit, rule
 
@@ -123,7 +123,7 @@ def t2d_agrees(c: Context) -> Iterator[Hit]:
     problems = []
     if vm.V and len(vm.t2d) != vm.V:
         problems.append(f"length {len(vm.t2d)} ≠ target vocab {vm.V}")
-    set_count = len(vm.t2d) - vm.t2d.count(0)
+    set_count = len(vm.t2d) - zeros(vm.t2d)
     if set_count != len(vm.d2t):
         problems.append(f"{set_count} entries set ≠ {len(vm.d2t)} draft ids")
     miss = unset_in_t2d(vm.t2d, vm.d2t, inside=vm.lo >= 0 and vm.hi < len(vm.t2d))
