@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
+from ..later import Later
 from .contract import CliError
 
-DRAFT_ARCH = re.compile(r"eagle|speculator|draft|mtp", re.I)
+DRAFT_ARCH = Later(r"eagle|speculator|draft|mtp", re.I)
 
 
 def full_lm_reason(ckpt, d) -> str | None:

@@ -16,7 +16,7 @@ import _ast as ast  # the node classes (C): ast.py itself, its visitors and unpa
 import contextlib
 import functools
 import operator
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 _BIN = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 _CMP = {
@@ -80,12 +80,15 @@ def value_or(src: str, ns: dict, default):
 
 
 @contextlib.contextmanager
-def row_context(where: str) -> Iterator[None]:
+def row_context(where: str | Callable[[], str]) -> Iterator[None]:
     """Name where a RowError raised inside comes from: the outer context (the table file and class) before the
-    inner one (the row: `derive Vd`, `launch check '...'`)."""
+    inner one (the row: `derive Vd`, `launch check '...'`). `where` may be a function that finds it, called only
+    when a RowError is raised (finding a class's table file searches the loaded tables)."""
     try:
         yield
     except RowError as e:
+        if callable(where):
+            where = where()
         e.where = f"{where}: {e.where}" if e.where else where
         raise
 

@@ -452,7 +452,7 @@ def simulate(view: CheckpointView, era: FamilyRange, version: str, family: Famil
     built from, then every checkpoint tensor's fate, then every parameter's fill. `family`: the engine's row
     for a drafter family other than EAGLE-3 that covers this version."""
     dis = dispatch(view, era, family)
-    with row_context(row_origin(era.engine, dis.cls)):  # a broken row is named with its table's file
+    with row_context(lambda: row_origin(era.engine, dis.cls)):  # a broken row is named with its table's file
         ns, errors = namespace(dis, view.facts)
         params = {name: (p, local) for name, p, local in expand_params(dis.cls, ns)}
         fates, filled, mismatched = tensor_fates(view.ckpt, dis.cls, params, ns, errors)

@@ -7,9 +7,9 @@ witnesses disagree and the verdict is "ambiguous", naming both; nothing at all i
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
+from ..later import Later
 from ..record import field, record
 from .medusa import heads as medusa_heads
 from .mtp import announced_layers
@@ -20,14 +20,14 @@ from .table import BY_NAME, FAMILIES, Family
 STRONG, MEDIUM, WEAK = 3, 2, 1
 # over name_lines(): a name is a line; "model." is optional
 # a line and every next line with the same layer prefix: one match per run of a layer's names (they come grouped)
-LAYER_RUN = re.compile(r"\n((?:model\.)?(?:layers\.(\d+)|midlayer)\.)[^\n]*(?:\n\1[^\n]*)*")
+LAYER_RUN = Later(r"\n((?:model\.)?(?:layers\.(\d+)|midlayer)\.)[^\n]*(?:\n\1[^\n]*)*")
 # any name a drafter head's vote looks at (most targets have none, and one scan says so)
-DRAFTER_HEADS = re.compile(r"\n(?:model\.)?(?:candidate_selector|medusa_heads?|blocks|lm_heads|emb|proj|head|ln|\d+)\.")
-LAYER_HIDDEN_NORM = re.compile(r"\n(?:model\.)?(?:layers\.\d+|midlayer)\.hidden_norm\.weight\n")
+DRAFTER_HEADS = Later(r"\n(?:model\.)?(?:candidate_selector|medusa_heads?|blocks|lm_heads|emb|proj|head|ln|\d+)\.")
+LAYER_HIDDEN_NORM = Later(r"\n(?:model\.)?(?:layers\.\d+|midlayer)\.hidden_norm\.weight\n")
 # a name that may be part of a Medusa head (its whole structure is medusa.heads: a block and a vocab head per number)
-MEDUSA = re.compile(r"\n(?:model\.)?(?:medusa_heads?\.|blocks\.\d+\.layers\.|lm_heads\.|\d+\.\d+\.)")
+MEDUSA = Later(r"\n(?:model\.)?(?:medusa_heads?\.|blocks\.\d+\.layers\.|lm_heads\.|\d+\.\d+\.)")
 # an MLP speculator's whole structure: per predicted token an embedding, a projection and a head (mlp_speculator.py)
-MLP_PARTS = tuple(re.compile(rf"\n(?:model\.)?{part}\.\d+\.weight\n") for part in ("emb", "proj", "head"))
+MLP_PARTS = tuple(Later(rf"\n(?:model\.)?{part}\.\d+\.weight\n") for part in ("emb", "proj", "head"))
 MEDUSA_WORDS = {
     "fasterdecoding": "N.M.linear.* + N.L.weight",
     "medusa_head": "medusa_head.N.M.linear.* + medusa_head.N.L.weight",

@@ -4,13 +4,12 @@ config.json and tensor headers only."""
 
 from __future__ import annotations
 
-import re
-
 from ..checkpoint.reader import Checkpoint
 from ..checkpoint.sidefiles import MASK_FILE
+from ..later import Later
 from .reading import TargetFit, config_int, tensor_shape
 
-LAYER = re.compile(r"^(?:model\.)?layers\.(\d+)\.")
+LAYER = Later(r"^(?:model\.)?layers\.(\d+)\.")
 SIDE_FILES = (MASK_FILE,)
 
 

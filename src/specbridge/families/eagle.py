@@ -3,12 +3,11 @@ has an input norm (EAGLE's cnets.py skips it), and whether embedding and head ar
 
 from __future__ import annotations
 
-import re
-
 from ..checkpoint.reader import Checkpoint
+from ..later import Later
 from .reading import TargetFit, config_int, tensor_shape
 
-LAYER = re.compile(r"^(?:model\.)?layers\.(\d+)\.")
+LAYER = Later(r"^(?:model\.)?layers\.(\d+)\.")
 
 
 def geometry(ckpt: Checkpoint) -> dict:

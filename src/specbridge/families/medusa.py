@@ -13,16 +13,17 @@ import re
 from collections.abc import Iterable
 
 from ..checkpoint.reader import Checkpoint
+from ..later import Later
 from .reading import TargetFit, config_int
 
 # (layout, block regex, head regex): each with the head number as group 1; "model." is read as optional
 LAYOUTS = (
-    ("fasterdecoding", re.compile(r"^(\d+)\.(\d+)\.linear\.weight$"), re.compile(r"^(\d+)\.(\d+)\.weight$")),
-    ("medusa_head", re.compile(r"^medusa_head\.(\d+)\.(\d+)\.linear\.weight$"), re.compile(r"^medusa_head\.(\d+)\.(\d+)\.weight$")),
+    ("fasterdecoding", Later(r"^(\d+)\.(\d+)\.linear\.weight$"), Later(r"^(\d+)\.(\d+)\.weight$")),
+    ("medusa_head", Later(r"^medusa_head\.(\d+)\.(\d+)\.linear\.weight$"), Later(r"^medusa_head\.(\d+)\.(\d+)\.weight$")),
     (
         "blocks",
-        re.compile(r"^(?:medusa_heads\.)?blocks\.(\d+)\.layers\.(\d+)\.weight$"),
-        re.compile(r"^(?:medusa_heads\.)?lm_heads\.(\d+)\.weight$"),
+        Later(r"^(?:medusa_heads\.)?blocks\.(\d+)\.layers\.(\d+)\.weight$"),
+        Later(r"^(?:medusa_heads\.)?lm_heads\.(\d+)\.weight$"),
     ),
 )
 
@@ -81,7 +82,7 @@ def geometry(ckpt: Checkpoint) -> dict:
 
 # a head's first residual block, in the layouts vLLM's Medusa loader reads (blocks.N.layers.0, the research N.0.linear,
 # either under medusa_heads. / medusa_head.)
-BLOCK = re.compile(r"^(?:medusa_heads?\.)?(?:blocks\.)?\d+\.(?:layers\.)?0(?:\.linear)?\.weight$")
+BLOCK = Later(r"^(?:medusa_heads?\.)?(?:blocks\.)?\d+\.(?:layers\.)?0(?:\.linear)?\.weight$")
 
 MEDUSA_FIT = (
     "every head's ResidualBlock is nn.Linear(hidden_size, hidden_size) built from the Medusa config and applied to the "

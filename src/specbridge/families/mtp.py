@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping
 
 from ..checkpoint.index import TargetIndex, read_shard_headers, read_target_index
+from ..later import Later
 from ..record import field, record
 from .names import at_least, lines_with, name_lines
 from .reading import TargetFit
@@ -54,7 +55,7 @@ class Style:
 STYLES: tuple[Style, ...] = (
     Style(
         "layers-after-decoder",  # DeepSeek-V3/V3.2, GLM-4.5+, Bailing, HY-V3, OpenPangu, Step-3.5, Kimi-K2
-        re.compile(r"^(?P<prefix>(?:model\.language_model\.|language_model\.model\.|model\.)?layers\.(?P<n>\d+)\.)"),
+        Later(r"^(?P<prefix>(?:model\.language_model\.|language_model\.model\.|model\.)?layers\.(?P<n>\d+)\.)"),
         (
             ("enorm.", "enorm"),
             ("hnorm.", "hnorm"),
@@ -71,15 +72,15 @@ STYLES: tuple[Style, ...] = (
     ),
     Style(
         "mtp-module",  # Qwen3-Next, Qwen3.5/3.6, EXAONE-MoE, Nemotron-H
-        re.compile(r"^(?P<prefix>(?:language_model\.)?mtp\.layers\.(?P<n>\d+)\.)"),
+        Later(r"^(?P<prefix>(?:language_model\.)?mtp\.layers\.(?P<n>\d+)\.)"),
         (("enorm.", "enorm"), ("hnorm.", "hnorm"), ("eh_proj.", "eh_proj"), ("final_layernorm.", "shared_head.norm")),
         ("enorm", "hnorm", "eh_proj", "shared_head.norm", "decoder"),
-        shared=re.compile(r"^(?:language_model\.)?mtp\.(?P<part>fc|pre_fc_norm_embedding|pre_fc_norm_hidden|norm|embed_tokens)\."),
+        shared=Later(r"^(?:language_model\.)?mtp\.(?P<part>fc|pre_fc_norm_embedding|pre_fc_norm_hidden|norm|embed_tokens)\."),
         cite=f"{VLLM.format('qwen3_next_mtp.py')} (mtp. -> model.); {VLLM.format('qwen3_5_mtp.py')}; {VLLM.format('nemotron_h_mtp.py')}",
     ),
     Style(
         "mtp-layers",  # MiMo-7B
-        re.compile(r"^(?P<prefix>model\.mtp_layers\.(?P<n>\d+)\.)"),
+        Later(r"^(?P<prefix>model\.mtp_layers\.(?P<n>\d+)\.)"),
         (
             ("token_layernorm.", "enorm"),
             ("hidden_layernorm.", "hnorm"),
@@ -91,7 +92,7 @@ STYLES: tuple[Style, ...] = (
     ),
     Style(
         "model-mtp-layers",  # MiMo-V2-Flash, LongCat-Flash
-        re.compile(r"^(?P<prefix>model\.mtp\.layers\.(?P<n>\d+)\.)"),
+        Later(r"^(?P<prefix>model\.mtp\.layers\.(?P<n>\d+)\.)"),
         (
             ("enorm.", "enorm"),
             ("hnorm.", "hnorm"),
@@ -100,12 +101,12 @@ STYLES: tuple[Style, ...] = (
             ("transformer_layer.", "decoder"),  # LongCat-Flash's dense block
         ),
         ("enorm", "hnorm", "eh_proj", "shared_head.norm", "decoder"),
-        shared=re.compile(r"^model\.mtp\.(?P<part>embed_tokens|norm)\."),
+        shared=Later(r"^model\.mtp\.(?P<part>embed_tokens|norm)\."),
         cite=f"{VLLM.format('mimo_v2_mtp.py')} (model.mtp.layers.*); {VLLM.format('longcat_flash_mtp.py')}",
     ),
     Style(
         "mtp-blocks",  # ERNIE-4.5-MoE: one flat block per part, numbered
-        re.compile(r"^(?P<prefix>model\.mtp_(?:emb_norm|hidden_norm|linear_proj|block)\.(?P<n>\d+)\.)"),
+        Later(r"^(?P<prefix>model\.mtp_(?:emb_norm|hidden_norm|linear_proj|block)\.(?P<n>\d+)\.)"),
         (),
         ("enorm", "hnorm", "eh_proj", "decoder"),
         cite=f"{VLLM.format('ernie_mtp.py')} (hf_to_vllm_mapper)",

@@ -4,11 +4,11 @@ shards that hold them. The rest of the target is the target's: never listed, nev
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from ..checkpoint.assemble import Checkpoint
 from ..checkpoint.index import TargetIndex, read_shard_headers
+from ..later import Later
 from .mtp import MtpHead, head_prefixes
 
 # the target's own tensors an MTP loader may read besides the head (vLLM's glm4_moe_mtp.py maps lm_head.weight to the
@@ -16,7 +16,7 @@ from .mtp import MtpHead, head_prefixes
 TARGET_SHARED = ("model.embed_tokens.weight", "lm_head.weight")
 # names that say MTP in any layout; the head's winning layout may not hold them all (Qwen3-Next's mtp.fc and norms
 # beside layers renamed to model.layers.N.*), and the engine reads what is there whichever layout won
-MTP_NAMED = re.compile(r"(?:^|\.)mtp[._]")
+MTP_NAMED = Later(r"(?:^|\.)mtp[._]")
 
 
 def index_keys(config: dict) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | str:

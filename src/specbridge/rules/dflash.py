@@ -286,7 +286,7 @@ def _launch_rows(c: Context, code: str) -> Iterator[Hit]:
     for chk in c.rep.cls.launch_checks:
         if chk.code != code:
             continue
-        with row_context(f"{row_origin(c.rep.engine, c.rep.cls)}: launch check {chk.when!r}"):
+        with row_context(lambda chk=chk: f"{row_origin(c.rep.engine, c.rep.cls)}: launch check {chk.when!r}"):
             hit = bool(value_or(chk.when, ns, False))  # the config's or the line's values cannot decide: no hit
         if hit:
             yield Hit(ERROR if chk.severity == "error" else WARNING, f"{c.eng}: " + chk.message.format(**ns), _fill_fix(c, block))

@@ -591,7 +591,7 @@ def _rows(c: Context, code: str):
 
 
 def _holds(c: Context, chk, ns: dict) -> bool:
-    with row_context(f"{row_origin(c.rep.engine, c.rep.cls)}: launch check {chk.when!r}"):
+    with row_context(lambda: f"{row_origin(c.rep.engine, c.rep.cls)}: launch check {chk.when!r}"):
         return bool(value_or(chk.when, ns, False))  # the config's or the line's values cannot decide: it does not hold
 
 

@@ -12,20 +12,21 @@ from functools import lru_cache
 
 from ..engines.expr import row_context, value_or
 from ..engines.simulate import row_origin
+from ..later import Later
 from .context import Context
 from .findings import ERROR, INFO, WARNING
 from .registry import CHECKPOINT, Hit, rule
 
 MTP = ("mtp",)
 # the tensor suffixes that name a module's parameters (what is left is the module a quantization method decides on)
-PARAM_SUFFIX = re.compile(
+PARAM_SUFFIX = Later(
     r"\.(weight|bias|weight_scale|weight_scale_inv|weight_scale_2|input_scale|weight_packed|weight_shape|qweight|qzeros|scales|g_idx|"
     r"e_score_correction_bias)$"
 )
-EXPERT = re.compile(r"\.experts\.\d+\..*$")
+EXPERT = Later(r"\.experts\.\d+\..*$")
 # the modules a quantization method builds as quantized linears: projections and the routed experts (not norms, not
 # DeepSeek's router gate, which is built without the quantization config)
-QUANTIZABLE = re.compile(r"(_proj|_proj_with_mqa|\.experts|^(?:language_model\.)?mtp\.fc)$")
+QUANTIZABLE = Later(r"(_proj|_proj_with_mqa|\.experts|^(?:language_model\.)?mtp\.fc)$")
 FLOAT8_OR_PACKED = ("F8_E4M3", "F8_E5M2", "U8", "I8", "I32", "F4", "U4")
 
 
@@ -247,7 +248,7 @@ def head_steps(c: Context) -> Iterator[Hit]:
         return
     ns = {**c.rep.ns, "steps": c.launch.steps}
     for chk in (k for k in c.rep.cls.launch_checks if k.code in ("", "M005")):
-        with row_context(f"{row_origin(c.rep.engine, c.rep.cls)}: launch check {chk.when!r}"):
+        with row_context(lambda chk=chk: f"{row_origin(c.rep.engine, c.rep.cls)}: launch check {chk.when!r}"):
             hit = bool(value_or(chk.when, ns, False))  # the config's or the line's values cannot decide: no hit
         if hit:
             yield Hit(ERROR if chk.severity == "error" else WARNING, f"{c.eng}: " + chk.message.format(**ns))
