@@ -1,5 +1,5 @@
 """`python -m specbridge` is the `specbridge` command."""
 
-from .cli.entry import main
+from .cli.entry import run
 
-main()
+run()
