@@ -65,3 +65,16 @@ def test_every_rule_is_one_small_documented_function():
         lines = body[-1].end_lineno - body[0].lineno + 1
         assert lines <= 30, f"{code} ({rule.check.__name__}) has {lines} lines of code"
         assert rule.doc and rule.fix and rule.severity in ("error", "warning", "info"), code
+
+
+def test_a_rule_doc_is_its_docstring_as_inspect_cleans_it():
+    """The registry cleans each docstring without importing `inspect` (registry.cleandoc): the text is inspect's."""
+    import inspect
+
+    from specbridge.rules.registry import cleandoc
+
+    assert len(RULES) > 80
+    for code, rule in RULES.items():
+        assert rule.doc == inspect.cleandoc(rule.check.__doc__), code
+    for doc in ("  one\n\n      two\n    three\n\n", "\tfirst\n\t\tsecond\n", "\n\n  lead\n  body\n", "x"):
+        assert cleandoc(doc) == inspect.cleandoc(doc), repr(doc)
