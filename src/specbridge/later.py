@@ -1,10 +1,10 @@
 """`Later`: a regular expression compiled the first time it is used, not when its module is imported.
 
-Python compiles a pattern in pure Python (`re._compiler`), 0.03–0.3 ms each. The family and rule modules hold some
-thirty patterns that most checkpoints never reach (Medusa's and the MTP heads' layouts for an EAGLE-3 drafter, the
+Python compiles a pattern in pure Python (`re._compiler`), 0.03–0.3 ms each. The family and rule modules hold dozens of
+patterns that most checkpoints never reach (Medusa's and the MTP heads' layouts for an EAGLE-3 drafter, the
 refusals of checkpoints that are no drafter, the Hub id syntax for a path that exists); compiled at import, every
 `check` paid for all of them. A `Later` keeps the pattern's text. Its first `match`/`search`/… compiles it and puts the
-compiled pattern's own methods in its slots, so every later call is the compiled pattern's, at the same cost (a loop
+compiled pattern's own methods in its slots, so every later call is the compiled pattern's, at nearly its cost (a loop
 over a target's 100 k tensor names included)."""
 
 from __future__ import annotations
