@@ -49,18 +49,25 @@ def _repr(self) -> str:
     return f"{type(self).__qualname__}({', '.join(f'{n}={getattr(self, n)!r}' for n in self.__record_repr__)})"
 
 
-def _key(self) -> tuple:
-    return self.__record_key__(self)
+def _key_of(names: tuple[str, ...]):
+    """A function from a record to the tuple of its compared fields, read in C: `attrgetter` of several names gives
+    their tuple, of one name the bare value (wrapped here), of none nothing."""
+    if len(names) > 1:
+        return operator.attrgetter(*names)
+    if names:
+        get = operator.attrgetter(*names)
+        return lambda o: (get(o),)
+    return lambda o: ()
 
 
 def _eq(self, other: object) -> bool:
     if other.__class__ is not self.__class__:
         return NotImplemented
-    return _key(self) == _key(other)
+    return self.__record_key__(self) == other.__record_key__(other)
 
 
 def _hash(self) -> int:
-    return hash(_key(self))
+    return hash(self.__record_key__(self))
 
 
 def _frozen_setattr(self, name, value):
@@ -150,11 +157,7 @@ def record(cls: type | None = None, *, frozen: bool = True):
     cls.__record_template__ = {n: f.default for n, f in table.items()}
     cls.__record_unfilled__ = tuple(n for n, f in table.items() if f.default is MISSING)
     cls.__record_repr__ = tuple(f.name for f in table.values() if f.repr)
-    cls.__record_compare__ = tuple(f.name for f in table.values() if f.compare)
-    # the compared fields as one tuple, read in C (attrgetter of one name gives the value, of none nothing)
-    compared = cls.__record_compare__
-    getter = operator.attrgetter(*compared) if compared else None
-    cls.__record_key__ = staticmethod((lambda o: (getter(o),)) if len(compared) == 1 else getter or (lambda o: ()))
+    cls.__record_key__ = staticmethod(_key_of(tuple(f.name for f in table.values() if f.compare)))
     cls.__record_post_init__ = hasattr(cls, "__post_init__")
     cls.__match_args__ = cls.__record_names__
     if "__init__" not in own:
